@@ -1,0 +1,21 @@
+// Bundles the CLI into one file. Start-up matters (`harn check` on a small
+// file should cost little more than `node -e 0`), and loading one bundled
+// file is far cheaper than resolving dozens of ESM modules.
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+
+const here = dirname(fileURLToPath(import.meta.url));
+await build({
+  entryPoints: [join(here, "src/main.ts")],
+  outfile: join(here, "dist/harn.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning",
+  // execa and friends use `require` in places; give the ESM bundle one.
+  banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
+});

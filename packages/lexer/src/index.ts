@@ -1,0 +1,2 @@
+// The token vocabulary and the lexer land here (issue: foundation).
+export {};

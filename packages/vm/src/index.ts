@@ -1,0 +1,3 @@
+export * from "./values";
+export * from "./errors";
+export * from "./runtime";

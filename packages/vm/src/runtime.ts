@@ -1,0 +1,139 @@
+/**
+ * The Runtime: everything one Harn execution owns. No module-level mutable
+ * state exists anywhere in the implementation; two Runtimes in one process
+ * (tests!) never see each other. The CLI builds a Runtime (sinks, cwd, env,
+ * argv), the stdlib installs its builtins and method tables into it, and the
+ * evaluator runs programs against it.
+ *
+ * Suspension convention: builtins, methods and callbacks return either a
+ * value or a Promise of one. Callers check `isPromise` and only pay for
+ * `await` when they actually got a promise (spec: design.md "Evaluation").
+ */
+
+import type { Span } from "@harn/parser";
+import type { Value } from "./values";
+
+/** Where text goes. Writes are synchronous from the script's point of view. */
+export interface OutputSink {
+  write(text: string): void;
+}
+
+/**
+ * What a builtin or method sees of the interpreter at a call.
+ * The evaluator provides one per call site invocation (or reuses one per
+ * task and updates `span`); builtins must not keep it beyond the call,
+ * except for `runtime`.
+ */
+export interface CallContext {
+  readonly runtime: Runtime;
+  /** Call a closure or builtin reference. Errors propagate as HarnError. */
+  call(fn: Value, args: Value[]): Value | Promise<Value>;
+  /** Append to the current task's stdout (task output is buffered per task
+   * and merged at `await`, spec/semantics.md §9.1). */
+  out(text: string): void;
+  /** Write to stderr immediately. */
+  err(text: string): void;
+  /** Aborted when the current task is cancelled (cancel, deadline, Ctrl-C).
+   * Long waits (sleep, I/O, HTTP) must honour it. */
+  readonly signal: AbortSignal;
+  /** Source position of the call, when known. */
+  readonly span: Span | null;
+  /** The evaluator's current task (opaque to builtins except through the
+   * helpers the vm exports). */
+  readonly task: unknown;
+}
+
+export type BuiltinFn = (args: Value[], ctx: CallContext) => Value | Promise<Value>;
+export type MethodFn = (receiver: Value, args: Value[], ctx: CallContext) => Value | Promise<Value>;
+
+/** A typed key for per-runtime state owned by a stdlib module. */
+export class RuntimeSlot<T> {
+  constructor(
+    readonly name: string,
+    readonly init: (rt: Runtime) => T,
+  ) {}
+}
+
+export interface RuntimeOptions {
+  stdout: OutputSink;
+  stderr: OutputSink;
+  /** Execution root: relative file paths resolve against it. */
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** The `argv` global; `null` leaves it undefined (conformance harness). */
+  argv?: string[] | null;
+}
+
+/** A cleanup step run when the runtime shuts down (LIFO). */
+export type Disposer = () => void | Promise<void>;
+
+export class Runtime {
+  readonly builtins = new Map<string, BuiltinFn>();
+  /** Method tables by receiver kind, keyed by the `type_of` name. */
+  readonly methods = new Map<string, Map<string, MethodFn>>();
+  /** Globals consulted after all scopes and before builtins (pi, e, argv,
+   * namespace dicts). */
+  readonly globals = new Map<string, Value>();
+  /** Builtins denied by `--deny` / `--allow`. */
+  readonly denied = new Set<string>();
+  readonly stdout: OutputSink;
+  readonly stderr: OutputSink;
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  private readonly slots = new Map<RuntimeSlot<unknown>, unknown>();
+  private readonly disposers: Disposer[] = [];
+
+  constructor(options: RuntimeOptions) {
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
+    this.cwd = options.cwd;
+    this.env = options.env;
+    if (options.argv) this.globals.set("argv", options.argv);
+  }
+
+  defineBuiltin(name: string, fn: BuiltinFn): void {
+    this.builtins.set(name, fn);
+  }
+
+  defineMethod(kind: string, name: string, fn: MethodFn): void {
+    let table = this.methods.get(kind);
+    if (!table) this.methods.set(kind, (table = new Map()));
+    table.set(name, fn);
+  }
+
+  /** Per-runtime state of a stdlib module, created on first use. */
+  slot<T>(key: RuntimeSlot<T>): T {
+    let v = this.slots.get(key as RuntimeSlot<unknown>);
+    if (v === undefined) {
+      v = key.init(this);
+      this.slots.set(key as RuntimeSlot<unknown>, v);
+    }
+    return v as T;
+  }
+
+  /** Register cleanup to run at shutdown; returns a function that
+   * unregisters it (call it when the resource was released normally). */
+  onShutdown(d: Disposer): () => void {
+    this.disposers.push(d);
+    return () => {
+      const i = this.disposers.lastIndexOf(d);
+      if (i >= 0) this.disposers.splice(i, 1);
+    };
+  }
+
+  /** Run every registered disposer, newest first. Never throws. */
+  async shutdown(): Promise<void> {
+    while (this.disposers.length > 0) {
+      const d = this.disposers.pop()!;
+      try {
+        await d();
+      } catch {
+        // cleanup must not mask the script's own outcome
+      }
+    }
+  }
+}
+
+export function isPromise<T>(v: unknown): v is Promise<T> {
+  return v instanceof Promise;
+}

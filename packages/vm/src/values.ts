@@ -1,0 +1,771 @@
+/**
+ * The Harn value model (spec/semantics.md §2, spec/stdlib.md §2.1).
+ *
+ * Representation choices, made for speed of the common cases:
+ * - nil is `null`, bools are JS booleans, strings are JS strings.
+ * - ints are JS `number`s while they are safe integers, and `bigint`s
+ *   only outside ±(2^53-1) (always within the signed 64-bit range). A
+ *   `bigint` value is therefore never a safe integer: `normInt` keeps that
+ *   invariant, so equality of ints never needs to mix the two.
+ * - floats are boxed (`HFloat`) so that `typeof v === "number"` means int.
+ *   Ints are far more common in hot loops than floats.
+ * - lists are plain JS arrays that are never mutated once they are values
+ *   (value semantics: every "mutation" builds a new array).
+ * - every other kind is an instance of a class below with a numeric `tag`.
+ */
+
+export enum Tag {
+  Float = 1,
+  Dict,
+  Set,
+  Closure,
+  Builtin,
+  Enum,
+  Struct,
+  Duration,
+  Range,
+  Pair,
+  Iter,
+  Generator,
+  Task,
+  Channel,
+  Atomic,
+  Bytes,
+  Opaque,
+}
+
+export type Int = number | bigint;
+
+export type Value =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | Value[]
+  | HFloat
+  | HDict
+  | HSet
+  | HClosure
+  | HBuiltinRef
+  | HEnum
+  | HStruct
+  | HDuration
+  | HRange
+  | HPair
+  | HIter
+  | HGenerator
+  | HTask
+  | HChannel
+  | HAtomic
+  | HBytes
+  | HOpaque;
+
+export type HList = Value[];
+
+export class HFloat {
+  readonly tag = Tag.Float;
+  constructor(readonly v: number) {}
+}
+
+/** Dicts have string keys and are always seen in sorted key order. The map
+ * is never mutated after the dict became a value. */
+export class HDict {
+  readonly tag = Tag.Dict;
+  private sorted: string[] | undefined;
+  constructor(readonly map: Map<string, Value>) {}
+
+  static empty(): HDict {
+    return new HDict(new Map());
+  }
+
+  static from(entries: Iterable<[string, Value]>): HDict {
+    return new HDict(new Map(entries));
+  }
+
+  /** Plain JS object to dict (values must already be Harn values). */
+  static of(obj: Record<string, Value>): HDict {
+    return new HDict(new Map(Object.entries(obj)));
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: string): Value {
+    const v = this.map.get(key);
+    return v === undefined ? null : v;
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  /** Keys in code-point order (spec/semantics.md §2.5). Cached. */
+  keys(): string[] {
+    if (this.sorted === undefined) this.sorted = [...this.map.keys()].sort(compareStrings);
+    return this.sorted;
+  }
+
+  /** A new dict with `key` set. */
+  with(key: string, value: Value): HDict {
+    const m = new Map(this.map);
+    m.set(key, value);
+    return new HDict(m);
+  }
+
+  /** A new dict without `key`. */
+  without(key: string): HDict {
+    if (!this.map.has(key)) return this;
+    const m = new Map(this.map);
+    m.delete(key);
+    return new HDict(m);
+  }
+}
+
+/** Insertion-ordered, de-duplicated collection. Never mutated once a value. */
+export class HSet {
+  readonly tag = Tag.Set;
+  constructor(readonly items: Value[]) {}
+}
+
+/**
+ * A function value. `params` are the display names (`<fn(a, b)>`); `impl`
+ * belongs to the evaluator (compiled body, captured environment) and is
+ * opaque to everything else. Call it through the runtime.
+ */
+export class HClosure {
+  readonly tag = Tag.Closure;
+  constructor(
+    readonly name: string | null,
+    readonly params: string[],
+    readonly impl: unknown,
+  ) {}
+}
+
+/** A builtin used as a value (`xs.map(to_string)`); displays `<builtin NAME>`. */
+export class HBuiltinRef {
+  readonly tag = Tag.Builtin;
+  constructor(readonly name: string) {}
+}
+
+export class HEnum {
+  readonly tag = Tag.Enum;
+  constructor(
+    readonly enumName: string,
+    readonly variant: string,
+    readonly fields: Value[],
+  ) {}
+}
+
+/** A struct instance. Absent fields are simply not in `fields`. */
+export class HStruct {
+  readonly tag = Tag.Struct;
+  constructor(
+    readonly name: string,
+    readonly fields: Map<string, Value>,
+  ) {}
+}
+
+export class HDuration {
+  readonly tag = Tag.Duration;
+  constructor(readonly ms: number) {}
+}
+
+export class HRange {
+  readonly tag = Tag.Range;
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly inclusive: boolean,
+  ) {}
+
+  get length(): number {
+    const n = (this.inclusive ? this.end + 1 : this.end) - this.start;
+    return n > 0 ? n : 0;
+  }
+}
+
+export class HPair {
+  readonly tag = Tag.Pair;
+  constructor(
+    readonly first: Value,
+    readonly second: Value,
+  ) {}
+}
+
+export interface IterStep {
+  done: boolean;
+  value: Value;
+}
+
+/**
+ * A lazy, single-pass, fused iterator (spec/semantics.md §7.10). `pull`
+ * returns the next step, possibly asynchronously (a generator source may
+ * suspend). Once a pull reports `done`, `exhausted` becomes true and the
+ * iterator stays done.
+ */
+export class HIter {
+  readonly tag = Tag.Iter;
+  exhausted = false;
+  constructor(readonly pull: () => IterStep | Promise<IterStep>) {}
+}
+
+/** A generator (`yield`) or stream (`gen fn` / `emit`); `impl` is the
+ * evaluator's. */
+export class HGenerator {
+  readonly tag = Tag.Generator;
+  done = false;
+  constructor(
+    readonly isStream: boolean,
+    readonly impl: unknown,
+  ) {}
+}
+
+export class HTask {
+  readonly tag = Tag.Task;
+  constructor(
+    readonly id: string,
+    readonly impl: unknown,
+  ) {}
+}
+
+export class HChannel {
+  readonly tag = Tag.Channel;
+  constructor(
+    readonly name: string,
+    readonly impl: unknown,
+  ) {}
+}
+
+export class HAtomic {
+  readonly tag = Tag.Atomic;
+  constructor(public value: Int) {}
+}
+
+export class HBytes {
+  readonly tag = Tag.Bytes;
+  constructor(readonly data: Uint8Array) {}
+}
+
+/** Any other opaque handle (`rng`, `sync_permit`, `mcp_client`, …). */
+export class HOpaque {
+  readonly tag = Tag.Opaque;
+  constructor(
+    readonly typeName: string,
+    readonly displayText: string,
+    readonly payload: unknown,
+  ) {}
+}
+
+export type Tagged = Exclude<Value, null | boolean | number | bigint | string | Value[]>;
+
+// ---------------------------------------------------------------------------
+// Ints
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+/** Normalize a bigint result to the int representation, wrapping to i64. */
+export function normBig(b: bigint): Int {
+  if (b < I64_MIN || b > I64_MAX) b = BigInt.asIntN(64, b);
+  if (b >= -9007199254740991n && b <= 9007199254740991n) return Number(b);
+  return b;
+}
+
+/** An int from a JS number that is known to be integral; goes through
+ * bigint only when it is not a safe integer (then wraps to i64). */
+export function intFromNumber(n: number): Int {
+  if (Number.isSafeInteger(n)) return n;
+  return normBig(BigInt(n));
+}
+
+export function isInt(v: Value): v is Int {
+  return typeof v === "number" || typeof v === "bigint";
+}
+
+export function isNumeric(v: Value): v is Int | HFloat {
+  return typeof v === "number" || typeof v === "bigint" || (v instanceof HFloat);
+}
+
+/** JS number for an int or float (may lose precision for big ints). */
+export function toJsNumber(v: Int | HFloat): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  return v.v;
+}
+
+export function float(v: number): HFloat {
+  return new HFloat(v);
+}
+
+// ---------------------------------------------------------------------------
+// Common constructors
+
+export function ok(v: Value): HEnum {
+  return new HEnum("Result", "Ok", [v]);
+}
+
+export function err(v: Value): HEnum {
+  return new HEnum("Result", "Err", [v]);
+}
+
+export function isResult(v: Value): v is HEnum {
+  return v instanceof HEnum && v.enumName === "Result" && (v.variant === "Ok" || v.variant === "Err");
+}
+
+export function isCallable(v: Value): v is HClosure | HBuiltinRef {
+  return v instanceof HClosure || v instanceof HBuiltinRef;
+}
+
+// ---------------------------------------------------------------------------
+// type_of
+
+export function typeOf(v: Value): string {
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+      return "int";
+    case "string":
+      return "string";
+    case "boolean":
+      return "bool";
+  }
+  if (v === null) return "nil";
+  if (Array.isArray(v)) return "list";
+  switch (v.tag) {
+    case Tag.Float:
+      return "float";
+    case Tag.Dict:
+      return "dict";
+    case Tag.Set:
+      return "set";
+    case Tag.Closure:
+      return "closure";
+    case Tag.Builtin:
+      return "builtin";
+    case Tag.Enum:
+      return "enum";
+    case Tag.Struct:
+      return "struct";
+    case Tag.Duration:
+      return "duration";
+    case Tag.Range:
+      return "range";
+    case Tag.Pair:
+      return "pair";
+    case Tag.Iter:
+      return "iter";
+    case Tag.Generator:
+      return v.isStream ? "stream" : "generator";
+    case Tag.Task:
+      return "task_handle";
+    case Tag.Channel:
+      return "channel";
+    case Tag.Atomic:
+      return "atomic";
+    case Tag.Bytes:
+      return "bytes";
+    case Tag.Opaque:
+      return v.typeName;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Truthiness (spec/semantics.md §4.1)
+
+export function truthy(v: Value): boolean {
+  switch (typeof v) {
+    case "boolean":
+      return v;
+    case "number":
+      return v !== 0;
+    case "bigint":
+      return true; // never zero: zero is a number
+    case "string":
+      return v.length > 0;
+  }
+  if (v === null) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  switch (v.tag) {
+    case Tag.Float:
+      return v.v !== 0; // NaN !== 0 is true: NaN is truthy
+    case Tag.Dict:
+      return v.map.size > 0;
+    case Tag.Set:
+      return v.items.length > 0;
+    case Tag.Bytes:
+      return v.data.length > 0;
+    case Tag.Duration:
+      return v.ms !== 0;
+    default:
+      return true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Strings: code-point aware helpers (spec/semantics.md §2.4)
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+export function hasSurrogates(s: string): boolean {
+  return SURROGATE.test(s);
+}
+
+/** Length in code points. */
+export function cpLength(s: string): number {
+  if (!SURROGATE.test(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** The string as an array of code points (one string each). */
+export function cpArray(s: string): string[] {
+  return Array.from(s);
+}
+
+/** Slice by code-point indices (already clamped, start <= end). */
+export function cpSlice(s: string, start: number, end: number): string {
+  if (!SURROGATE.test(s)) return s.slice(start, end);
+  return Array.from(s).slice(start, end).join("");
+}
+
+/** Code-point order (equivalent to UTF-8 byte order), not UTF-16 order. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      // Surrogates (D800-DFFF) encode code points above FFFF, so they must
+      // sort after E000-FFFF; remap both ranges before comparing.
+      if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------
+// Display (spec/semantics.md §3)
+
+/** Float display: `3.0`, shortest round-trip digits, never an exponent. */
+export function formatFloat(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) {
+    if (x === 0 && Object.is(x, -0)) return "-0.0";
+    return String(x) + ".0";
+  }
+  const s = String(x);
+  const e = s.indexOf("e");
+  if (e < 0) return s;
+  return expandExponent(s.slice(0, e), Number(s.slice(e + 1)));
+}
+
+function expandExponent(mantissa: string, exp: number): string {
+  let sign = "";
+  if (mantissa[0] === "-") {
+    sign = "-";
+    mantissa = mantissa.slice(1);
+  }
+  const dot = mantissa.indexOf(".");
+  const digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  const intLen = (dot < 0 ? mantissa.length : dot) + exp;
+  if (intLen <= 0) return sign + "0." + "0".repeat(-intLen) + digits;
+  if (intLen >= digits.length) return sign + digits + "0".repeat(intLen - digits.length);
+  return sign + digits.slice(0, intLen) + "." + digits.slice(intLen);
+}
+
+/** Duration display: largest exact unit of h, m, s, else ms. */
+export function formatDuration(ms: number): string {
+  const sign = ms < 0 ? "-" : "";
+  const a = Math.abs(ms);
+  if (a >= 3600000 && a % 3600000 === 0) return `${sign}${a / 3600000}h`;
+  if (a >= 60000 && a % 60000 === 0) return `${sign}${a / 60000}m`;
+  if (a >= 1000 && a % 1000 === 0) return `${sign}${a / 1000}s`;
+  return `${sign}${a}ms`;
+}
+
+function hex2(b: number): string {
+  return (b < 16 ? "0" : "") + b.toString(16);
+}
+
+export function formatBytes(data: Uint8Array): string {
+  let s = 'b"';
+  const n = Math.min(32, data.length);
+  for (let i = 0; i < n; i++) s += hex2(data[i]!);
+  if (data.length > 32) s += `...+${data.length - 32}`;
+  return s + '"';
+}
+
+/**
+ * Hooks for kinds whose display depends on evaluator state (task ids,
+ * atomic values are plain; generators need their `done` flag, which lives
+ * on the value). Kept as a parameter-free function: every kind's display is
+ * derivable from the value itself.
+ */
+export function display(v: Value): string {
+  switch (typeof v) {
+    case "string":
+      return v;
+    case "number":
+      return String(v);
+    case "bigint":
+      return v.toString();
+    case "boolean":
+      return v ? "true" : "false";
+  }
+  if (v === null) return "nil";
+  if (Array.isArray(v)) {
+    let s = "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) s += ", ";
+      s += display(v[i]!);
+    }
+    return s + "]";
+  }
+  switch (v.tag) {
+    case Tag.Float:
+      return formatFloat(v.v);
+    case Tag.Dict: {
+      const keys = v.keys();
+      let s = "{";
+      for (let i = 0; i < keys.length; i++) {
+        if (i > 0) s += ", ";
+        s += keys[i] + ": " + display(v.map.get(keys[i]!)!);
+      }
+      return s + "}";
+    }
+    case Tag.Set:
+      return "set(" + v.items.map(display).join(", ") + ")";
+    case Tag.Closure:
+      return "<fn(" + v.params.join(", ") + ")>";
+    case Tag.Builtin:
+      return "<builtin " + v.name + ">";
+    case Tag.Enum:
+      if (v.fields.length === 0) return v.enumName + "." + v.variant;
+      return v.enumName + "." + v.variant + "(" + v.fields.map(display).join(", ") + ")";
+    case Tag.Struct: {
+      const keys = [...v.fields.keys()].sort(compareStrings);
+      if (keys.length === 0) return v.name + " {}";
+      return v.name + " {" + keys.map((k) => k + ": " + display(v.fields.get(k)!)).join(", ") + "}";
+    }
+    case Tag.Duration:
+      return formatDuration(v.ms);
+    case Tag.Range:
+      return `${v.start} to ${v.end}${v.inclusive ? "" : " exclusive"}`;
+    case Tag.Pair:
+      return "(" + display(v.first) + ", " + display(v.second) + ")";
+    case Tag.Iter:
+      return v.exhausted ? "<iter (exhausted)>" : "<iter>";
+    case Tag.Generator: {
+      const name = v.isStream ? "stream" : "generator";
+      return v.done ? `<${name} (done)>` : `<${name}>`;
+    }
+    case Tag.Task:
+      return "<task:" + v.id + ">";
+    case Tag.Channel:
+      return "<channel:" + v.name + ">";
+    case Tag.Atomic:
+      return "<atomic:" + String(v.value) + ">";
+    case Tag.Bytes:
+      return formatBytes(v.data);
+    case Tag.Opaque:
+      return v.displayText;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Equality (spec/semantics.md §4.2)
+
+export function equals(a: Value, b: Value): boolean {
+  if (typeof a === "number") {
+    if (typeof b === "number") return a === b;
+    if (b instanceof HFloat) return a === b.v;
+    return false;
+  }
+  if (typeof a === "string" || typeof a === "boolean") return a === b;
+  if (a === null) return b === null;
+  if (typeof a === "bigint") {
+    if (typeof b === "bigint") return a === b;
+    if (b instanceof HFloat) return Number.isInteger(b.v) && BigInt(b.v) === a;
+    return false;
+  }
+  if (typeof b !== "object" || b === null) {
+    return a instanceof HFloat && (typeof b === "number" ? a.v === b : typeof b === "bigint" && Number.isInteger(a.v) && BigInt(a.v) === b);
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equals(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  switch (a.tag) {
+    case Tag.Float:
+      return b.tag === Tag.Float && a.v === b.v;
+    case Tag.Dict: {
+      if (b.tag !== Tag.Dict || a.map.size !== b.map.size) return false;
+      for (const [k, v] of a.map) {
+        const w = b.map.get(k);
+        if (w === undefined || !equals(v, w)) return false;
+      }
+      return true;
+    }
+    case Tag.Set: {
+      if (b.tag !== Tag.Set || a.items.length !== b.items.length) return false;
+      return a.items.every((x) => b.items.some((y) => equals(x, y))) && b.items.every((y) => a.items.some((x) => equals(x, y)));
+    }
+    case Tag.Builtin:
+      return b.tag === Tag.Builtin && a.name === b.name;
+    case Tag.Enum:
+      if (b.tag !== Tag.Enum || a.enumName !== b.enumName || a.variant !== b.variant) return false;
+      if (a.fields.length !== b.fields.length) return false;
+      for (let i = 0; i < a.fields.length; i++) if (!equals(a.fields[i]!, b.fields[i]!)) return false;
+      return true;
+    case Tag.Struct: {
+      if (b.tag !== Tag.Struct || a.name !== b.name || a.fields.size !== b.fields.size) return false;
+      for (const [k, v] of a.fields) {
+        const w = b.fields.get(k);
+        if (w === undefined || !equals(v, w)) return false;
+      }
+      return true;
+    }
+    case Tag.Range:
+      return b.tag === Tag.Range && a.start === b.start && a.end === b.end && a.inclusive === b.inclusive;
+    case Tag.Pair:
+      return b.tag === Tag.Pair && equals(a.first, b.first) && equals(a.second, b.second);
+    case Tag.Iter:
+      return a === b;
+    case Tag.Task:
+      return b.tag === Tag.Task && a.id === b.id;
+    case Tag.Atomic:
+      return b.tag === Tag.Atomic && equals(a.value, b.value);
+    case Tag.Bytes: {
+      if (b.tag !== Tag.Bytes || a.data.length !== b.data.length) return false;
+      for (let i = 0; i < a.data.length; i++) if (a.data[i] !== b.data[i]) return false;
+      return true;
+    }
+    case Tag.Opaque:
+      return a === b && a.typeName !== "rng";
+    // closures, durations, channels, generators, streams: never equal
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Ordering (spec/semantics.md §4.3): numbers, strings, pairs; anything else
+// compares as equal.
+
+export function compare(a: Value, b: Value): -1 | 0 | 1 {
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string") return typeof b === "string" ? (compareStrings(a, b) as -1 | 0 | 1) : 0;
+  if (isNumeric(a) && isNumeric(b)) {
+    if (typeof a === "bigint" || typeof b === "bigint") {
+      if ((a instanceof HFloat && !Number.isFinite(a.v)) || (b instanceof HFloat && !Number.isFinite(b.v))) {
+        return compareNumbers(toJsNumber(a), toJsNumber(b));
+      }
+      if (a instanceof HFloat || b instanceof HFloat) return compareNumbers(toJsNumber(a), toJsNumber(b));
+      const x = BigInt(a as Int);
+      const y = BigInt(b as Int);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    return compareNumbers(toJsNumber(a), toJsNumber(b));
+  }
+  if (a instanceof HPair && b instanceof HPair) {
+    const c = compare(a.first, b.first);
+    return c !== 0 ? c : compare(a.second, b.second);
+  }
+  return 0;
+}
+
+function compareNumbers(x: number, y: number): -1 | 0 | 1 {
+  return x < y ? -1 : x > y ? 1 : 0; // NaN: neither, so "equal"
+}
+
+// ---------------------------------------------------------------------------
+// Structural identity key (spec/stdlib.md §2.3): type-sensitive, so `1` and
+// `1.0` differ. Returns null for kinds without structural identity (those
+// de-duplicate by reference).
+
+export function identityKey(v: Value): string | null {
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+      return "i" + String(v);
+    case "string":
+      return "s" + JSON.stringify(v);
+    case "boolean":
+      return v ? "T" : "F";
+  }
+  if (v === null) return "N";
+  if (Array.isArray(v)) {
+    const parts: string[] = [];
+    for (const x of v) {
+      const k = identityKey(x);
+      if (k === null) return null;
+      parts.push(k);
+    }
+    return "[" + parts.join(",") + "]";
+  }
+  switch (v.tag) {
+    case Tag.Float:
+      return "f" + (Object.is(v.v, -0) ? "-0" : String(v.v));
+    case Tag.Dict: {
+      const parts: string[] = [];
+      for (const k of v.keys()) {
+        const x = identityKey(v.map.get(k)!);
+        if (x === null) return null;
+        parts.push(JSON.stringify(k) + ":" + x);
+      }
+      return "{" + parts.join(",") + "}";
+    }
+    case Tag.Set: {
+      const parts: string[] = [];
+      for (const x of v.items) {
+        const k = identityKey(x);
+        if (k === null) return null;
+        parts.push(k);
+      }
+      return "S(" + parts.sort().join(",") + ")";
+    }
+    case Tag.Enum: {
+      const parts: string[] = [];
+      for (const x of v.fields) {
+        const k = identityKey(x);
+        if (k === null) return null;
+        parts.push(k);
+      }
+      return "E" + JSON.stringify(v.enumName + "." + v.variant) + "(" + parts.join(",") + ")";
+    }
+    case Tag.Struct: {
+      const parts: string[] = [];
+      for (const k of [...v.fields.keys()].sort(compareStrings)) {
+        const x = identityKey(v.fields.get(k)!);
+        if (x === null) return null;
+        parts.push(JSON.stringify(k) + ":" + x);
+      }
+      return "R" + JSON.stringify(v.name) + "{" + parts.join(",") + "}";
+    }
+    case Tag.Range:
+      return `r${v.start}:${v.end}:${v.inclusive ? 1 : 0}`;
+    case Tag.Pair: {
+      const a = identityKey(v.first);
+      const b = identityKey(v.second);
+      return a === null || b === null ? null : "P(" + a + "," + b + ")";
+    }
+    case Tag.Duration:
+      return "d" + v.ms;
+    case Tag.Builtin:
+      return "b" + v.name;
+    case Tag.Bytes:
+      return "y" + Array.from(v.data, hex2).join("");
+    default:
+      return null;
+  }
+}
