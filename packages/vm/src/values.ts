@@ -211,13 +211,16 @@ export class HIter {
   constructor(readonly pull: () => IterStep | Promise<IterStep>) {}
 }
 
-/** A generator (`yield`) or stream (`gen fn` / `emit`); `impl` is the
- * evaluator's. */
+/** A generator (`yield`) or stream (`gen fn` / `emit`). The evaluator
+ * supplies `pull`, which resumes the body to its next `yield`/`emit` (or to
+ * its end, then `done` becomes true). Errors of the body are raised by the
+ * pull. `impl` is the evaluator's own state. */
 export class HGenerator {
   readonly tag = Tag.Generator;
   done = false;
   constructor(
     readonly isStream: boolean,
+    readonly pull: () => IterStep | Promise<IterStep>,
     readonly impl: unknown,
   ) {}
 }

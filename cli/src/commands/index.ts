@@ -1,0 +1,12 @@
+/**
+ * Every `harn` subcommand. A command module exports `register(program,
+ * setExitCode)`; add one import and one line below per command.
+ */
+import type { Command } from "commander";
+
+export type SetExitCode = (code: number) => void;
+
+export function registerCommands(program: Command, setExitCode: SetExitCode): void {
+  void program;
+  void setExitCode;
+}
