@@ -74,6 +74,10 @@ export class Runtime {
   /** Globals consulted after all scopes and before builtins (pi, e, argv,
    * namespace dicts). */
   readonly globals = new Map<string, Value>();
+  /** Source text of the bundled `std/...` modules by import path
+   * (`"std/math"` -> Harn source); the stdlib fills it, the module loader
+   * reads it. */
+  readonly stdModules = new Map<string, string>();
   /** Builtins denied by `--deny` / `--allow`. */
   readonly denied = new Set<string>();
   readonly stdout: OutputSink;
