@@ -41,6 +41,10 @@ export interface CallContext {
   /** The evaluator's current task (opaque to builtins except through the
    * helpers the vm exports). */
   readonly task: unknown;
+  /** Id of the innermost agent-loop session this code runs in (agents.md
+   * §1.2): tool handlers called by a loop see the loop's session; `""` or
+   * undefined means the root scope. Propagates into calls and spawned tasks. */
+  readonly sessionId?: string;
 }
 
 export type BuiltinFn = (args: Value[], ctx: CallContext) => Value | Promise<Value>;
