@@ -45,6 +45,12 @@ export interface CallContext {
    * §1.2): tool handlers called by a loop see the loop's session; `""` or
    * undefined means the root scope. Propagates into calls and spawned tasks. */
   readonly sessionId?: string;
+  /** Absolute path of the `.harn` file whose code made this call (inside an
+   * imported module: that module's file). Its directory is the *asset root*
+   * (spec/stdlib.md §2.6) used by `render`, `render_prompt`, template
+   * includes and `source_dir()`. Undefined/null (e.g. `harn run -e`) means
+   * the execution root `runtime.cwd`. */
+  readonly sourceFile?: string | null;
 }
 
 export type BuiltinFn = (args: Value[], ctx: CallContext) => Value | Promise<Value>;
