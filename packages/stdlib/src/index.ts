@@ -6,8 +6,10 @@
 import type { Runtime } from "@harn/vm";
 import { installOutput } from "./core/output";
 import { installConvert } from "./core/convert";
+import { installRegex } from "./regex/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
   installConvert(rt);
+  installRegex(rt);
 }
