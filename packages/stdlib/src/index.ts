@@ -7,9 +7,11 @@ import type { Runtime } from "@harn/vm";
 import { installOutput } from "./core/output";
 import { installConvert } from "./core/convert";
 import { installRegex } from "./regex/builtins";
+import { installTime } from "./time/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
   installConvert(rt);
   installRegex(rt);
+  installTime(rt);
 }
