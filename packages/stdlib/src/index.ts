@@ -4,14 +4,50 @@
  * installs them all.
  */
 import type { Runtime } from "@harn/vm";
-import { installOutput } from "./core/output";
+import { installAssert } from "./core/assert";
 import { installConvert } from "./core/convert";
+import { installIter } from "./core/iter";
+import { installJson } from "./core/json";
+import { installLists } from "./core/lists";
+import { installMath } from "./core/math";
+import { installOutput } from "./core/output";
+import { installRandom } from "./core/random";
+import { installResult } from "./core/result";
+import { installSets } from "./core/sets";
+import { installStrings } from "./core/strings";
+import { installDictMethods } from "./methods/dict";
+import { installGeneratorMethods } from "./methods/generator";
+import { installIterMethods } from "./methods/iter";
+import { installListMethods } from "./methods/list";
+import { installRangeMethods } from "./methods/range";
+import { installSetMethods } from "./methods/set";
+import { installStringMethods } from "./methods/string";
 import { installRegex } from "./regex/builtins";
 import { installTime } from "./time/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
   installConvert(rt);
+  installResult(rt);
+  installStrings(rt);
+  installLists(rt);
+  installSets(rt);
+  installMath(rt);
+  installRandom(rt);
+  installJson(rt);
+  installAssert(rt);
+  installIter(rt);
+
+  installStringMethods(rt);
+  installListMethods(rt);
+  installDictMethods(rt);
+  installSetMethods(rt);
+  installIterMethods(rt);
+  installRangeMethods(rt);
+  installGeneratorMethods(rt);
+
   installRegex(rt);
   installTime(rt);
 }
+
+export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";

@@ -1,0 +1,118 @@
+/**
+ * Lazy iterators (spec/semantics.md §7.10, stdlib.md §22.6): construction
+ * and lifting of iterable values. Combinators and sinks are the `iter`
+ * method table (methods/iter.ts).
+ *
+ * Every iterator is fused: once a pull reports `done`, `exhausted` is set
+ * (display turns into `<iter (exhausted)>`) and later pulls stay done
+ * without touching the source again.
+ */
+import {
+  HarnError,
+  HDict,
+  HGenerator,
+  HIter,
+  HPair,
+  HRange,
+  HSet,
+  isPromise,
+  typeOf,
+  type CallContext,
+  type IterStep,
+  type Value,
+} from "@harn/vm";
+import type { Maybe } from "./maybe";
+
+export const DONE: IterStep = Object.freeze({ done: true, value: null }) as IterStep;
+
+export function item(value: Value): IterStep {
+  return { done: false, value };
+}
+
+/** A fused iterator over `next`. */
+export function makeIter(next: () => Maybe<IterStep>): HIter {
+  const it: HIter = new HIter(() => {
+    if (it.exhausted) return DONE;
+    const s = next();
+    if (isPromise(s)) return s.then(fuse);
+    if (s.done) it.exhausted = true;
+    return s;
+  });
+  const fuse = (s: IterStep): IterStep => {
+    if (s.done) it.exhausted = true;
+    return s;
+  };
+  return it;
+}
+
+export function iterList(xs: Value[]): HIter {
+  let i = 0;
+  return makeIter(() => (i < xs.length ? item(xs[i++]!) : DONE));
+}
+
+export function iterRange(r: HRange): HIter {
+  let next = r.start;
+  const last = r.inclusive ? r.end : r.end - 1;
+  return makeIter(() => (next <= last ? item(next++) : DONE));
+}
+
+export function iterString(s: string): HIter {
+  let i = 0;
+  return makeIter(() => {
+    if (i >= s.length) return DONE;
+    const c = s.codePointAt(i)!;
+    const ch = c > 0xffff ? s.slice(i, i + 2) : s[i]!;
+    i += ch.length;
+    return item(ch);
+  });
+}
+
+export function iterDict(d: HDict): HIter {
+  const keys = d.keys();
+  let i = 0;
+  return makeIter(() => {
+    if (i >= keys.length) return DONE;
+    const k = keys[i++]!;
+    return item(new HPair(k, d.map.get(k)!));
+  });
+}
+
+export function iterGenerator(g: HGenerator): HIter {
+  return makeIter(() => (g.done ? DONE : g.pull()));
+}
+
+/**
+ * Lift any iterable value into an iterator; an iterator is returned as is.
+ * Kinds owned by the evaluator (channels) lift through their method table's
+ * `iter` entry. Returns null when `v` is not iterable.
+ */
+export function toIter(v: Value, ctx: CallContext): Maybe<HIter> | null {
+  if (v instanceof HIter) return v;
+  if (Array.isArray(v)) return iterList(v);
+  if (typeof v === "string") return iterString(v);
+  if (v instanceof HDict) return iterDict(v);
+  if (v instanceof HSet) return iterList(v.items);
+  if (v instanceof HRange) return iterRange(v);
+  if (v instanceof HGenerator) return iterGenerator(v);
+  if (v !== null && typeof v === "object") {
+    const lift = ctx.runtime.methods.get(typeOf(v))?.get("iter");
+    if (lift) {
+      const r = lift(v, [], ctx);
+      if (isPromise(r)) return r.then((x) => (x instanceof HIter ? x : notIterable(v)));
+      if (r instanceof HIter) return r;
+    }
+  }
+  return null;
+}
+
+function notIterable(v: Value): never {
+  throw HarnError.type(`iter: value of type ${typeOf(v)} is not iterable`);
+}
+
+export function installIter(rt: import("@harn/vm").Runtime): void {
+  rt.defineBuiltin("iter", (args, ctx) => {
+    if (args.length === 0) throw HarnError.type("iter: expected 1 argument");
+    const v = args[0]!;
+    return toIter(v, ctx) ?? notIterable(v);
+  });
+}

@@ -1,0 +1,461 @@
+/**
+ * JSON (spec/stdlib.md §11.1–§11.3). A hand-written parser, because
+ * `JSON.parse` cannot tell `1` from `1.0` nor keep ints beyond 2^53 exact,
+ * and because error texts follow serde_json (`expected value at line 1
+ * column 1`). The serializer is compact with sorted keys and Rust-style
+ * float formatting.
+ */
+import {
+  display,
+  float,
+  formatFloat,
+  HarnError,
+  HBytes,
+  HDict,
+  HFloat,
+  HRange,
+  HSet,
+  HStruct,
+  compareStrings,
+  normBig,
+  type Runtime,
+  type Value,
+} from "@harn/vm";
+import { strArg } from "./args";
+import { trim } from "./text";
+
+// ---------------------------------------------------------------------------
+// Parsing
+
+class JsonError {
+  constructor(readonly message: string) {}
+}
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+class Parser {
+  private i = 0;
+  constructor(private readonly s: string) {}
+
+  parseDocument(): Value {
+    this.ws();
+    const v = this.value();
+    this.ws();
+    if (this.i < this.s.length) {
+      this.i++;
+      this.fail("trailing characters");
+    }
+    return v;
+  }
+
+  /** serde_json positions: line and column of the last consumed character. */
+  private fail(what: string): never {
+    let line = 1;
+    let lineStart = 0;
+    const end = Math.min(this.i, this.s.length);
+    for (let k = 0; k < end; k++) {
+      if (this.s.charCodeAt(k) === 10) {
+        line++;
+        lineStart = k + 1;
+      }
+    }
+    let col = 0;
+    for (const _ of this.s.slice(lineStart, end)) col++;
+    throw new JsonError(`${what} at line ${line} column ${col}`);
+  }
+
+  private eof(what: string): never {
+    this.i = this.s.length;
+    this.fail(`EOF while parsing ${what}`);
+  }
+
+  private ws(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) this.i++;
+      else break;
+    }
+  }
+
+  private value(): Value {
+    const s = this.s;
+    if (this.i >= s.length) this.eof("a value");
+    const c = s[this.i]!;
+    switch (c) {
+      case "{":
+        return this.object();
+      case "[":
+        return this.array();
+      case '"':
+        this.i++;
+        return this.string();
+      case "t":
+        return this.literal("true", true);
+      case "f":
+        return this.literal("false", false);
+      case "n":
+        return this.literal("null", null);
+      default:
+        if (c === "-" || (c >= "0" && c <= "9")) return this.number();
+        this.i++;
+        this.fail("expected value");
+    }
+  }
+
+  private literal(word: string, v: Value): Value {
+    for (let k = 0; k < word.length; k++) {
+      if (this.i >= this.s.length) this.eof("a value");
+      if (this.s[this.i] !== word[k]) {
+        this.i++;
+        this.fail("expected ident");
+      }
+      this.i++;
+    }
+    return v;
+  }
+
+  private number(): Value {
+    const s = this.s;
+    const start = this.i;
+    if (s[this.i] === "-") this.i++;
+    if (this.i >= s.length) this.eof("a value");
+    if (s[this.i] === "0") {
+      this.i++;
+      const d = s[this.i];
+      if (d !== undefined && d >= "0" && d <= "9") {
+        this.i++;
+        this.fail("invalid number");
+      }
+    } else if (s[this.i]! >= "1" && s[this.i]! <= "9") {
+      while (this.i < s.length && s[this.i]! >= "0" && s[this.i]! <= "9") this.i++;
+    } else {
+      this.i++;
+      this.fail("invalid number");
+    }
+    let isFloat = false;
+    if (s[this.i] === ".") {
+      isFloat = true;
+      this.i++;
+      if (this.i >= s.length) this.eof("a value");
+      if (!(s[this.i]! >= "0" && s[this.i]! <= "9")) {
+        this.i++;
+        this.fail("invalid number");
+      }
+      while (this.i < s.length && s[this.i]! >= "0" && s[this.i]! <= "9") this.i++;
+    }
+    if (s[this.i] === "e" || s[this.i] === "E") {
+      isFloat = true;
+      this.i++;
+      if (s[this.i] === "+" || s[this.i] === "-") this.i++;
+      if (this.i >= s.length) this.eof("a value");
+      if (!(s[this.i]! >= "0" && s[this.i]! <= "9")) {
+        this.i++;
+        this.fail("invalid number");
+      }
+      while (this.i < s.length && s[this.i]! >= "0" && s[this.i]! <= "9") this.i++;
+    }
+    const text = s.slice(start, this.i);
+    if (!isFloat) {
+      if (text.length < 16) return Number(text);
+      const b = BigInt(text);
+      if (b >= I64_MIN && b <= I64_MAX) return normBig(b);
+    }
+    const x = Number(text);
+    if (!Number.isFinite(x)) this.fail("number out of range");
+    return float(x);
+  }
+
+  /** After the opening quote. */
+  private string(): string {
+    const s = this.s;
+    let out = "";
+    let runStart = this.i;
+    for (;;) {
+      if (this.i >= s.length) this.eof("a string");
+      const c = s.charCodeAt(this.i);
+      if (c === 34) {
+        out += s.slice(runStart, this.i);
+        this.i++;
+        return out;
+      }
+      if (c < 0x20) {
+        this.i++;
+        this.fail("control character (\\u0000-\\u001F) found while parsing a string");
+      }
+      if (c !== 92) {
+        this.i++;
+        continue;
+      }
+      out += s.slice(runStart, this.i);
+      this.i++;
+      if (this.i >= s.length) this.eof("a string");
+      const e = s[this.i++]!;
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case "\\":
+          out += "\\";
+          break;
+        case "/":
+          out += "/";
+          break;
+        case "b":
+          out += "\b";
+          break;
+        case "f":
+          out += "\f";
+          break;
+        case "n":
+          out += "\n";
+          break;
+        case "r":
+          out += "\r";
+          break;
+        case "t":
+          out += "\t";
+          break;
+        case "u": {
+          let cp = this.hex4();
+          if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (s[this.i] !== "\\" || s[this.i + 1] !== "u") {
+              this.fail("lone leading surrogate in hex escape");
+            }
+            this.i += 2;
+            const lo = this.hex4();
+            if (lo < 0xdc00 || lo > 0xdfff) this.fail("lone leading surrogate in hex escape");
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+            this.fail("lone leading surrogate in hex escape");
+          }
+          out += String.fromCodePoint(cp);
+          break;
+        }
+        default:
+          this.fail("invalid escape");
+      }
+      runStart = this.i;
+    }
+  }
+
+  private hex4(): number {
+    let v = 0;
+    for (let k = 0; k < 4; k++) {
+      if (this.i >= this.s.length) this.eof("a string");
+      const d = parseInt(this.s[this.i++]!, 16);
+      if (Number.isNaN(d)) this.fail("invalid escape");
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
+  private array(): Value[] {
+    this.i++;
+    const out: Value[] = [];
+    this.ws();
+    if (this.i >= this.s.length) this.eof("a list");
+    if (this.s[this.i] === "]") {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value());
+      this.ws();
+      if (this.i >= this.s.length) this.eof("a list");
+      const c = this.s[this.i++];
+      if (c === "]") return out;
+      if (c !== ",") this.fail("expected `,` or `]`");
+      this.ws();
+      if (this.s[this.i] === "]") {
+        this.i++;
+        this.fail("trailing comma");
+      }
+    }
+  }
+
+  private object(): HDict {
+    this.i++;
+    const m = new Map<string, Value>();
+    this.ws();
+    if (this.i >= this.s.length) this.eof("an object");
+    if (this.s[this.i] === "}") {
+      this.i++;
+      return new HDict(m);
+    }
+    for (;;) {
+      if (this.i >= this.s.length) this.eof("an object");
+      if (this.s[this.i] !== '"') {
+        this.i++;
+        this.fail("key must be a string");
+      }
+      this.i++;
+      const key = this.string();
+      this.ws();
+      if (this.i >= this.s.length) this.eof("an object");
+      if (this.s[this.i++] !== ":") this.fail("expected `:`");
+      this.ws();
+      m.set(key, this.value());
+      this.ws();
+      if (this.i >= this.s.length) this.eof("an object");
+      const c = this.s[this.i++];
+      if (c === "}") return new HDict(m);
+      if (c !== ",") this.fail("expected `,` or `}`");
+      this.ws();
+      if (this.s[this.i] === "}") {
+        this.i++;
+        this.fail("trailing comma");
+      }
+    }
+  }
+}
+
+/** Parse JSON text into Harn values; throws `JsonError` with a serde-style
+ * detail. */
+export function parseJson(text: string): Value {
+  return new Parser(text).parseDocument();
+}
+
+/** Parse, failing with the thrown string `<prefix><detail>`. */
+export function parseJsonOrThrow(text: string, prefix: string): Value {
+  try {
+    return parseJson(text);
+  } catch (e) {
+    if (e instanceof JsonError) throw HarnError.thrown(prefix + e.message);
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Serializing
+
+/** Rust's plain `f64` Display: shortest round-trip digits, never an
+ * exponent, no `.0` on integral values (`1.0` → `1`, `-0.0` → `-0`). Used
+ * by json_stringify, log fields and schema messages. */
+export function formatPlainFloat(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  const s = formatFloat(x);
+  return s.endsWith(".0") ? s.slice(0, -2) : s;
+}
+
+const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const HAS_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f]/;
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\u009f]/g;
+
+export function quoteJson(s: string): string {
+  if (!HAS_ESCAPE.test(s)) return '"' + s + '"';
+  return (
+    '"' +
+    s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) +
+    '"'
+  );
+}
+
+function writeJson(v: Value, out: string[]): void {
+  switch (typeof v) {
+    case "string":
+      out.push(quoteJson(v));
+      return;
+    case "number":
+    case "bigint":
+      out.push(String(v));
+      return;
+    case "boolean":
+      out.push(v ? "true" : "false");
+      return;
+  }
+  if (v === null) {
+    out.push("null");
+    return;
+  }
+  if (Array.isArray(v) || v instanceof HSet) {
+    const xs = Array.isArray(v) ? v : v.items;
+    out.push("[");
+    for (let i = 0; i < xs.length; i++) {
+      if (i > 0) out.push(",");
+      writeJson(xs[i]!, out);
+    }
+    out.push("]");
+    return;
+  }
+  if (v instanceof HFloat) {
+    out.push(formatPlainFloat(v.v));
+    return;
+  }
+  if (v instanceof HDict || v instanceof HStruct) {
+    const map = v instanceof HDict ? v.map : v.fields;
+    const keys = v instanceof HDict ? v.keys() : [...v.fields.keys()].sort(compareStrings);
+    out.push("{");
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) out.push(",");
+      out.push(quoteJson(keys[i]!), ":");
+      writeJson(map.get(keys[i]!)!, out);
+    }
+    out.push("}");
+    return;
+  }
+  if (v instanceof HRange) {
+    out.push(quoteJson(display(v)));
+    return;
+  }
+  if (v instanceof HBytes) {
+    out.push('{"$bytes_b64":"' + Buffer.from(v.data).toString("base64") + '"}');
+    return;
+  }
+  out.push("null");
+}
+
+export function stringifyJson(v: Value): string {
+  const out: string[] = [];
+  writeJson(v, out);
+  return out.join("");
+}
+
+// ---------------------------------------------------------------------------
+// json_extract: JSON embedded in prose
+
+/** The first balanced `open…close` span, ignoring brackets inside strings. */
+function balanced(s: string, open: string, close: string): string | null {
+  const start = s.indexOf(open);
+  if (start < 0) return null;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === open) depth++;
+    else if (c === close && --depth === 0) return s.slice(start, i + 1);
+  }
+  return null;
+}
+
+export function extractJsonText(text: string): string {
+  const t = trim(text);
+  const fence = t.indexOf("```");
+  if (fence >= 0) {
+    const after = t.slice(fence + 3);
+    const nl = after.indexOf("\n");
+    const body = nl >= 0 ? after.slice(nl + 1) : after;
+    const end = body.indexOf("```");
+    return trim(end >= 0 ? body.slice(0, end) : body);
+  }
+  return balanced(t, "{", "}") ?? balanced(t, "[", "]") ?? t;
+}
+
+export function installJson(rt: Runtime): void {
+  rt.defineBuiltin("json_parse", (args) => parseJsonOrThrow(strArg(args, 0), "JSON parse error: "));
+  rt.defineBuiltin("json_stringify", (args) => stringifyJson(args.length > 0 ? args[0]! : null));
+  rt.defineBuiltin("json_extract", (args) => {
+    if (args.length === 0) throw HarnError.thrown("json_extract requires at least 1 argument: text");
+    const v = parseJsonOrThrow(extractJsonText(strArg(args, 0)), "json_extract: failed to parse JSON: ");
+    if (args.length < 2 || args[1] === null) return v;
+    const key = strArg(args, 1);
+    if (!(v instanceof HDict)) throw HarnError.thrown("json_extract: parsed value is not a dict, cannot extract key");
+    if (!v.has(key)) throw HarnError.thrown(`json_extract: key '${key}' not found`);
+    return v.get(key);
+  });
+}

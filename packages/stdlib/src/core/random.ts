@@ -1,0 +1,121 @@
+/**
+ * Randomness (spec/stdlib.md §10 "Randomness"): the unseeded builtins use
+ * `Math.random`; `rng_seed(n)` returns an `rng` handle whose sequence is
+ * fully determined by the seed (sfc32, seeded through splitmix64).
+ */
+import { float, HarnError, HOpaque, normBig, type Int, type Runtime, type Value } from "@harn/vm";
+import { arg } from "./args";
+
+/** A small, fast, seedable PRNG; state lives in the handle. */
+class Sfc32 {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: bigint) {
+    let s = BigInt.asUintN(64, seed);
+    const next = () => {
+      s = BigInt.asUintN(64, s + 0x9e3779b97f4a7c15n);
+      let z = s;
+      z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+      z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+      return z ^ (z >> 31n);
+    };
+    const x = next();
+    const y = next();
+    this.a = Number(x & 0xffffffffn);
+    this.b = Number(x >> 32n);
+    this.c = Number(y & 0xffffffffn);
+    this.d = Number(y >> 32n) | 1;
+    for (let i = 0; i < 12; i++) this.u32();
+  }
+
+  u32(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform float in [0, 1) with 53 random bits. */
+  float(): number {
+    return ((this.u32() >>> 5) * 67108864 + (this.u32() >>> 6)) / 9007199254740992;
+  }
+}
+
+type Source = () => number;
+
+function sourceOf(v: Value): Source | null {
+  if (v instanceof HOpaque && v.typeName === "rng") {
+    const g = v.payload as Sfc32;
+    return () => g.float();
+  }
+  return null;
+}
+
+/** Split `(rng?, ...rest)` arguments. */
+function withSource(args: Value[]): [Source, Value[]] {
+  const s = sourceOf(arg(args, 0));
+  return s ? [s, args.slice(1)] : [Math.random, args];
+}
+
+/** Uniform int in [min, max]; exact for spans beyond 2^53 too. */
+function randomIntIn(rand: Source, min: Int, max: Int): Int {
+  if (typeof min === "number" && typeof max === "number" && max - min < 2 ** 52) {
+    return min + Math.floor(rand() * (max - min + 1));
+  }
+  const lo = BigInt(min);
+  const span = BigInt(max) - lo + 1n;
+  let r = 0n;
+  for (let i = 0; i < 4; i++) r = (r << 32n) | BigInt(Math.floor(rand() * 4294967296));
+  return normBig(lo + (r % span));
+}
+
+function shuffle(rand: Source, xs: Value[]): Value[] {
+  const out = xs.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    const t = out[i]!;
+    out[i] = out[j]!;
+    out[j] = t;
+  }
+  return out;
+}
+
+export function installRandom(rt: Runtime): void {
+  rt.defineBuiltin("random", (args) => float((sourceOf(arg(args, 0)) ?? Math.random)()));
+
+  rt.defineBuiltin("random_int", (args) => {
+    const [rand, rest] = withSource(args);
+    if (rest.length < 2) return null;
+    const min = rest[0]!;
+    const max = rest[1]!;
+    if (typeof min !== "number" && typeof min !== "bigint") throw HarnError.type("random_int: min must be an integer");
+    if (typeof max !== "number" && typeof max !== "bigint") throw HarnError.type("random_int: max must be an integer");
+    if (min > max) return null;
+    return randomIntIn(rand, min, max);
+  });
+
+  rt.defineBuiltin("random_choice", (args) => {
+    const [rand, rest] = withSource(args);
+    const xs = arg(rest, 0);
+    if (!Array.isArray(xs) || xs.length === 0) return null;
+    return xs[Math.floor(rand() * xs.length)]!;
+  });
+
+  rt.defineBuiltin("random_shuffle", (args) => {
+    const [rand, rest] = withSource(args);
+    const xs = arg(rest, 0);
+    return Array.isArray(xs) ? shuffle(rand, xs) : null;
+  });
+
+  rt.defineBuiltin("rng_seed", (args) => {
+    const seed = arg(args, 0);
+    if (typeof seed !== "number" && typeof seed !== "bigint") throw HarnError.type("rng_seed(seed): seed must be an integer");
+    return new HOpaque("rng", "<rng>", new Sfc32(BigInt(seed)));
+  });
+}
