@@ -1,1 +1,18 @@
+/**
+ * @harn/parser: the Harn AST, `parse()`, the structural checks that run
+ * before execution, and the shared diagnostic renderer.
+ */
 export type * from "./ast";
+export { parse, type ParseOptions, type ParseResult } from "./parse";
+export type { SyntaxDiagnostic } from "./syntax-error";
+export { checkStructure, STRUCTURE_MESSAGES, type StructureError } from "./structure";
+export { forEachChild } from "./visit";
+export { PIPE_PARAM } from "./pipe";
+export {
+  renderDiagnostic,
+  syntaxDiagnostic,
+  plainStyle,
+  type Diagnostic,
+  type DiagnosticStyle,
+  type Severity,
+} from "./diagnostics";

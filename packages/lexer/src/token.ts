@@ -1,0 +1,105 @@
+/**
+ * The token model every later stage sees. Chevrotain types never leave this
+ * package: `tokenize()` converts its output into these plain objects.
+ *
+ * Kinds are strings: keywords and punctuation are their own spelling
+ * (`"let"`, `"=="`, `"{"`), token classes are capitalised (`"Ident"`,
+ * `"Int"`, …). Comparing interned string constants is as cheap as comparing
+ * numbers, and error messages can print keyword/punctuation kinds directly.
+ */
+
+/** The 46 reserved words of spec/syntax.md §1.6. */
+export const KEYWORDS = [
+  "break", "catch", "continue", "deadline", "defer", "emit", "else",
+  "enum", "eval_pack", "exclusive", "extends", "false", "finally", "fn",
+  "for", "from", "guard", "if", "impl", "import", "in",
+  "interface", "let", "match", "mutex", "nil", "override", "parallel",
+  "pipeline", "pub", "require", "retry", "return", "select", "skill",
+  "spawn", "struct", "throw", "to", "tool", "true", "try",
+  "type", "var", "while", "yield",
+] as const;
+
+export type Keyword = (typeof KEYWORDS)[number];
+
+const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
+
+export function isKeyword(word: string): word is Keyword {
+  return KEYWORD_SET.has(word);
+}
+
+/** Two-character operators (§1.11), in the order the lexer tries them. */
+export const TWO_CHAR_PUNCTUATION = [
+  "==", "!=", "&&", "||", "|>", "??", "**", "?.",
+  "->", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
+] as const;
+
+/** Single-character operators and punctuation (§1.11). */
+export const ONE_CHAR_PUNCTUATION = [
+  "=", "!", ".", "+", "-", "*", "/", "%", "<", ">", "?", "|",
+  "{", "}", "(", ")", "[", "]", ",", ":", ";", "@",
+] as const;
+
+export type Punctuation = (typeof TWO_CHAR_PUNCTUATION)[number] | (typeof ONE_CHAR_PUNCTUATION)[number];
+
+export type TokenClass =
+  | "Ident"
+  | "Int"
+  | "Float"
+  | "Duration"
+  /** A plain string without interpolation (also triple-quoted). */
+  | "String"
+  /** A string with `${…}` interpolation; `value` holds the segments. */
+  | "IString"
+  | "RString"
+  | "NL"
+  /** Only present when tokenizing with `{ comments: true }`. */
+  | "Comment"
+  | "EOF";
+
+export type TokenKind = TokenClass | Keyword | Punctuation;
+
+/** One piece of an interpolated string (spec/syntax.md §1.9.2). */
+export type StringSegment =
+  | { kind: "text"; text: string }
+  /** `source` is the raw text between `${` and `}`; `start`, `line` and
+   * `column` locate its first character in the file. */
+  | { kind: "expr"; source: string; start: number; line: number; column: number };
+
+/**
+ * `value` by kind: Ident → name; Int → bigint (always within i64);
+ * Float → number; Duration → bigint milliseconds (may exceed i64; the
+ * structural checker reports that); String/RString → the string value;
+ * IString → StringSegment[]; Comment → the comment text; otherwise null.
+ *
+ * Offsets are UTF-16 indices into the source (`end` exclusive); lines and
+ * columns are 1-based, columns count code points (spec/syntax.md §0.3).
+ * `endLine`/`endColumn` are the position just past the last character.
+ */
+export class Token {
+  constructor(
+    public kind: TokenKind,
+    public image: string,
+    public value: string | number | bigint | StringSegment[] | null,
+    public start: number,
+    public end: number,
+    public line: number,
+    public column: number,
+    public endLine: number,
+    public endColumn: number,
+    /** Doc comment (`///…`, `/** … *\/`); false for every other token. */
+    public isDoc: boolean = false,
+  ) {}
+}
+
+export type LexErrorKind = "unexpected-character" | "unterminated-string" | "unterminated-comment";
+
+/** A lexer error. `message` is the reference's exact text (§1.13). */
+export interface LexError {
+  kind: LexErrorKind;
+  message: string;
+  offset: number;
+  line: number;
+  column: number;
+  /** UTF-16 length of the offending text (1 or 2 for a character). */
+  length: number;
+}

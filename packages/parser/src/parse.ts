@@ -1,0 +1,150 @@
+/**
+ * Entry point of the parser: `parse(source)` → `{ program, errors }`.
+ *
+ * Why hand-written recursive descent and not a chevrotain grammar: the
+ * reference parser treats newlines as real tokens and decides at every
+ * position whether to skip them (`check` vs `consume`, spec/syntax.md §2.1).
+ * Chevrotain's computed LL(k) lookahead cannot express that model without a
+ * GATE on nearly every production, and its grammar self-analysis costs tens
+ * of milliseconds at every start-up, which `harn check`'s start-up budget
+ * cannot afford. A hand-written parser maps 1:1 onto the specification (the
+ * spec sanctions it) and costs nothing to construct.
+ *
+ * Error recovery follows the reference (§9.2): an error aborts the current
+ * top-level item; the parser skips to a `;`, to a line starting with a
+ * statement keyword, or to a `}`, and continues, so one run reports several
+ * errors. A missing separator between top-level items stops parsing and
+ * replaces earlier errors ([quirk], reproduced).
+ */
+import { LineMap, tokenize, type TokenKind } from "@harn/lexer";
+import type { Node, Program, Span } from "./ast";
+import { parseAttributed, parseDeclarationAfterPub, parseEvalPack, parseImport, parsePipeline } from "./declarations";
+import { parseStatement } from "./statements";
+import { ParserState } from "./state";
+import { lexDiagnostic, ParseFailure, type SyntaxDiagnostic } from "./syntax-error";
+
+export interface ParseOptions {
+  /** The file name, for callers that want it echoed; positions do not depend on it. */
+  file?: string;
+}
+
+export interface ParseResult {
+  /** As complete as recovery allows; treat any error as failure. */
+  program: Program;
+  errors: SyntaxDiagnostic[];
+}
+
+const TOP_LEVEL_SEPARATOR = "top-level item separator (`;` or newline)";
+
+/** Tokens that start a statement: recovery resumes at a line starting with one. */
+const STATEMENT_START: ReadonlySet<TokenKind> = new Set<TokenKind>([
+  "let", "var", "if", "for", "while", "match", "retry", "return", "throw", "fn", "pub", "try",
+  "select", "pipeline", "import", "parallel", "enum", "eval_pack", "struct", "interface", "emit",
+  "guard", "require", "deadline", "yield", "mutex", "defer", "break", "continue", "tool", "skill", "impl",
+]);
+
+export function parse(source: string, options: ParseOptions = {}): ParseResult {
+  void options;
+  const lexed = tokenize(source);
+  if (lexed.error !== null) {
+    return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)] };
+  }
+  return parseTokens(new ParserState(lexed.tokens), source);
+}
+
+function wholeFile(source: string): Span {
+  const map = new LineMap(source);
+  const end = source.length;
+  return { start: 0, end, line: 1, column: 1, endLine: map.line(end), endColumn: map.column(end) };
+}
+
+function emptyProgram(source: string): Program {
+  return { kind: "Program", items: [], span: wholeFile(source) };
+}
+
+function parseTokens(p: ParserState, source: string): ParseResult {
+  const items: Node[] = [];
+  let errors: SyntaxDiagnostic[] = [];
+  p.skipNL();
+  while (!p.at("EOF")) {
+    if (p.at("}")) {
+      // A stray `}` at top level is skipped ([quirk] of the reference).
+      p.advance();
+      p.skipNL();
+      continue;
+    }
+    const itemStart = p.pos;
+    try {
+      items.push(parseTopLevelItem(p));
+    } catch (e) {
+      if (!(e instanceof ParseFailure)) throw e;
+      errors.push(e.diagnostic);
+      recover(p);
+      if (p.pos === itemStart) p.advance();
+      continue;
+    }
+    try {
+      separatorAfterTopLevelItem(p);
+    } catch (e) {
+      if (!(e instanceof ParseFailure)) throw e;
+      errors = [e.diagnostic];
+      break;
+    }
+  }
+  const program: Program = { kind: "Program", items, span: wholeFile(source) };
+  return { program, errors };
+}
+
+function separatorAfterTopLevelItem(p: ParserState): void {
+  const prevEndLine = p.lastSignificant().endLine;
+  if (p.at(";")) {
+    p.advance();
+    p.skipNL();
+    return;
+  }
+  if (p.at("NL")) {
+    p.skipNL();
+    return;
+  }
+  if (p.at("EOF")) return;
+  if (p.tok.line === prevEndLine) throw p.fail(TOP_LEVEL_SEPARATOR);
+}
+
+function parseTopLevelItem(p: ParserState): Node {
+  const start = p.pos;
+  switch (p.tok.kind) {
+    case "import":
+      return parseImport(p, start, false);
+    case "pipeline":
+      return parsePipeline(p, start, false);
+    case "@":
+      return parseAttributed(p);
+    case "eval_pack":
+      return parseEvalPack(p, start, false);
+    case "pub":
+      return parseDeclarationAfterPub(p);
+    default:
+      return parseStatement(p);
+  }
+}
+
+/** Skip to a `;` (consumed), a newline followed by a statement keyword or
+ * the end, or a `}` (left for the item loop). */
+function recover(p: ParserState): void {
+  for (;;) {
+    const k = p.tok.kind;
+    if (k === "EOF" || k === "}") return;
+    if (k === ";") {
+      p.advance();
+      p.skipNL();
+      return;
+    }
+    if (k === "NL") {
+      p.skipNL();
+      const next = p.tok.kind;
+      if (next === "EOF" || STATEMENT_START.has(next)) return;
+      continue;
+    }
+    p.advance();
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The token cursor every grammar function works on, with the primitives of
+ * the reference's newline model (spec/syntax.md §2.1):
+ *
+ * - `at(kind)`: look at the current token *without* skipping newlines
+ *   (the reference's `check`), used for every optional element;
+ * - `consume(kind)`: skip newlines, then require the token (the reference's
+ *   `consume`), used for every required token;
+ * - `eatPastNL(kind)`: skip newlines only if the next real token is `kind`
+ *   (leading-operator continuation lines);
+ * - `skipNL()`.
+ *
+ * Tokens live in one flat array and the cursor is an index; nothing here
+ * allocates per token.
+ */
+import type { Token, TokenKind } from "@harn/lexer";
+import type { Span } from "./ast";
+import { displayIdentPosition, expectedDiagnostic, ParseFailure } from "./syntax-error";
+
+export class ParserState {
+  pos = 0;
+  private readonly last: number;
+
+  constructor(readonly toks: Token[]) {
+    this.last = toks.length - 1;
+  }
+
+  get tok(): Token {
+    return this.toks[this.pos]!;
+  }
+
+  at(kind: TokenKind): boolean {
+    return this.toks[this.pos]!.kind === kind;
+  }
+
+  /** The current token is the identifier `name` (a contextual word). */
+  atWord(name: string): boolean {
+    const t = this.toks[this.pos]!;
+    return t.kind === "Ident" && t.value === name;
+  }
+
+  /** Kind of the token `n` places ahead (no newline skipping). */
+  peek(n: number): TokenKind {
+    const i = this.pos + n;
+    return this.toks[i > this.last ? this.last : i]!.kind;
+  }
+
+  peekToken(n: number): Token {
+    const i = this.pos + n;
+    return this.toks[i > this.last ? this.last : i]!;
+  }
+
+  advance(): Token {
+    const t = this.toks[this.pos]!;
+    if (this.pos < this.last) this.pos++;
+    return t;
+  }
+
+  skipNL(): void {
+    const toks = this.toks;
+    while (toks[this.pos]!.kind === "NL") this.pos++;
+  }
+
+  /** Index of the first non-newline token at or after the cursor. */
+  nextSignificant(): number {
+    let i = this.pos;
+    const toks = this.toks;
+    while (toks[i]!.kind === "NL") i++;
+    return i;
+  }
+
+  /** Index of the first non-newline token at or after index `i`. */
+  nextSignificantFrom(i: number): number {
+    const toks = this.toks;
+    while (toks[i]!.kind === "NL") i++;
+    return i;
+  }
+
+  /** True if the next real token (past newlines) is `kind`; nothing moves. */
+  peekPastNL(kind: TokenKind): boolean {
+    return this.toks[this.nextSignificant()]!.kind === kind;
+  }
+
+  /** If the next real token is `kind`, skip the newlines before it. */
+  eatPastNL(kind: TokenKind): boolean {
+    const t = this.toks[this.pos]!;
+    if (t.kind === kind) return true;
+    if (t.kind !== "NL") return false;
+    const i = this.nextSignificant();
+    if (this.toks[i]!.kind !== kind) return false;
+    this.pos = i;
+    return true;
+  }
+
+  /** Skip newlines, then require `kind` (reported as `label`). */
+  consume(kind: TokenKind, label: string = kind): Token {
+    this.skipNL();
+    const t = this.toks[this.pos]!;
+    if (t.kind !== kind) throw this.fail(label);
+    if (this.pos < this.last) this.pos++;
+    return t;
+  }
+
+  /** Skip newlines, then require an identifier (keywords are rejected with
+   * the dedicated reserved-keyword message). */
+  consumeIdent(label: string): Token {
+    this.skipNL();
+    const t = this.toks[this.pos]!;
+    if (t.kind !== "Ident") throw this.failIdent(label);
+    this.pos++;
+    return t;
+  }
+
+  /** `Expected {label}, got {current token}` as a throwable failure. */
+  fail(label: string, found?: string): ParseFailure {
+    return new ParseFailure(expectedDiagnostic(label, this.tok, found));
+  }
+
+  failIdent(label: string): ParseFailure {
+    return new ParseFailure(expectedDiagnostic(label, this.tok, displayIdentPosition(this.tok)));
+  }
+
+  /** The last consumed token that is not a newline. */
+  lastSignificant(): Token {
+    let i = this.pos - 1;
+    const toks = this.toks;
+    while (i > 0 && toks[i]!.kind === "NL") i--;
+    return toks[i < 0 ? 0 : i]!;
+  }
+
+  /** Span from the token at index `startIdx` to the last consumed real token. */
+  spanFrom(startIdx: number): Span {
+    const a = this.toks[startIdx]!;
+    let b = this.lastSignificant();
+    if (b.start < a.start) b = a;
+    return { start: a.start, end: b.end, line: a.line, column: a.column, endLine: b.endLine, endColumn: b.endColumn };
+  }
+}
