@@ -5,15 +5,22 @@
  */
 import type { Runtime } from "@harn/vm";
 import { installAssert } from "./core/assert";
+import { installBytes } from "./core/bytes";
 import { installConvert } from "./core/convert";
+import { installEncoding } from "./core/encoding";
+import { installEnv } from "./core/env";
+import { installFs } from "./core/fs";
 import { installIter } from "./core/iter";
 import { installJson } from "./core/json";
 import { installLists } from "./core/lists";
 import { installMath } from "./core/math";
 import { installOutput } from "./core/output";
+import { installPaths } from "./core/paths";
+import { installProcess } from "./core/process";
 import { installRandom } from "./core/random";
 import { installResult } from "./core/result";
 import { installSets } from "./core/sets";
+import { installSleep } from "./core/sleep";
 import { installStrings } from "./core/strings";
 import { installDictMethods } from "./methods/dict";
 import { installGeneratorMethods } from "./methods/generator";
@@ -37,6 +44,13 @@ export function installStdlib(rt: Runtime): void {
   installJson(rt);
   installAssert(rt);
   installIter(rt);
+  installPaths(rt);
+  installFs(rt);
+  installEnv(rt);
+  installProcess(rt);
+  installEncoding(rt);
+  installBytes(rt);
+  installSleep(rt);
 
   installStringMethods(rt);
   installListMethods(rt);

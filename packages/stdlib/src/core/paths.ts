@@ -1,0 +1,228 @@
+/**
+ * Paths (spec/stdlib.md §14 "path_join", OS-path helpers, the pure
+ * `path_*` helpers and the runtime location helpers; §2.6 roots).
+ *
+ * `resolvePath` is how every file builtin turns a user path into the one it
+ * touches and reports: relative paths are joined onto the execution root
+ * with no `..` normalisation, absolute paths are used as is.
+ */
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as nodePath from "node:path";
+import { HDict, type CallContext, type Runtime } from "@harn/vm";
+import { strArg } from "./args";
+
+/** Rust `PathBuf::push` of one part onto an accumulated path. */
+export function pushPath(base: string, part: string): string {
+  if (part.startsWith("/")) return part;
+  if (base === "") return part;
+  return base.endsWith("/") ? base + part : base + "/" + part;
+}
+
+export function resolvePath(rt: Runtime, p: string): string {
+  return pushPath(rt.cwd, p);
+}
+
+/** Components of an OS path, ignoring `.` and empty components (Rust
+ * `Path::components`, which keeps a leading `.` only when it is the whole
+ * relative prefix — irrelevant for dirname/basename). */
+function osComponents(p: string): { absolute: boolean; parts: string[] } {
+  return { absolute: p.startsWith("/"), parts: p.split("/").filter((c) => c !== "" && c !== ".") };
+}
+
+/** Rust `Path::parent`, displayed; `""` when there is none. */
+export function dirname(p: string): string {
+  const { absolute, parts } = osComponents(p);
+  if (parts.length === 0) return "";
+  const rest = parts.slice(0, -1).join("/");
+  return absolute ? "/" + rest : rest;
+}
+
+/** Rust `Path::file_name`: the last component unless it is `..`. */
+export function basename(p: string): string {
+  const { parts } = osComponents(p);
+  const last = parts[parts.length - 1];
+  return last === undefined || last === ".." ? "" : last;
+}
+
+/** Rust `Path::extension` with the dot; leading-dot-only names have none. */
+export function extname(p: string): string {
+  const name = basename(p);
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return "";
+  return name.slice(dot);
+}
+
+// ---------------------------------------------------------------------------
+// Pure, OS-agnostic helpers: `\` is `/`, a drive letter `X:` is a prefix.
+
+interface PurePath {
+  drive: string;
+  absolute: boolean;
+  segments: string[];
+}
+
+function purePath(p: string): PurePath {
+  let s = p.replace(/\\/g, "/");
+  let drive = "";
+  const m = /^[A-Za-z]:/.exec(s);
+  if (m) {
+    drive = m[0];
+    s = s.slice(2);
+  }
+  return { drive, absolute: s.startsWith("/"), segments: s.split("/").filter((x) => x !== "") };
+}
+
+function pureFormat(drive: string, absolute: boolean, segments: string[]): string {
+  return drive + (absolute ? "/" : "") + segments.join("/");
+}
+
+function pureBasename(p: string): string {
+  const { segments } = purePath(p);
+  return segments[segments.length - 1] ?? "";
+}
+
+function pureExtension(p: string): string {
+  const b = pureBasename(p);
+  const dot = b.lastIndexOf(".");
+  return dot <= 0 ? "" : b.slice(dot);
+}
+
+function pureStem(p: string): string {
+  const b = pureBasename(p);
+  const ext = pureExtension(p);
+  return ext === "" ? b : b.slice(0, b.length - ext.length);
+}
+
+function pureParent(p: string): string {
+  const { drive, absolute, segments } = purePath(p);
+  if (segments.length <= 1) return absolute ? drive + "/" : drive;
+  return pureFormat(drive, absolute, segments.slice(0, -1));
+}
+
+export function pureNormalize(p: string): string {
+  if (p === "") return "";
+  const { drive, absolute, segments } = purePath(p);
+  const out: string[] = [];
+  for (const seg of segments) {
+    if (seg === ".") continue;
+    if (seg === "..") {
+      if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+      else if (!absolute) out.push("..");
+      continue;
+    }
+    out.push(seg);
+  }
+  const s = pureFormat(drive, absolute, out);
+  return s === "" ? "." : s;
+}
+
+function pureRelative(p: string, base: string): string | null {
+  const a = purePath(pureNormalize(p));
+  const b = purePath(pureNormalize(base));
+  if (a.absolute !== b.absolute || a.drive.toLowerCase() !== b.drive.toLowerCase()) return null;
+  const as = a.segments.filter((x) => x !== ".");
+  const bs = b.segments.filter((x) => x !== ".");
+  let i = 0;
+  while (i < as.length && i < bs.length && as[i] === bs[i]) i++;
+  const rel = [...bs.slice(i).map(() => ".."), ...as.slice(i)];
+  return rel.length === 0 ? "." : rel.join("/");
+}
+
+function replaceBasename(p: string, name: string): string {
+  const { drive, absolute, segments } = purePath(p);
+  if (segments.length === 0) return pureFormat(drive, absolute, [name]);
+  return pureFormat(drive, absolute, [...segments.slice(0, -1), name]);
+}
+
+// ---------------------------------------------------------------------------
+// Runtime locations
+
+/** Nearest ancestor (or itself) of `start` containing `harn.toml`. */
+export function findProjectRoot(start: string): string | null {
+  let dir = nodePath.resolve(start);
+  for (;;) {
+    if (existsSync(nodePath.join(dir, "harn.toml"))) return dir;
+    const up = nodePath.dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+
+/** The directory of the executing `.harn` file (the asset root). */
+export function sourceDir(ctx: CallContext): string {
+  return ctx.sourceFile ? nodePath.dirname(ctx.sourceFile) : process.cwd();
+}
+
+export function tempDir(rt: Runtime): string {
+  const t = rt.env.TMPDIR;
+  if (t !== undefined) return t;
+  return process.platform === "win32" ? tmpdir() : "/tmp";
+}
+
+export function installPaths(rt: Runtime): void {
+  rt.defineBuiltin("path_join", (args) => {
+    let acc = "";
+    for (let i = 0; i < args.length; i++) {
+      const part = strArg(args, i);
+      acc = i === 0 ? part : pushPath(acc, part);
+    }
+    return acc;
+  });
+  rt.defineBuiltin("dirname", (args) => dirname(strArg(args, 0)));
+  rt.defineBuiltin("basename", (args) => basename(strArg(args, 0)));
+  rt.defineBuiltin("extname", (args) => extname(strArg(args, 0)));
+
+  rt.defineBuiltin("path_parts", (args) => {
+    const p = strArg(args, 0);
+    return HDict.of({
+      dir: pureParent(p),
+      file: pureBasename(p),
+      stem: pureStem(p),
+      ext: pureExtension(p),
+      segments: purePath(p).segments,
+    });
+  });
+  rt.defineBuiltin("path_parent", (args) => pureParent(strArg(args, 0)));
+  rt.defineBuiltin("path_basename", (args) => pureBasename(strArg(args, 0)));
+  rt.defineBuiltin("path_extension", (args) => pureExtension(strArg(args, 0)));
+  rt.defineBuiltin("path_stem", (args) => pureStem(strArg(args, 0)));
+  rt.defineBuiltin("path_with_extension", (args) => {
+    const p = strArg(args, 0);
+    let ext = strArg(args, 1);
+    if (ext !== "" && !ext.startsWith(".")) ext = "." + ext;
+    return replaceBasename(p, pureStem(p) + ext);
+  });
+  rt.defineBuiltin("path_with_stem", (args) => {
+    const p = strArg(args, 0);
+    return replaceBasename(p, strArg(args, 1) + pureExtension(p));
+  });
+  rt.defineBuiltin("path_is_absolute", (args) => purePath(strArg(args, 0)).absolute);
+  rt.defineBuiltin("path_is_relative", (args) => !purePath(strArg(args, 0)).absolute);
+  rt.defineBuiltin("path_normalize", (args) => pureNormalize(strArg(args, 0)));
+  rt.defineBuiltin("path_relative_to", (args) => pureRelative(strArg(args, 0), strArg(args, 1)));
+  rt.defineBuiltin("path_segments", (args) => purePath(strArg(args, 0)).segments);
+  rt.defineBuiltin("path_to_posix", (args) => strArg(args, 0).replace(/\\/g, "/"));
+  rt.defineBuiltin("path_to_native", (args) => strArg(args, 0).replace(/\\/g, "/"));
+
+  rt.defineBuiltin("temp_dir", (_args, ctx) => tempDir(ctx.runtime));
+  rt.defineBuiltin("cwd", (_args, ctx) => ctx.runtime.cwd);
+  rt.defineBuiltin("execution_root", (_args, ctx) => ctx.runtime.cwd);
+  rt.defineBuiltin("source_dir", (_args, ctx) => sourceDir(ctx));
+  rt.defineBuiltin("asset_root", (_args, ctx) => sourceDir(ctx));
+  rt.defineBuiltin("project_root", (_args, ctx) => findProjectRoot(ctx.runtime.cwd));
+  rt.defineBuiltin("home_dir", (_args, ctx) => ctx.runtime.env.HOME ?? ctx.runtime.env.USERPROFILE ?? "");
+  rt.defineBuiltin("runtime_paths", (_args, ctx) => {
+    const env = ctx.runtime.env;
+    const assets = sourceDir(ctx);
+    const base = findProjectRoot(ctx.runtime.cwd) ?? assets;
+    const state = env.HARN_STATE_DIR ?? nodePath.join(base, ".harn");
+    return HDict.of({
+      execution_root: ctx.runtime.cwd,
+      asset_root: assets,
+      state_root: state,
+      run_root: env.HARN_RUN_DIR ?? nodePath.join(base, ".harn-runs"),
+      worktree_root: env.HARN_WORKTREE_DIR ?? nodePath.join(state, "worktrees"),
+    });
+  });
+}
