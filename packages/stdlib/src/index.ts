@@ -65,3 +65,6 @@ export function installStdlib(rt: Runtime): void {
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
+
+/** The LLM provider layer (plain JSON; the agent builtins convert). */
+export * from "./llm";

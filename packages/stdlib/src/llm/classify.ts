@@ -1,0 +1,249 @@
+/**
+ * Error classification and the provider error texts (spec/agents.md §5.2,
+ * §5.3, §3.8; extensions.md §3.4). One table of phrases, read in order,
+ * decides whether a failure is transient (worth retrying) and why.
+ */
+
+import { LlmError, redact, type LlmErrorKind, type LlmErrorReason } from "./errors";
+
+export interface Classification {
+  kind: LlmErrorKind;
+  reason: LlmErrorReason;
+}
+
+const NETWORK =
+  /connection (?:reset|refused|closed)|broken pipe|dns error|stream error|\beof\b|econnreset|econnrefused|enotfound|socket hang up|other side closed/i;
+
+/** §5.3 step 1: message phrases, first match wins. */
+const MESSAGE_RULES: ReadonlyArray<readonly [RegExp, LlmErrorKind, LlmErrorReason]> = [
+  [
+    /maximum context length|context length|context_length_exceeded|prompt is too long|context[^\n]*exceed|exceed[^\n]*context|max_tokens[^\n]*exceed|input is too long/i,
+    "terminal",
+    "context_overflow",
+  ],
+  [/content[_ ]policy|content[_ ]filter|usage polic|safety system/i, "terminal", "content_policy"],
+  [
+    /invalid_api_key|authentication_error|unauthorized|forbidden|permission_error|invalid x-api-key|incorrect api key/i,
+    "terminal",
+    "auth_failure",
+  ],
+  [/model_not_found|not_found_error|model not found|model unavailable/i, "terminal", "model_unavailable"],
+  [
+    /\[rate_limited\]|too many requests|insufficient_quota|billing_hard_limit_reached|rate_limit_error/i,
+    "transient",
+    "rate_limit",
+  ],
+  [/\[http_error\]|bad gateway|service unavailable|overloaded|api_error|internal server error/i, "transient", "server_error"],
+  [/timed out|timeout/i, "transient", "timeout"],
+  [NETWORK, "transient", "network_error"],
+  [/invalid_request|bad request/i, "terminal", "invalid_request"],
+];
+
+/** §5.3 step 2: the category decides when no phrase matched. */
+const CATEGORY_CLASSIFICATION: Readonly<Record<string, Classification>> = {
+  rate_limit: { kind: "transient", reason: "rate_limit" },
+  timeout: { kind: "transient", reason: "timeout" },
+  overloaded: { kind: "transient", reason: "server_error" },
+  server_error: { kind: "transient", reason: "server_error" },
+  transient_network: { kind: "transient", reason: "network_error" },
+  auth: { kind: "terminal", reason: "auth_failure" },
+  not_found: { kind: "terminal", reason: "model_unavailable" },
+};
+
+const TRANSIENT_CATEGORIES = new Set(["timeout", "rate_limit", "overloaded", "server_error", "transient_network"]);
+
+/** Classify a categorized error into (kind, reason), §5.3. */
+export function classify(message: string, category: string): Classification {
+  for (const [re, kind, reason] of MESSAGE_RULES) {
+    if (re.test(message)) return { kind, reason };
+  }
+  return CATEGORY_CLASSIFICATION[category] ?? { kind: "terminal", reason: "unknown" };
+}
+
+/** The §5.3 retry decision for a categorized error. */
+export function isRetryable(category: string, c: Classification): boolean {
+  if (c.reason === "unknown") return TRANSIENT_CATEGORIES.has(category);
+  return c.kind === "transient";
+}
+
+/** Known identifiers in message text, for the category of an
+ * uncategorized message (checked after the HTTP status). */
+const CATEGORY_IDENTIFIERS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\[rate_limited\]|too many requests|insufficient_quota|billing_hard_limit_reached|rate_limit/i, "rate_limit"],
+  [/overloaded/i, "overloaded"],
+  [/timed out|timeout/i, "timeout"],
+  [/invalid_api_key|authentication_error|unauthorized|forbidden|permission_error/i, "auth"],
+  [/model_not_found|not_found_error|model not found/i, "not_found"],
+  [/\[http_error\]|bad gateway|service unavailable|api_error|internal server error/i, "server_error"],
+];
+
+/** The category of a message that arrived without one: HTTP status, then
+ * known identifiers, then network phrases, else `generic` (§5.3). */
+export function categorize(message: string, status?: number): string {
+  if (status !== undefined) {
+    if (status === 401 || status === 403) return "auth";
+    if (status === 404 || status === 410) return "not_found";
+    if (status === 408 || status === 504 || status === 522 || status === 524) return "timeout";
+    if (status === 429) return "rate_limit";
+    if (status === 503 || status === 529) return "overloaded";
+    if (status === 500 || status === 502) return "server_error";
+  }
+  for (const [re, category] of CATEGORY_IDENTIFIERS) {
+    if (re.test(message)) return category;
+  }
+  if (NETWORK.test(message)) return "transient_network";
+  return "generic";
+}
+
+const RETRY_AFTER_CAP_MS = 60_000;
+
+/**
+ * A `Retry-After` value in milliseconds: delta seconds (integer or
+ * fractional; the leading numeric prefix of the token counts, so `12)` is
+ * 12 s) or an HTTP date (past dates give 0). Clamped to 60 000 ms.
+ * `undefined` when the value says nothing usable.
+ */
+export function parseRetryAfter(value: string, nowMs: number): number | undefined {
+  const v = value.trim();
+  const num = /^\d+(?:\.\d+)?/.exec(v);
+  if (num) return clampRetryAfter(Number(num[0]) * 1000);
+  // Only a value with letters can be a date; `Date.parse("-5")` is a year.
+  if (!/[a-z]/i.test(v)) return undefined;
+  const when = Date.parse(v);
+  if (Number.isNaN(when)) return undefined;
+  return clampRetryAfter(when - nowMs);
+}
+
+function clampRetryAfter(ms: number): number {
+  return Math.round(Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms)));
+}
+
+/** The retry hint of an error message: a `retry-after:` marker anywhere in
+ * it (case-insensitive), spec §5.3. */
+export function retryAfterFromMessage(message: string, nowMs: number): number | undefined {
+  const m = /retry-after:\s*([^\n)]*)/i.exec(message);
+  return m ? parseRetryAfter(m[1]!, nowMs) : undefined;
+}
+
+/** Server hints from response headers: `retry-after-ms` (OpenAI, more
+ * precise) wins over `retry-after`. */
+export function retryAfterFromHeaders(headers: Headers, nowMs: number): { ms: number; text: string } | undefined {
+  const msHeader = headers.get("retry-after-ms");
+  if (msHeader !== null && /^\s*\d+(?:\.\d+)?\s*$/.test(msHeader)) {
+    const ms = clampRetryAfter(Number(msHeader));
+    const header = headers.get("retry-after");
+    return { ms, text: header !== null ? header.trim() : String(ms / 1000) };
+  }
+  const header = headers.get("retry-after");
+  if (header === null) return undefined;
+  const ms = parseRetryAfter(header, nowMs);
+  return ms === undefined ? undefined : { ms, text: header.trim() };
+}
+
+export interface ErrorTarget {
+  provider: string;
+  model: string;
+}
+
+/** Build a classified error from a message (and what is known about it). */
+export function errorFromMessage(
+  target: ErrorTarget,
+  message: string,
+  extra: { status?: number; category?: string; retryAfterMs?: number } = {},
+): LlmError {
+  const category = extra.category ?? categorize(message, extra.status);
+  let c = classify(message, category);
+  let retryable = isRetryable(category, c);
+  // extensions.md §3.4: a client error is never retried, whatever words
+  // its body happens to contain.
+  const clientReason = extra.status !== undefined ? CLIENT_ERROR_REASONS[extra.status] : undefined;
+  if (clientReason !== undefined) {
+    if (c.kind === "transient" || c.reason === "unknown") c = { kind: "terminal", reason: clientReason };
+    retryable = false;
+  }
+  return new LlmError({
+    message,
+    category,
+    kind: c.kind,
+    reason: c.reason,
+    provider: target.provider,
+    model: target.model,
+    retryAfterMs: extra.retryAfterMs,
+    status: extra.status,
+    retryable,
+  });
+}
+
+const CLIENT_ERROR_REASONS: Readonly<Record<number, LlmErrorReason>> = {
+  400: "invalid_request",
+  401: "auth_failure",
+  403: "auth_failure",
+  404: "model_unavailable",
+  410: "model_unavailable",
+  413: "invalid_request",
+  422: "invalid_request",
+};
+
+const MAX_BODY_IN_MESSAGE = 4000;
+
+/**
+ * The error for an HTTP error response:
+ * `<provider> HTTP <status> [<tag>]: <body>` with ` (retry-after: <v>)`
+ * when the server sent a hint and ` (offending_tokens: <n>)` for a context
+ * overflow whose size the body states (spec §5.3). Secrets are redacted
+ * and very long bodies (HTML error pages) shortened.
+ */
+export function httpError(
+  target: ErrorTarget,
+  status: number,
+  statusText: string,
+  body: string,
+  headers: Headers,
+  nowMs: number,
+  secrets: readonly string[],
+): LlmError {
+  let text = redact(body.trim(), secrets);
+  if (text === "") text = statusText || "(empty body)";
+  if (text.length > MAX_BODY_IN_MESSAGE) text = text.slice(0, MAX_BODY_IN_MESSAGE) + "… (truncated)";
+  const hint = retryAfterFromHeaders(headers, nowMs);
+  const tag = httpTag(status, text);
+  let message = `${target.provider} HTTP ${status} [${tag}]: ${text}`;
+  if (hint) message += ` (retry-after: ${hint.text})`;
+  if (tag === "context_overflow") {
+    const n = offendingTokens(text);
+    if (n !== undefined) message += ` (offending_tokens: ${n})`;
+  }
+  return errorFromMessage(target, message, { status, retryAfterMs: hint?.ms });
+}
+
+function httpTag(status: number, body: string): string {
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "http_error";
+  const c = classify(body, categorize(body, status));
+  if (c.kind === "transient" || c.reason === "unknown") {
+    return CLIENT_ERROR_REASONS[status] ?? CATEGORY_CLASSIFICATION[categorize("", status)]?.reason ?? "invalid_request";
+  }
+  return c.reason;
+}
+
+/** The prompt size a context-overflow body reports (Anthropic: "prompt is
+ * too long: 212345 tokens > 200000 maximum"; OpenAI: "your messages
+ * resulted in 130000 tokens"). */
+function offendingTokens(body: string): number | undefined {
+  const m = /(?:too long:\s*|resulted in\s+)(\d+)\s*tokens/i.exec(body);
+  return m ? Number(m[1]) : undefined;
+}
+
+export type StreamErrorKind = "timeout" | "connect" | "request_build" | "body" | "unknown";
+
+/** A transport failure: `<provider> stream error (<kind>): <detail>`
+ * (spec §5.2); classifies as a transient network or timeout error. */
+export function streamError(
+  target: ErrorTarget,
+  kind: StreamErrorKind,
+  detail: string,
+  secrets: readonly string[],
+): LlmError {
+  const message = `${target.provider} stream error (${kind}): ${redact(detail, secrets)}`;
+  return errorFromMessage(target, message);
+}

@@ -1,0 +1,43 @@
+/**
+ * The LLM provider layer: adapters, normalized events, accumulator,
+ * classification, retries and fallback. Plain JSON in and out; the
+ * `llm_call` / `agent_loop` builtins convert to and from Harn values.
+ */
+
+import { RuntimeSlot } from "@harn/vm";
+import { LlmClient } from "./client";
+
+export type {
+  LlmClock,
+  LlmCompletedEvent,
+  LlmContentBlock,
+  LlmEvent,
+  LlmMessage,
+  LlmMessageToolCall,
+  LlmProvider,
+  LlmRequest,
+  LlmResponse,
+  LlmToolCall,
+  LlmToolChoice,
+  LlmToolDefinition,
+} from "./types";
+export { LlmError, LlmInterrupted, LlmSetupError, isLlmError, redact } from "./errors";
+export type { LlmErrorKind, LlmErrorReason } from "./errors";
+export { classify, categorize, errorFromMessage, isRetryable, parseRetryAfter, retryAfterFromMessage } from "./classify";
+export { LlmAccumulator, accumulate, parseArguments } from "./accumulate";
+export { RetryBudget, retryDelay, systemClock, DEFAULT_RETRY_BUDGET_MS, DEFAULT_MAX_DELAY_MS } from "./retry";
+export type { RetryPolicy } from "./retry";
+export {
+  BUILTIN_PROVIDERS,
+  callsDisabled,
+  inferProvider,
+  resolveStream,
+  resolveTimeoutMs,
+} from "./resolve";
+export type { Env as LlmEnv, Target as LlmTarget, TargetInput as LlmTargetInput } from "./resolve";
+export { LlmClient, DEFAULT_BACKOFF_MS } from "./client";
+export type { CompleteOptions as LlmCompleteOptions, LlmClientOptions, RetryNotice as LlmRetryNotice } from "./client";
+
+/** The runtime's LLM client, created on first use from the runtime's env.
+ * The agent layer registers the mock provider on it. */
+export const LLM_CLIENT = new RuntimeSlot<LlmClient>("llm.client", (rt) => new LlmClient({ env: rt.env }));
