@@ -1,0 +1,330 @@
+/**
+ * Every wire format against a real HTTP server speaking it: streamed text,
+ * reasoning, batched tool calls with awkwardly split fragments, the
+ * identical result over the non-streaming transport, broken argument JSON,
+ * and a stream that dies midway.
+ */
+
+import { afterEach, describe, expect, it } from "vitest";
+import { LlmError, type LlmEvent } from "../../src/llm";
+import { client, FORMATS, request, SECRET } from "./helpers";
+import { sendJson, sendStream, startServer, type TestServer } from "./server";
+import { openAiChatStream, sseFrame, type Script } from "./wire";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server answering every request with `script`, streaming or not as the
+ * request asks, written in `pieceBytes`-sized pieces. */
+async function serve(format: (typeof FORMATS)[number], script: Script, pieceBytes = 0): Promise<TestServer> {
+  server = await startServer(async (req, res) => {
+    if (req.path !== format.path) return sendJson(res, 404, { error: `no route ${req.path}` });
+    if (req.body.stream === true) await sendStream(res, format.stream(script), { pieceBytes });
+    else sendJson(res, 200, format.body(script));
+  });
+  return server;
+}
+
+const TEXT_SCRIPT: Script = {
+  model: "served-model-2025",
+  reasoning: ["Let me ", "think."],
+  text: ["Héllo ", "wörld 🌍", ", done."],
+  usage: { input: 31, output: 12, reasoning: 0 },
+};
+
+const TOOLS_SCRIPT: Script = {
+  model: "served-model-2025",
+  text: ["Checking three things."],
+  calls: [
+    { id: "call_first", name: "read_file", fragments: ['{"pa', 'th": "a.t', 'xt"}'] },
+    { id: "call_second", name: "grep", fragments: ["{", '"pattern": "fo\\u00e9o', '", "max": 1', "0}"] },
+    { id: "call_third", name: "list_dir", fragments: [] },
+  ],
+  usage: { input: 50, output: 40 },
+};
+
+describe.each(FORMATS)("$provider wire format", (format) => {
+  it("streams text and reasoning as normalized events, in order", async () => {
+    const srv = await serve(format, TEXT_SCRIPT);
+    const events: LlmEvent[] = [];
+    const res = await client(format.env(srv.url)).completeWithRetries(request(format.provider), {
+      onEvent: (e) => void events.push(e),
+    });
+    expect(res.text).toBe("Héllo wörld 🌍, done.");
+    expect(res.reasoning).toBe("Let me think.");
+    expect(res.tool_calls).toEqual([]);
+    expect(res.input_tokens).toBe(31);
+    expect(res.output_tokens).toBe(12);
+    expect(res.model).toBe("served-model-2025");
+    expect(res.provider).toBe(format.provider);
+    const texts = events.filter((e) => e.kind === "text_delta").map((e) => (e as { text: string }).text);
+    expect(texts).toEqual(["Héllo ", "wörld 🌍", ", done."]);
+    expect(events[events.length - 1]!.kind).toBe("completed");
+    expect(events.filter((e) => e.kind === "completed")).toHaveLength(1);
+    expect(srv.requests[0]!.path).toBe(format.path);
+  });
+
+  it("keeps every batched tool call, in arrival order, with fragments split mid-token", async () => {
+    const srv = await serve(format, TOOLS_SCRIPT);
+    const events: LlmEvent[] = [];
+    const res = await client(format.env(srv.url)).completeWithRetries(request(format.provider), {
+      onEvent: (e) => void events.push(e),
+    });
+    expect(res.text).toBe("Checking three things.");
+    expect(res.tool_calls.map((c) => c.name)).toEqual(["read_file", "grep", "list_dir"]);
+    expect(res.tool_calls[0]!.arguments).toEqual({ path: "a.txt" });
+    expect(res.tool_calls[1]!.arguments).toEqual({ pattern: "foéo", max: 10 });
+    expect(res.tool_calls[2]!.arguments).toEqual({});
+    if (format.provider !== "ollama") {
+      // Ollama has no call ids on the wire; the others keep the server's.
+      expect(res.tool_calls.map((c) => c.id)).toEqual(["call_first", "call_second", "call_third"]);
+    } else {
+      expect(res.tool_calls.map((c) => c.id)).toEqual(["call_1", "call_2", "call_3"]);
+    }
+    const starts = events.filter((e) => e.kind === "tool_call_start");
+    expect(starts.map((e) => (e as { name: string }).name)).toEqual(["read_file", "grep", "list_dir"]);
+  });
+
+  it("survives bodies written a few bytes at a time (split frames and UTF-8 sequences)", async () => {
+    const srv = await serve(format, { ...TOOLS_SCRIPT, text: TEXT_SCRIPT.text }, 13);
+    const res = await client(format.env(srv.url)).completeWithRetries(request(format.provider));
+    expect(res.text).toBe("Héllo wörld 🌍, done.");
+    expect(res.tool_calls.map((c) => c.arguments)).toEqual([{ path: "a.txt" }, { pattern: "foéo", max: 10 }, {}]);
+  });
+
+  it("gives the identical result over the non-streaming transport", async () => {
+    for (const script of [TEXT_SCRIPT, TOOLS_SCRIPT]) {
+      const srv = await serve(format, script);
+      const llm = client(format.env(srv.url));
+      const streamed = await llm.completeWithRetries(request(format.provider, { stream: true }));
+      const events: LlmEvent[] = [];
+      const whole = await llm.completeWithRetries(request(format.provider, { stream: false }), {
+        onEvent: (e) => void events.push(e),
+      });
+      expect(whole).toEqual(streamed);
+      expect(srv.requests.map((r) => r.body.stream === true)).toEqual([true, false]);
+      expect(events[events.length - 1]!.kind).toBe("completed");
+      await srv.close();
+      server = undefined;
+    }
+  });
+
+  it("passes argument text that is not a JSON object on as {_raw}", async () => {
+    if (format.provider === "ollama") return; // Ollama sends arguments as parsed objects only
+    const srv = await serve(format, {
+      model: "m",
+      calls: [
+        { id: "call_bad", name: "write", fragments: ['{"path": "x", "content": "unterminated'] },
+        { id: "call_arr", name: "sum", fragments: ["[1, 2]"] },
+      ],
+      usage: { input: 1, output: 1 },
+    });
+    // The Anthropic/Ollama non-streaming bodies carry parsed objects, so
+    // broken JSON can only arrive streamed.
+    const res = await client(format.env(srv.url)).completeWithRetries(request(format.provider));
+    expect(res.tool_calls).toEqual([
+      { id: "call_bad", name: "write", arguments: { _raw: '{"path": "x", "content": "unterminated' } },
+      { id: "call_arr", name: "sum", arguments: { _raw: "[1, 2]" } },
+    ]);
+  });
+
+  it("surfaces a stream that dies midway and does not retry it", async () => {
+    server = await startServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": format.stream(TEXT_SCRIPT).contentType });
+      res.write(format.stream(TEXT_SCRIPT, { dieAfterText: true }).body);
+      await new Promise((r) => setTimeout(r, 20));
+      res.socket?.destroy();
+    });
+    const events: LlmEvent[] = [];
+    const err = await client(format.env(server.url))
+      .completeWithRetries(request(format.provider), { retries: 3, onEvent: (e) => void events.push(e) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmError);
+    const e = err as LlmError;
+    expect(e.message).toMatch(new RegExp(`^${format.provider} stream error \\(body\\): connection closed before the response was complete`));
+    expect(e.kind).toBe("transient");
+    expect(e.reason).toBe("network_error");
+    expect(server.requests).toHaveLength(1);
+    expect(events.some((ev) => ev.kind === "text_delta")).toBe(true);
+    expect(e.message).not.toContain(SECRET);
+  });
+});
+
+describe("OpenAI-compatible tool-call fragments", () => {
+  it("routes interleaved fragments of parallel calls by index", async () => {
+    server = await startServer((_req, res) => sendStream(res, openAiChatStream(TOOLS_SCRIPT, { interleaveCalls: true })));
+    const res = await client({ LOCAL_LLM_BASE_URL: server.url }).completeWithRetries(request("local"));
+    expect(res.tool_calls).toEqual([
+      { id: "call_first", name: "read_file", arguments: { path: "a.txt" } },
+      { id: "call_second", name: "grep", arguments: { pattern: "foéo", max: 10 } },
+      { id: "call_third", name: "list_dir", arguments: {} },
+    ]);
+  });
+
+  it("accepts a body that ends after the finish reason without [DONE]", async () => {
+    server = await startServer((_req, res) => sendStream(res, openAiChatStream(TEXT_SCRIPT, { omitDone: true })));
+    const res = await client({ LOCAL_LLM_BASE_URL: server.url }).completeWithRetries(request("local"));
+    expect(res.text).toBe("Héllo wörld 🌍, done.");
+    expect(res.stop_reason).toBe("stop");
+  });
+
+  it("keeps fragments that name no known call: to the open call, or to an orphan entry", async () => {
+    const frames = [
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 3, function: { arguments: '{"lost":' } }] } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 3, function: { arguments: " true}" } }] } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+    ];
+    server = await startServer((_req, res) =>
+      sendStream(res, { contentType: "text/event-stream", body: frames.map((f) => sseFrame(f)).join("") + sseFrame("[DONE]") }),
+    );
+    const res = await client({ LOCAL_LLM_BASE_URL: server.url }).completeWithRetries(request("local"));
+    expect(res.tool_calls).toEqual([{ id: "orphan_1", name: "", arguments: { lost: true } }]);
+  });
+});
+
+describe("request rendering", () => {
+  const transcript = {
+    system: "Be brief.",
+    messages: [
+      { role: "user", content: "List the files." },
+      {
+        role: "assistant",
+        content: "Looking.",
+        tool_calls: [{ id: "call_1", type: "tool_call", name: "list_dir", arguments: { path: "." } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "a.txt\nb.txt" },
+      { role: "user", content: [{ type: "text", text: "Thanks. Now read a.txt." }] },
+    ],
+    tools: [{ name: "list_dir", description: "List a directory", parameters: { type: "object", properties: { path: { type: "string" } } } }],
+    tool_choice: "required" as const,
+    max_tokens: 512,
+    temperature: 0.2,
+    stop: ["END"],
+  };
+
+  async function captured(provider: string): Promise<{ body: any; headers: Record<string, unknown> }> {
+    const format = FORMATS.find((f) => f.provider === provider)!;
+    const srv = await serve(format, TEXT_SCRIPT);
+    await client(format.env(srv.url)).completeWithRetries({ provider, model: "m-1", ...transcript });
+    return { body: srv.requests[0]!.body, headers: srv.requests[0]!.headers };
+  }
+
+  it("anthropic: system apart, tool_use / tool_result blocks, x-api-key and version headers", async () => {
+    const { body, headers } = await captured("anthropic");
+    expect(headers["x-api-key"]).toBe(SECRET);
+    expect(headers["anthropic-version"]).toBe("2023-06-01");
+    expect(headers.authorization).toBeUndefined();
+    expect(body).toEqual({
+      model: "m-1",
+      max_tokens: 512,
+      system: "Be brief.",
+      messages: [
+        { role: "user", content: [{ type: "text", text: "List the files." }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Looking." },
+            { type: "tool_use", id: "call_1", name: "list_dir", input: { path: "." } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_1", content: "a.txt\nb.txt" },
+            { type: "text", text: "Thanks. Now read a.txt." },
+          ],
+        },
+      ],
+      tools: [{ name: "list_dir", description: "List a directory", input_schema: transcript.tools[0]!.parameters }],
+      tool_choice: { type: "any" },
+      temperature: 0.2,
+      stop_sequences: ["END"],
+      stream: true,
+    });
+  });
+
+  it("openai: system message, tool_calls with JSON string arguments, tool role results, bearer key", async () => {
+    const { body, headers } = await captured("openai");
+    expect(headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(body).toEqual({
+      model: "m-1",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "List the files." },
+        {
+          role: "assistant",
+          content: "Looking.",
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "list_dir", arguments: '{"path":"."}' } }],
+        },
+        { role: "tool", tool_call_id: "call_1", content: "a.txt\nb.txt" },
+        { role: "user", content: "Thanks. Now read a.txt." },
+      ],
+      tools: [{ type: "function", function: { name: "list_dir", description: "List a directory", parameters: transcript.tools[0]!.parameters } }],
+      tool_choice: "required",
+      max_completion_tokens: 512,
+      temperature: 0.2,
+      stop: ["END"],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+
+  it("openai_responses: instructions, function_call and function_call_output items", async () => {
+    const { body } = await captured("openai_responses");
+    expect(body).toEqual({
+      model: "m-1",
+      instructions: "Be brief.",
+      store: false,
+      input: [
+        { role: "user", content: "List the files." },
+        { role: "assistant", content: "Looking." },
+        { type: "function_call", call_id: "call_1", name: "list_dir", arguments: '{"path":"."}' },
+        { type: "function_call_output", call_id: "call_1", output: "a.txt\nb.txt" },
+        { role: "user", content: "Thanks. Now read a.txt." },
+      ],
+      tools: [{ type: "function", name: "list_dir", description: "List a directory", parameters: transcript.tools[0]!.parameters }],
+      tool_choice: "required",
+      max_output_tokens: 512,
+      temperature: 0.2,
+      stream: true,
+    });
+  });
+
+  it("ollama: object arguments, tool results named after their call, options block, no auth", async () => {
+    const { body, headers } = await captured("ollama");
+    expect(headers.authorization).toBeUndefined();
+    expect(body).toEqual({
+      model: "m-1",
+      stream: true,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "List the files." },
+        { role: "assistant", content: "Looking.", tool_calls: [{ function: { name: "list_dir", arguments: { path: "." } } }] },
+        { role: "tool", content: "a.txt\nb.txt", tool_name: "list_dir" },
+        { role: "user", content: "Thanks. Now read a.txt." },
+      ],
+      tools: [{ type: "function", function: { name: "list_dir", description: "List a directory", parameters: transcript.tools[0]!.parameters } }],
+      options: { num_predict: 512, temperature: 0.2, stop: ["END"] },
+    });
+  });
+
+  it("local: an OpenAI-compatible body with max_tokens and no key", async () => {
+    const { body, headers } = await captured("local");
+    expect(headers.authorization).toBeUndefined();
+    expect(body.max_tokens).toBe(512);
+    expect(body.max_completion_tokens).toBeUndefined();
+    expect(body.messages[0]).toEqual({ role: "system", content: "Be brief." });
+  });
+
+  it("merges provider-specific extra fields into the body", async () => {
+    const format = FORMATS[0]!;
+    const srv = await serve(format, TEXT_SCRIPT);
+    await client(format.env(srv.url)).completeWithRetries(
+      request("anthropic", { extra: { thinking: { type: "enabled", budget_tokens: 2048 } } }),
+    );
+    expect(srv.requests[0]!.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+});
