@@ -173,7 +173,10 @@ export class HttpExchange {
   }
 
   private arm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.ac.abort(new Error("timeout"));

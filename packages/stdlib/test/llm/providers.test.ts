@@ -6,10 +6,10 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmError, type LlmEvent } from "../../src/llm";
+import { LlmClient, LlmError, type LlmEvent } from "../../src/llm";
 import { client, FORMATS, request, SECRET } from "./helpers";
 import { sendJson, sendStream, startServer, type TestServer } from "./server";
-import { openAiChatStream, sseFrame, type Script } from "./wire";
+import { openAiChatBody, openAiChatStream, sseFrame, type Script } from "./wire";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -95,6 +95,29 @@ describe.each(FORMATS)("$provider wire format", (format) => {
     expect(res.tool_calls.map((c) => c.arguments)).toEqual([{ path: "a.txt" }, { pattern: "foéo", max: 10 }, {}]);
   });
 
+  it("reads bodies delivered one byte per chunk", async () => {
+    const srv = await serve(format, { ...TOOLS_SCRIPT, reasoning: TEXT_SCRIPT.reasoning, text: TEXT_SCRIPT.text });
+    // The real server's body, re-cut into single-byte chunks on the way in:
+    // every frame boundary and every multi-byte character is split.
+    const bytewise: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      let i = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (i < bytes.length) controller.enqueue(bytes.subarray(i, ++i));
+          else controller.close();
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const llm = new LlmClient({ env: format.env(srv.url), fetch: bytewise });
+    const res = await llm.completeWithRetries(request(format.provider));
+    expect(res.text).toBe("Héllo wörld 🌍, done.");
+    expect(res.reasoning).toBe("Let me think.");
+    expect(res.tool_calls.map((c) => c.arguments)).toEqual([{ path: "a.txt" }, { pattern: "foéo", max: 10 }, {}]);
+  });
+
   it("gives the identical result over the non-streaming transport", async () => {
     for (const script of [TEXT_SCRIPT, TOOLS_SCRIPT]) {
       const srv = await serve(format, script);
@@ -162,6 +185,14 @@ describe("OpenAI-compatible tool-call fragments", () => {
       { id: "call_second", name: "grep", arguments: { pattern: "foéo", max: 10 } },
       { id: "call_third", name: "list_dir", arguments: {} },
     ]);
+  });
+
+  it("reads a single JSON document from a server that ignores stream: true", async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, openAiChatBody(TOOLS_SCRIPT)));
+    const res = await client({ LOCAL_LLM_BASE_URL: server.url }).completeWithRetries(request("local"));
+    expect(server.requests[0]!.body.stream).toBe(true);
+    expect(res.tool_calls.map((c) => c.name)).toEqual(["read_file", "grep", "list_dir"]);
+    expect(res.text).toBe("Checking three things.");
   });
 
   it("accepts a body that ends after the finish reason without [DONE]", async () => {

@@ -50,7 +50,9 @@ export abstract class HttpProvider implements LlmProvider {
       const body = this.body(request, streaming);
       if (request.extra) Object.assign(body, request.extra);
       const res = await ex.open(body);
-      if (streaming) yield* this.readStream(ex, res, request);
+      // Some OpenAI-compatible servers ignore `stream: true` and answer
+      // with one JSON document; read that as the non-streaming body.
+      if (streaming && !isJsonDocument(res)) yield* this.readStream(ex, res, request);
       else yield* this.readBody(ex, await ex.json(res), request);
     } finally {
       ex.close();
@@ -77,6 +79,10 @@ export abstract class HttpProvider implements LlmProvider {
   protected abstract readStream(ex: HttpExchange, res: Response, request: LlmRequest): AsyncGenerator<LlmEvent>;
   /** Normalized events of a complete (non-streaming) response body. */
   protected abstract readBody(ex: HttpExchange, body: unknown, request: LlmRequest): Iterable<LlmEvent>;
+}
+
+function isJsonDocument(res: Response): boolean {
+  return /^application\/json\b/i.test(res.headers.get("content-type") ?? "");
 }
 
 /** Small helpers for reading untyped wire JSON without `any`. */
