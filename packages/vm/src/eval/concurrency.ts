@@ -1,0 +1,677 @@
+/**
+ * Concurrency (spec/semantics.md §9): spawn/await/cancel, parallel fan-out,
+ * channels and `select`, `deadline`, `mutex`, atomics and `sleep`.
+ *
+ * Tasks are cooperative on the one JS thread: a task lets others run only
+ * while it waits. Every wait honours the waiting task's current abort
+ * signal, so cancellation and deadlines interrupt sleeps and channel waits
+ * promptly, and pending timers are cleared (nothing keeps Node alive).
+ */
+import type * as A from "@harn/parser";
+import { HarnError } from "../errors";
+import type { BuiltinFn, CallContext } from "../runtime";
+import { RuntimeSlot } from "../runtime";
+import {
+  HAtomic,
+  HChannel,
+  HClosure,
+  HDict,
+  HDuration,
+  HFloat,
+  HGenerator,
+  HTask,
+  type Int,
+  type IterStep,
+  type Value,
+  equals,
+  err,
+  ok,
+  truthy,
+  typeOf,
+} from "../values";
+import { intAdd } from "../ops";
+import { Ctl } from "./control";
+import { type Compiler, DONE, type Stepper } from "./compile";
+import { ClosureImpl, type Ev, type Frame } from "./frame";
+import { located, then } from "./helpers";
+import type { Interpreter, VmCallContext } from "./interpreter";
+import { CANCELLED_TEXT, Task, raceSignal, sleepMs } from "./task";
+
+// ---------------------------------------------------------------------------
+// Channels
+
+export class ChannelState {
+  readonly queue: Value[] = [];
+  closed = false;
+  private waiters: (() => void)[] = [];
+  constructor(readonly capacity: number) {}
+
+  notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Resolves at the next send, receive or close. */
+  changed(signal: AbortSignal): Promise<void> {
+    return raceSignal(new Promise<void>((resolve) => this.waiters.push(resolve)), signal);
+  }
+
+  tryTake(): { v: Value } | null {
+    if (this.queue.length === 0) return null;
+    const v = this.queue.shift()!;
+    this.notify();
+    return { v };
+  }
+}
+
+function chanState(ch: HChannel): ChannelState {
+  return ch.impl as ChannelState;
+}
+
+export function makeChannel(name: string, capacity: number): HChannel {
+  return new HChannel(name, new ChannelState(Math.max(1, capacity)));
+}
+
+export async function channelSend(ch: HChannel, v: Value, signal: AbortSignal): Promise<boolean> {
+  const st = chanState(ch);
+  while (!st.closed && st.queue.length >= st.capacity) await st.changed(signal);
+  if (st.closed) return false;
+  st.queue.push(v);
+  st.notify();
+  return true;
+}
+
+export function channelReceive(ch: HChannel, signal: AbortSignal): Value | Promise<Value> {
+  const st = chanState(ch);
+  const t = st.tryTake();
+  if (t) return t.v;
+  if (st.closed) return null;
+  return (async () => {
+    for (;;) {
+      await st.changed(signal);
+      const x = st.tryTake();
+      if (x) return x.v;
+      if (st.closed) return null;
+    }
+  })();
+}
+
+// ---------------------------------------------------------------------------
+// Locks (the `mutex` block's process-wide default lock, §9.8)
+
+export class NamedLocks {
+  private readonly held = new Map<string, { queue: (() => void)[] }>();
+  async acquire(name: string, signal: AbortSignal): Promise<void> {
+    const h = this.held.get(name);
+    if (!h) {
+      this.held.set(name, { queue: [] });
+      return;
+    }
+    await raceSignal(new Promise<void>((resolve) => h.queue.push(resolve)), signal);
+  }
+  tryAcquire(name: string): boolean {
+    if (this.held.has(name)) return false;
+    this.held.set(name, { queue: [] });
+    return true;
+  }
+  release(name: string): void {
+    const h = this.held.get(name);
+    if (!h) return;
+    const next = h.queue.shift();
+    if (next) next();
+    else this.held.delete(name);
+  }
+}
+
+export const LOCKS = new RuntimeSlot<NamedLocks>("vm.locks", () => new NamedLocks());
+
+// ---------------------------------------------------------------------------
+
+function durationMs(v: Value): number {
+  if (v instanceof HDuration) return v.ms;
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (v instanceof HFloat) return v.v;
+  return 0;
+}
+
+function taskOf(ctx: CallContext): Task {
+  return ctx.task as Task;
+}
+
+export class Concurrency {
+  /** Builtins the interpreter handles itself (§7.5). */
+  readonly specials = new Map<string, BuiltinFn>();
+
+  constructor(readonly interp: Interpreter) {
+    this.specials.set("await", (args, ctx) => this.await(args[0] ?? null, ctx));
+    this.specials.set("cancel", (args) => {
+      const h = args[0];
+      if (h instanceof HTask) {
+        const t = h.impl as Task;
+        t.awaited = true;
+        t.cancel();
+      }
+      return null;
+    });
+    this.specials.set("cancel_graceful", (args, ctx) => this.cancelGraceful(args[0] ?? null, args[1] ?? null, ctx));
+    this.specials.set("is_cancelled", (_args, ctx) => taskOf(ctx).cancelRequested || taskOf(ctx).ac.signal.aborted);
+    this.installBuiltins();
+  }
+
+  /** Run a closure body as a task; settles the task, never rejects. */
+  startTask(child: Task, impl: ClosureImpl, args: Value[], fr: Frame): void {
+    const interp = this.interp;
+    child.promise = Promise.resolve()
+      .then(() => {
+        child.signal.throwIfAborted();
+        const f = interp.newFrame(impl, args, fr, null, child);
+        return f instanceof Promise ? f.then((x) => interp.start(x)) : interp.start(f);
+      })
+      .then(
+        (v) => {
+          child.result = v;
+          child.done = true;
+        },
+        (e) => {
+          child.error = e instanceof HarnError ? e.escaped(e.span?.line ?? 0) : e;
+          child.done = true;
+        },
+      );
+  }
+
+  private await(h: Value, ctx: CallContext): Value | Promise<Value> {
+    if (!(h instanceof HTask)) return h;
+    const t = h.impl as Task;
+    if (t.awaited) return null;
+    const finish = () => {
+      if (t.awaited) return null;
+      t.awaited = true;
+      if (t.error !== null) throw t.error;
+      ctx.out(t.output());
+      return t.result;
+    };
+    if (t.done) return finish();
+    return raceSignal(t.promise!, ctx.signal).then(finish);
+  }
+
+  private async cancelGraceful(h: Value, timeout: Value, ctx: CallContext): Promise<Value> {
+    if (!(h instanceof HTask)) return ok(null);
+    const t = h.impl as Task;
+    if (t.awaited) return ok(null);
+    t.cancelRequested = true;
+    const ms = timeout === null ? 5000 : durationMs(timeout);
+    if (!t.done) {
+      const ac = new AbortController();
+      const link = () => ac.abort(ctx.signal.reason);
+      ctx.signal.addEventListener("abort", link, { once: true });
+      try {
+        await Promise.race([t.promise!, sleepMs(ms, ac.signal).catch(() => undefined)]);
+      } finally {
+        ctx.signal.removeEventListener("abort", link);
+        ac.abort();
+      }
+      ctx.signal.throwIfAborted();
+    }
+    t.awaited = true;
+    if (!t.done) {
+      t.cancel();
+      return err("cancel_graceful: timeout, task forcefully aborted");
+    }
+    if (t.error !== null) return err(t.error instanceof HarnError ? t.error.description() : String(t.error));
+    return ok(t.result);
+  }
+
+  // -------------------------------------------------------------------------
+  // Language forms
+
+  compileSpawn(c: Compiler, n: A.SpawnExpr): Ev {
+    const proto = c.compileFunction(null, [], n.body, n.span, { returnsLast: true, allowRest: false });
+    const mk = c.makeClosure(proto);
+    return (fr) => {
+      const parent = fr.task;
+      const closure = mk(fr) as HClosure;
+      const child = new Task(`${parent.id}:spawn:${++parent.spawnCount}`, parent, null);
+      linkToSignal(child, parent.signal);
+      const handle = new HTask(`vm_task_${++parent.handleCount}`, child);
+      this.startTask(child, closure.impl as ClosureImpl, [], fr);
+      return handle;
+    };
+  }
+
+  compileParallel(c: Compiler, n: A.Parallel): Ev {
+    const params = n.variable ? [{ name: n.variable, type: null, default: null, rest: false, span: n.span }] : [];
+    const proto = c.compileFunction(null, params, n.body, n.span, { returnsLast: true, allowRest: false });
+    const mk = c.makeClosure(proto);
+    const src = c.expr(n.expr);
+    const maxOpt = n.options.find(([k]) => k === "max_concurrent");
+    const maxEv = maxOpt ? c.expr(maxOpt[1]) : null;
+    const mode = n.mode;
+    const kind = mode === "count" ? "parallel" : mode === "each" ? "parallel_each" : mode === "settle" ? "parallel_settle" : "parallel_each_stream";
+    const file = c.file;
+    const span = n.span;
+    return (fr) =>
+      then(src(fr), (s) =>
+        then(maxEv ? maxEv(fr) : null, (mx): any => {
+          let items: Value[];
+          if (mode === "count") {
+            const count = typeof s === "number" && s > 0 ? s : 0;
+            items = Array.from({ length: count }, (_, i) => i);
+          } else {
+            if (!Array.isArray(s)) return null;
+            items = s;
+          }
+          let limit = 0;
+          if (mx !== null) {
+            if (typeof mx !== "number" && typeof mx !== "bigint") throw located(HarnError.type(`parallel max_concurrent must be an int; got ${typeOf(mx)}`), span, file);
+            limit = Number(mx) > 0 ? Number(mx) : 0;
+          }
+          const parent = fr.task;
+          const group = `${parent.id}:${kind}:${++parent.fanoutCount}`;
+          const closure = mk(fr) as HClosure;
+          const impl = closure.impl as ClosureImpl;
+          const tasks = items.map((_, i) => {
+            const t = new Task(`${group}:${i}`, parent, null);
+            linkToSignal(t, parent.signal);
+            return t;
+          });
+          const run = this.runFanout(tasks, items, impl, fr, limit);
+          if (mode === "eachStream") return this.fanoutStream(tasks, run);
+          return run.then(() => {
+            if (mode === "settle") {
+              let failed = 0;
+              const results = tasks.map((t) => {
+                if (t.error !== null) {
+                  failed++;
+                  return err(t.error instanceof HarnError ? t.error.description() : String(t.error));
+                }
+                parent.write(t.output());
+                return ok(t.result);
+              });
+              return HDict.of({ failed, results, succeeded: tasks.length - failed });
+            }
+            for (const t of tasks) {
+              if (t.error !== null) throw t.error;
+              parent.write(t.output());
+            }
+            return tasks.map((t) => t.result);
+          });
+        }),
+      );
+  }
+
+  /** Start tasks in order, at most `limit` at a time (0: unlimited). */
+  private runFanout(tasks: Task[], items: Value[], impl: ClosureImpl, fr: Frame, limit: number): Promise<void> {
+    if (tasks.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      let next = 0;
+      let running = 0;
+      let finished = 0;
+      const launch = () => {
+        while (next < tasks.length && (limit === 0 || running < limit)) {
+          const i = next++;
+          const t = tasks[i]!;
+          running++;
+          this.startTask(t, impl, [items[i]!], fr);
+          t.promise!.then(() => {
+            running--;
+            finished++;
+            if (finished === tasks.length) resolve();
+            else launch();
+          });
+        }
+      };
+      launch();
+    });
+  }
+
+  /** `parallel each … as stream`: results in completion order (§9.4). */
+  private fanoutStream(tasks: Task[], all: Promise<void>): HGenerator {
+    const order: Task[] = [];
+    const waiters: (() => void)[] = [];
+    for (const t of tasks)
+      t.promise!.then(() => {
+        order.push(t);
+        waiters.splice(0).forEach((f) => f());
+      });
+    void all;
+    let taken = 0;
+    let gen: HGenerator;
+    const pull = (): IterStep | Promise<IterStep> => {
+      if (taken >= tasks.length) {
+        gen.done = true;
+        return { done: true, value: null };
+      }
+      if (order.length > taken) {
+        const t = order[taken++]!;
+        if (t.error !== null) {
+          for (const o of tasks) if (!o.done) o.cancel();
+          taken = tasks.length;
+          gen.done = true;
+          throw t.error;
+        }
+        return { done: false, value: t.result };
+      }
+      return new Promise<void>((resolve) => waiters.push(resolve)).then(pull);
+    };
+    gen = new HGenerator(true, pull, null);
+    return gen;
+  }
+
+  compileSelect(c: Compiler, n: A.SelectExpr): Ev {
+    const chans = n.cases.map((k) => c.expr(k.channel));
+    const bodies = n.cases.map((k) => {
+      c.pushScope();
+      try {
+        const slot = k.variable === "_" ? -1 : c.declareLocal(k.variable, false);
+        return { slot, body: c.block(k.body, true) };
+      } finally {
+        c.popScope();
+      }
+    });
+    const timeout = n.timeout ? { dur: c.expr(n.timeout.duration), body: c.scopedBlock(n.timeout.body, true) } : null;
+    const dflt = n.defaultBody ? c.scopedBlock(n.defaultBody, true) : null;
+    const file = c.file;
+    const span = n.span;
+    return (fr) =>
+      then(evalAll(chans, fr), (cs) =>
+        then(timeout ? timeout.dur(fr) : null, (d) => {
+          const states = cs.map((ch) => {
+            if (!(ch instanceof HChannel)) throw located(HarnError.thrown("select: all arguments must be channels"), span, file);
+            return chanState(ch);
+          });
+          const poll = (): any => {
+            for (let i = 0; i < states.length; i++) {
+              const t = states[i]!.tryTake();
+              if (t) {
+                const b = bodies[i]!;
+                if (b.slot >= 0) fr.s[b.slot] = t.v;
+                return { run: b.body };
+              }
+            }
+            return null;
+          };
+          const first = poll();
+          if (first) return first.run(fr);
+          if (dflt) return dflt(fr);
+          const task = fr.task;
+          const deadlineAt = timeout ? performance.now() + durationMs(d) : Infinity;
+          return (async () => {
+            for (;;) {
+              if (states.length > 0 && states.every((s) => s.closed && s.queue.length === 0) && !timeout) return null;
+              const ac = new AbortController();
+              const link = () => ac.abort(task.signal.reason);
+              task.signal.addEventListener("abort", link, { once: true });
+              const waits: Promise<unknown>[] = states.map((s) => s.changed(ac.signal).catch(() => undefined));
+              let timedOut = false;
+              if (timeout) {
+                const left = deadlineAt - performance.now();
+                waits.push(
+                  sleepMs(Math.max(0, left), ac.signal).then(
+                    () => {
+                      timedOut = true;
+                    },
+                    () => undefined,
+                  ),
+                );
+              }
+              try {
+                await Promise.race(waits);
+              } finally {
+                task.signal.removeEventListener("abort", link);
+                ac.abort();
+              }
+              task.checkAborted();
+              const got = poll();
+              if (got) {
+                const r = got.run(fr);
+                return r instanceof Promise ? await r : r;
+              }
+              if (timedOut || (timeout && performance.now() >= deadlineAt)) {
+                const r = timeout!.body(fr);
+                return r instanceof Promise ? await r : r;
+              }
+            }
+          })();
+        }),
+      );
+  }
+
+  compileDeadline(c: Compiler, n: A.DeadlineBlock): Ev {
+    const dur = c.expr(n.duration);
+    const body = c.scopedBlock(n.body, true);
+    const file = c.file;
+    const span = n.span;
+    return (fr) =>
+      then(dur(fr), (d) => {
+        const ms = durationMs(d);
+        const task = fr.task;
+        const outer = task.signal;
+        const ac = new AbortController();
+        const onOuter = () => ac.abort(outer.reason);
+        if (outer.aborted) ac.abort(outer.reason);
+        else outer.addEventListener("abort", onOuter, { once: true });
+        const timer = setTimeout(() => ac.abort(located(HarnError.thrown("Deadline exceeded"), span, file)), Math.max(0, ms));
+        task.signal = ac.signal;
+        const cleanup = () => {
+          clearTimeout(timer);
+          outer.removeEventListener("abort", onOuter);
+          task.signal = outer;
+        };
+        let r;
+        try {
+          r = body(fr);
+        } catch (e) {
+          cleanup();
+          throw e;
+        }
+        if (r instanceof Promise)
+          return r.then(
+            (v) => {
+              cleanup();
+              return v;
+            },
+            (e) => {
+              cleanup();
+              throw e;
+            },
+          );
+        cleanup();
+        return r;
+      });
+  }
+
+  compileMutex(c: Compiler, n: A.MutexBlock): Ev {
+    const body = c.scopedBlock(n.body, false);
+    const rt = this.interp.rt;
+    return (fr) => {
+      const locks = rt.slot(LOCKS);
+      const run = () => {
+        let r;
+        try {
+          r = body(fr);
+        } catch (e) {
+          locks.release("__default__");
+          throw e;
+        }
+        const done = (x: unknown) => {
+          locks.release("__default__");
+          return x instanceof Ctl ? x : null;
+        };
+        if (r instanceof Promise)
+          return r.then(done, (e) => {
+            locks.release("__default__");
+            throw e;
+          });
+        return done(r);
+      };
+      if (locks.tryAcquire("__default__")) return run();
+      return locks.acquire("__default__", fr.task.signal).then(run);
+    };
+  }
+
+  channelStepper(ch: HChannel, fr: Frame): Stepper {
+    return {
+      next: () => {
+        const st = chanState(ch);
+        const t = st.tryTake();
+        if (t) return t.v;
+        if (st.closed) return DONE;
+        return (async () => {
+          for (;;) {
+            await st.changed(fr.task.signal);
+            const x = st.tryTake();
+            if (x) return x.v;
+            if (st.closed) return DONE;
+          }
+        })();
+      },
+    };
+  }
+
+  // -------------------------------------------------------------------------
+  // Builtins (§9.5, §9.7; stdlib.md §18.1–18.2)
+
+  private installBuiltins(): void {
+    const rt = this.interp.rt;
+    const def = (name: string, fn: BuiltinFn) => rt.defineBuiltin(name, fn);
+    def("sleep", (args, ctx) => {
+      const ms = durationMs(args[0] ?? null);
+      if (ms <= 0) return null;
+      return sleepMs(ms, ctx.signal).then(() => null);
+    });
+    def("channel", (args) => {
+      const name = args.length > 0 && args[0] !== null ? displayName(args[0]!) : "default";
+      const cap = typeof args[1] === "number" ? args[1] : 256;
+      return makeChannel(name, cap);
+    });
+    const needChan = (fn: string, args: Value[], min = 1): HChannel => {
+      if (args.length < min) throw HarnError.thrown(fn === "send" ? "send: requires channel and value" : `${fn}: requires a channel`);
+      const ch = args[0];
+      if (!(ch instanceof HChannel)) throw HarnError.thrown(`${fn}: first argument must be a channel`);
+      return ch;
+    };
+    def("send", (args, ctx) => channelSend(needChan("send", args, 2), args[1] ?? null, ctx.signal));
+    def("receive", (args, ctx) => channelReceive(needChan("receive", args), ctx.signal));
+    def("try_receive", (args) => {
+      const t = chanState(needChan("try_receive", args)).tryTake();
+      return t ? t.v : null;
+    });
+    def("close_channel", (args) => {
+      const st = chanState(needChan("close_channel", args));
+      st.closed = true;
+      st.notify();
+      return null;
+    });
+    def("select", (args, ctx) => {
+      if (args.length === 0) throw HarnError.thrown("select: requires at least one channel");
+      if (!args.every((a) => a instanceof HChannel)) throw HarnError.thrown("select: all arguments must be channels");
+      return selectChannels(args as HChannel[], null, ctx.signal).then(
+        (r) => r ?? HDict.of({ channel: null, index: -1, value: null }),
+      );
+    });
+    def("channel_select", (args, ctx) => {
+      const list = args[0];
+      if (!Array.isArray(list) || !list.every((a) => a instanceof HChannel)) throw HarnError.thrown("channel_select: expected a list of channels");
+      const t = args.length > 1 && args[1] !== null ? durationMs(args[1]!) : null;
+      return selectChannels(list as HChannel[], t, ctx.signal);
+    });
+    def("atomic", (args) => {
+      const v = args[0] ?? null;
+      let n: Int = 0;
+      if (typeof v === "number" || typeof v === "bigint") n = v;
+      else if (v instanceof HFloat) n = Number.isFinite(v.v) ? Math.trunc(v.v) : 0;
+      else if (typeof v === "boolean") n = v ? 1 : 0;
+      return new HAtomic(n);
+    });
+    def("atomic_get", (args) => (args[0] instanceof HAtomic ? args[0].value : null));
+    def("atomic_set", (args) => {
+      const a = args[0];
+      const v = args[1];
+      if (!(a instanceof HAtomic) || (typeof v !== "number" && typeof v !== "bigint")) return null;
+      const prev = a.value;
+      a.value = v;
+      return prev;
+    });
+    def("atomic_add", (args) => {
+      const a = args[0];
+      const d = args.length > 1 ? args[1]! : 1;
+      if (!(a instanceof HAtomic) || (typeof d !== "number" && typeof d !== "bigint")) return null;
+      const prev = a.value;
+      a.value = intAdd(prev, d);
+      return prev;
+    });
+    def("atomic_cas", (args) => {
+      const [a, expected, next] = args;
+      if (!(a instanceof HAtomic) || (typeof next !== "number" && typeof next !== "bigint")) return false;
+      if (!equals(a.value, expected ?? null)) return false;
+      a.value = next;
+      return true;
+    });
+  }
+}
+
+function displayName(v: Value): string {
+  return typeof v === "string" ? v : String(v instanceof HFloat ? v.v : v);
+}
+
+/** Cancel `child` when `signal` aborts (task cancel or a `deadline`). */
+function linkToSignal(child: Task, signal: AbortSignal): void {
+  if (signal.aborted) {
+    child.cancel(signal.reason);
+    return;
+  }
+  const onAbort = () => child.cancel(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const p = () => signal.removeEventListener("abort", onAbort);
+  // Detach once the child is done so long-lived signals do not accumulate.
+  queueMicrotask(() => child.promise?.then(p));
+}
+
+async function selectChannels(chs: HChannel[], timeoutMs: number | null, signal: AbortSignal): Promise<HDict | null> {
+  const deadline = timeoutMs === null ? Infinity : performance.now() + timeoutMs;
+  for (;;) {
+    for (let i = 0; i < chs.length; i++) {
+      const t = chanState(chs[i]!).tryTake();
+      if (t) return HDict.of({ channel: chs[i]!.name, index: i, value: t.v });
+    }
+    if (chs.every((c) => chanState(c).closed)) return null;
+    const left = deadline - performance.now();
+    if (left <= 0) return null;
+    const ac = new AbortController();
+    const link = () => ac.abort(signal.reason);
+    signal.addEventListener("abort", link, { once: true });
+    const waits: Promise<unknown>[] = chs.map((c) => chanState(c).changed(ac.signal).catch(() => undefined));
+    if (left !== Infinity) waits.push(sleepMs(left, ac.signal).catch(() => undefined));
+    try {
+      await Promise.race(waits);
+    } finally {
+      signal.removeEventListener("abort", link);
+      ac.abort();
+    }
+    signal.throwIfAborted();
+  }
+}
+
+function evalAll(evs: Ev[], fr: Frame): Value[] | Promise<Value[]> {
+  const out: Value[] = [];
+  const step = (i: number): Value[] | Promise<Value[]> => {
+    for (; i < evs.length; i++) {
+      const v = evs[i]!(fr);
+      if (v instanceof Promise) {
+        const k = i;
+        return v.then((x) => {
+          out.push(x);
+          return step(k + 1);
+        });
+      }
+      out.push(v);
+    }
+    return out;
+  };
+  return step(0);
+}
+
+export { CANCELLED_TEXT, truthy };
+export type { VmCallContext };

@@ -1,0 +1,108 @@
+/**
+ * Run-time structures of the evaluator: function prototypes (compiled once),
+ * closures (prototype + captured snapshot), frames (one per invocation) and
+ * call sites.
+ *
+ * Variables are resolved at compile time to slots of the invocation's frame
+ * array: `[captured..., parameters..., locals...]`. Because closures capture
+ * *copies* (spec/semantics.md §5.4), a flat per-invocation array is exact:
+ * creating a closure copies the captured slots, calling it copies them into
+ * the new frame, and writes never leak out.
+ */
+import type { Span, TypeExpr } from "@harn/parser";
+import type { Value } from "../values";
+import type { BlockScope } from "./scope";
+import type { Task } from "./task";
+
+export type Ev = (fr: Frame) => any;
+
+export interface ParamInfo {
+  name: string;
+  slot: number;
+  def: Ev | null;
+  rest: boolean;
+  type: TypeExpr | null;
+  span: Span;
+}
+
+const NO_INTERFACES = new Set<string>();
+
+/** The root frame of the module a function was compiled in, once it ran:
+ * module functions late-bind the module's own top-level names from it. */
+export interface ModuleHome {
+  frame: Frame | null;
+  scope: BlockScope | null;
+}
+const NO_HOME: ModuleHome = { frame: null, scope: null };
+
+export class FnProto {
+  /** Slots copied from the creating frame, in capture order. */
+  captureFrom: number[] = [];
+  /** Where each captured value goes in this function's frame. */
+  captureTo: number[] = [];
+  nslots = 0;
+  params: ParamInfo[] = [];
+  body: Ev = () => null;
+  /** Closures and `fn` expressions return their last value; named `fn`
+   * declarations and impl methods return nil without `return`. */
+  returnsLast = false;
+  generator: "none" | "generator" | "stream" = "none";
+  /** Any parameter carries a checkable type annotation (§7.3). */
+  typed = false;
+  /** Interface names declared in the program (§7.8 parameter checks). */
+  interfaces: Set<string> = NO_INTERFACES;
+  home: ModuleHome = NO_HOME;
+  /** Rest parameter index, or -1. */
+  restIndex = -1;
+  constructor(
+    readonly name: string | null,
+    readonly file: string,
+    readonly span: Span,
+  ) {}
+  get displayParams(): string[] {
+    return this.params.map((p) => p.name);
+  }
+}
+
+/** A closure's evaluator half: `HClosure.impl`. */
+export class ClosureImpl {
+  constructor(
+    readonly proto: FnProto,
+    readonly captured: Value[],
+    /** Native body (struct constructors). */
+    readonly native: ((args: Value[]) => Value) | null = null,
+  ) {}
+}
+
+/** A call site: where late-bound function names are looked up (§5.4). */
+export class Site {
+  constructor(
+    readonly scope: BlockScope,
+    /** Declarations with a smaller order are visible here. */
+    readonly order: number,
+    readonly span: Span | null,
+  ) {}
+}
+
+export class Frame {
+  readonly s: Value[];
+  ret: Value = null;
+  /** Registered `defer` bodies (LIFO at exit). */
+  defers: Ev[] | null = null;
+  /** Generator state when this frame runs a generator body. */
+  gen: unknown = null;
+  /** One-entry cache of late-bound name lookups (most functions late-bind
+   * at most their own name). */
+  ck: string | null = null;
+  cv: Value = null;
+  ctx: unknown = null;
+  constructor(
+    readonly proto: FnProto,
+    readonly task: Task,
+    /** The caller frame and call site, for late-bound names. */
+    readonly dynFr: Frame | null,
+    readonly dynSite: Site | null,
+  ) {
+    this.s = new Array(proto.nslots).fill(null);
+  }
+}

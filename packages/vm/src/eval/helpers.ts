@@ -1,0 +1,81 @@
+/**
+ * Maybe-async plumbing shared by compiled nodes: evaluate a list of nodes
+ * synchronously and switch to an async continuation only when one of them
+ * returned a promise, so code that never suspends never allocates one.
+ */
+import type { Span } from "@harn/parser";
+import { HarnError } from "../errors";
+import { HDict, type Value, typeOf } from "../values";
+import { Ctl } from "./control";
+import type { Ev, Frame } from "./frame";
+
+/** Attach a location to an error that has none yet. */
+export function located(e: unknown, span: Span | null, file: string): unknown {
+  if (e instanceof HarnError && e.span === null && span) {
+    e.span = span;
+    e.file = file;
+  }
+  return e;
+}
+
+export function spreadList(v: Value): Value[] {
+  if (Array.isArray(v)) return v;
+  throw HarnError.type(`cannot destructure ${typeOf(v)} with [...] pattern — expected list`);
+}
+
+export function spreadDict(v: Value): HDict {
+  if (v instanceof HDict) return v;
+  throw HarnError.type(`cannot destructure ${typeOf(v)} with {...} pattern — expected dict`);
+}
+
+/** Evaluate argument/element nodes left to right; `spread[i]` flattens. */
+export function evalArgs(evs: Ev[], spread: boolean[] | null, fr: Frame): Value[] | Promise<Value[]> {
+  const out: Value[] = [];
+  for (let i = 0; i < evs.length; i++) {
+    const v = evs[i]!(fr);
+    if (v instanceof Promise) return evalArgsAsync(evs, spread, fr, out, i, v);
+    if (spread !== null && spread[i]) {
+      const xs = spreadList(v);
+      for (let j = 0; j < xs.length; j++) out.push(xs[j]!);
+    } else out.push(v);
+  }
+  return out;
+}
+
+async function evalArgsAsync(evs: Ev[], spread: boolean[] | null, fr: Frame, out: Value[], i: number, first: Promise<Value>): Promise<Value[]> {
+  let v: Value = await first;
+  for (;;) {
+    if (spread !== null && spread[i]) out.push(...spreadList(v));
+    else out.push(v);
+    if (++i >= evs.length) return out;
+    const r = evs[i]!(fr);
+    v = r instanceof Promise ? await r : r;
+  }
+}
+
+/** Run statements in order. Returns the last value when `lastValue`, a
+ * control signal if one occurred, otherwise nil. */
+export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): any {
+  let v: any = null;
+  for (let i = 0; i < stmts.length; i++) {
+    v = stmts[i]!(fr);
+    if (v instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, v);
+    if (v instanceof Ctl) return v;
+  }
+  return lastValue ? v : null;
+}
+
+async function runBlockAsync(stmts: Ev[], lastValue: boolean, fr: Frame, i: number, first: Promise<any>): Promise<any> {
+  let v = await first;
+  for (;;) {
+    if (v instanceof Ctl) return v;
+    if (++i >= stmts.length) return lastValue ? v : null;
+    v = stmts[i]!(fr);
+    if (v instanceof Promise) v = await v;
+  }
+}
+
+/** `then` for maybe-promises (allocates only on the async path). */
+export function then<T, U>(v: T | Promise<T>, k: (x: T) => U | Promise<U>): U | Promise<U> {
+  return v instanceof Promise ? v.then(k) : k(v);
+}

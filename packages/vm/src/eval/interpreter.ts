@@ -1,0 +1,600 @@
+/**
+ * The interpreter of one Runtime: calls, late-bound names, method dispatch,
+ * iteration, preemption, and the tables that declarations fill (enums,
+ * structs, impl methods). Program entry lives in program.ts, tasks and
+ * channels in concurrency.ts.
+ */
+import type { Span } from "@harn/parser";
+import { HarnError } from "../errors";
+import * as ops from "../ops";
+import type { CallContext, Runtime } from "../runtime";
+import {
+  HBuiltinRef,
+  HChannel,
+  HClosure,
+  HDict,
+  HGenerator,
+  HIter,
+  HRange,
+  HSet,
+  HStruct,
+  type Value,
+  err,
+  isCallable,
+  ok,
+  typeOf,
+} from "../values";
+import { Ctl, RET, TailCall } from "./control";
+import { ClosureImpl, Frame, type Site } from "./frame";
+import { DONE, type Stepper } from "./compile";
+import { Concurrency } from "./concurrency";
+import { makeGenerator, yieldFromFrame } from "./generator";
+import { located } from "./helpers";
+import { checkParams } from "./paramcheck";
+import { suggest } from "./suggest";
+import type { Task } from "./task";
+
+export const MAX_FRAMES = 512;
+/** How long a CPU-bound task may run before loops yield to the event loop
+ * (so timers, deadlines, Ctrl-C and test timeouts get a chance). */
+const QUANTUM_MS = 30;
+
+export class Interpreter {
+  readonly enumNames = new Set<string>(["Result"]);
+  readonly enumVariants = new Map<string, string[]>();
+  readonly structs = new Map<string, string[]>();
+  readonly interfaces = new Set<string>();
+  readonly impls = new Map<string, Map<string, HClosure>>();
+  /** Every name declared anywhere in compiled code: only these can be
+   * late-bound function names, so other names skip the call-site walk. */
+  readonly lateNames = new Set<string>();
+  readonly concurrency: Concurrency;
+  ticks = 0;
+  private lastYield = performance.now();
+  private readonly builtinRefs = new Map<string, HBuiltinRef>();
+
+  constructor(readonly rt: Runtime) {
+    this.concurrency = new Concurrency(this);
+  }
+
+  declareEnum(name: string, variants: string[]): void {
+    this.enumNames.add(name);
+    this.enumVariants.set(name, variants);
+  }
+
+  defineImplMethod(typeName: string, name: string, fn: HClosure): void {
+    let t = this.impls.get(typeName);
+    if (!t) this.impls.set(typeName, (t = new Map()));
+    t.set(name, fn);
+  }
+
+  // -------------------------------------------------------------------------
+  // Preemption
+
+  /** Called every 1024 loop back-edges: honours cancellation and, after a
+   * quantum of CPU time, yields to the event loop. */
+  slowTick(task: Task): Promise<void> | undefined {
+    this.ticks = 0;
+    task.checkAborted();
+    const now = performance.now();
+    if (now - this.lastYield < QUANTUM_MS) return undefined;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.lastYield = performance.now();
+      task.checkAborted();
+    });
+  }
+
+  // -------------------------------------------------------------------------
+  // Names
+
+  /** A late-bound closure visible from the call site chain (§5.4). */
+  lookupDyn(fr: Frame, name: string): HClosure | null {
+    if (!this.lateNames.has(name)) return null;
+    if (fr.ck === name) return fr.cv as HClosure | null;
+    let result: HClosure | null = null;
+    for (let f: Frame = fr; ; ) {
+      const caller = f.dynFr;
+      const site = f.dynSite;
+      if (!caller || !site) break;
+      const slot = site.scope.slotAt(name, site.order);
+      if (slot >= 0) {
+        const v = caller.s[slot];
+        result = v instanceof HClosure ? v : null;
+        break;
+      }
+      if (caller.ck === name) {
+        result = caller.cv as HClosure | null;
+        break;
+      }
+      f = caller;
+    }
+    if (result === null) {
+      const h = fr.proto.home;
+      if (h.frame && h.scope) {
+        const slot = h.scope.slotAt(name, Infinity);
+        const v = slot >= 0 ? h.frame.s[slot] : null;
+        if (v instanceof HClosure) result = v;
+      }
+    }
+    fr.ck = name;
+    fr.cv = result;
+    return result;
+  }
+
+  lookupCallable(fr: Frame, name: string, _site: Site): HClosure | null {
+    return this.lookupDyn(fr, name);
+  }
+
+  builtinRef(name: string): HBuiltinRef {
+    let r = this.builtinRefs.get(name);
+    if (!r) this.builtinRefs.set(name, (r = new HBuiltinRef(name)));
+    return r;
+  }
+
+  hasBuiltin(name: string): boolean {
+    return this.rt.builtins.has(name) || this.concurrency.specials.has(name) || name === "Ok" || name === "Err";
+  }
+
+  /** Read a name that did not resolve statically. */
+  lookupName(fr: Frame, name: string, site: Site): Value {
+    const c = this.lookupDyn(fr, name);
+    if (c) return c;
+    const g = this.rt.globals.get(name);
+    if (g !== undefined) return g;
+    if (this.hasBuiltin(name)) return this.builtinRef(name);
+    const names = new Set<string>();
+    site.scope.visibleNames(names);
+    for (const k of this.rt.globals.keys()) names.add(k);
+    for (const k of this.rt.builtins.keys()) names.add(k);
+    const s = suggest(name, names);
+    if (s) throw HarnError.runtime(`Undefined variable: ${name} (did you mean \`${s}\`?)`);
+    throw HarnError.undefinedVariable(name);
+  }
+
+  // -------------------------------------------------------------------------
+  // Calls
+
+  ctx(fr: Frame, site: Site | null): VmCallContext {
+    let c = fr.ctx as VmCallContext | null;
+    if (!c) fr.ctx = c = new VmCallContext(this, fr);
+    c.site = site;
+    c.span = site ? site.span : null;
+    return c;
+  }
+
+  callBuiltinByName(fr: Frame, name: string, args: Value[], site: Site): any {
+    const sp = this.concurrency.specials.get(name);
+    if (sp) return this.guardBuiltin(sp(args, this.ctx(fr, site)), site, fr);
+    const f = this.rt.builtins.get(name);
+    if (f) {
+      if (this.rt.denied.size > 0 && this.rt.denied.has(name)) {
+        throw located(HarnError.categorized(`Tool '${name}' is not permitted.`, "tool_rejected"), site.span, fr.proto.file);
+      }
+      let r;
+      try {
+        r = f(args, this.ctx(fr, site));
+      } catch (e) {
+        throw located(convertJsError(e), site.span, fr.proto.file);
+      }
+      return this.guardBuiltin(r, site, fr);
+    }
+    if (name === "Ok") return ok(args.length > 0 ? args[0]! : null);
+    if (name === "Err") return err(args.length > 0 ? args[0]! : null);
+    const s = suggest(name, this.rt.builtins.keys());
+    const e = s ? HarnError.runtime(`Undefined builtin: ${name} (did you mean \`${s}\`?)`) : HarnError.undefinedBuiltin(name);
+    throw located(e, site.span, fr.proto.file);
+  }
+
+  private guardBuiltin(r: any, site: Site, fr: Frame): any {
+    if (r instanceof Promise) return r.catch((e) => Promise.reject(located(convertJsError(e), site.span, fr.proto.file)));
+    return r;
+  }
+
+  /** Call any callable value (closure or builtin reference). */
+  callValue(fr: Frame, fn: Value, args: Value[], site: Site): any {
+    if (fn instanceof HClosure) return this.callClosure(fn, args, fr, site);
+    if (fn instanceof HBuiltinRef) return this.callBuiltinByName(fr, fn.name, args, site);
+    throw located(HarnError.type(`Cannot call ${typeOf(fn)}`), site.span, fr.proto.file);
+  }
+
+  callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
+    const impl = fn.impl as ClosureImpl;
+    if (impl.native !== null) return impl.native(args);
+    const task = caller.task;
+    if (task.depth >= MAX_FRAMES - 1) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
+    task.depth++;
+    let r;
+    try {
+      const fr = this.newFrame(impl, args, caller, site);
+      r = fr instanceof Promise ? fr.then((f) => this.start(f)) : this.start(fr);
+    } catch (e) {
+      task.depth--;
+      throw this.noteFrame(e, caller, site);
+    }
+    if (r instanceof Promise) {
+      return r.then(
+        (v) => {
+          task.depth--;
+          return v;
+        },
+        (e) => {
+          task.depth--;
+          throw this.noteFrame(e, caller, site);
+        },
+      );
+    }
+    task.depth--;
+    return r;
+  }
+
+  private noteFrame(e: unknown, caller: Frame, site: Site): unknown {
+    e = convertJsError(e);
+    if (e instanceof HarnError) {
+      if (e.span === null && site.span) {
+        e.span = site.span;
+        e.file = caller.proto.file;
+      }
+      if (site.span) e.frames.push({ name: caller.proto.name ?? "pipeline", file: caller.proto.file, line: site.span.line });
+    }
+    return e;
+  }
+
+  /** A new frame with captures and parameters bound (§7.2, §7.3). */
+  newFrame(impl: ClosureImpl, args: Value[], caller: Frame | null, site: Site | null, task?: Task): Frame | Promise<Frame> {
+    const proto = impl.proto;
+    const fr = new Frame(proto, task ?? caller!.task, caller, site);
+    const cap = impl.captured;
+    const to = proto.captureTo;
+    for (let i = 0; i < to.length; i++) fr.s[to[i]!] = cap[i]!;
+    const ps = proto.params;
+    const n = args.length;
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i]!;
+      if (p.rest) {
+        fr.s[p.slot] = i < n ? args.slice(i) : [];
+      } else if (i < n) {
+        fr.s[p.slot] = args[i]!;
+      } else if (p.def !== null) {
+        const d = p.def(fr);
+        if (d instanceof Promise) return this.bindRestAsync(fr, args, i, d);
+        fr.s[p.slot] = d;
+      }
+    }
+    if (proto.typed) checkParams(fr);
+    return fr;
+  }
+
+  private async bindRestAsync(fr: Frame, args: Value[], i: number, pending: Promise<Value>): Promise<Frame> {
+    const ps = fr.proto.params;
+    fr.s[ps[i]!.slot] = await pending;
+    for (i++; i < ps.length; i++) {
+      const p = ps[i]!;
+      if (p.rest) fr.s[p.slot] = i < args.length ? args.slice(i) : [];
+      else if (i < args.length) fr.s[p.slot] = args[i]!;
+      else if (p.def !== null) {
+        const d = p.def(fr);
+        fr.s[p.slot] = d instanceof Promise ? await d : d;
+      }
+    }
+    if (fr.proto.typed) checkParams(fr);
+    return fr;
+  }
+
+  /** Run a bound frame: generator creation, body, tail-call trampoline,
+   * defers. */
+  start(fr: Frame): any {
+    if (fr.proto.generator !== "none") return makeGenerator(this, fr);
+    return this.runFrame(fr);
+  }
+
+  runFrame(fr: Frame): any {
+    for (;;) {
+      let r;
+      try {
+        r = fr.proto.body(fr);
+      } catch (e) {
+        if (e instanceof Ctl) r = e;
+        else return this.exitWithError(fr, e);
+      }
+      if (r instanceof Promise) return this.runFrameAsync(fr, r);
+      if (r instanceof TailCall) {
+        const next = this.tailFrame(r);
+        if (next instanceof Promise) return this.runFrameAsync(fr, next.then((f) => f), true);
+        if (!(next instanceof Frame)) return next;
+        fr = next;
+        if (++this.ticks >= 1024) {
+          const y = this.slowTick(fr.task);
+          if (y) return this.runFrameAsync(fr, y.then(() => fr.proto.body(fr)));
+        }
+        continue;
+      }
+      return this.exit(fr, r);
+    }
+  }
+
+  /** Frame for a tail call, or the callee's immediate result (generators,
+   * natives). */
+  private tailFrame(tc: TailCall): Frame | Value | Promise<Frame | Value> {
+    const impl = tc.fn.impl as ClosureImpl;
+    const fr = this.newFrame(impl, tc.args, tc.from, tc.site);
+    const go = (f: Frame): Frame | Value => (f.proto.generator !== "none" ? makeGenerator(this, f) : f);
+    return fr instanceof Promise ? fr.then(go) : go(fr);
+  }
+
+  private async runFrameAsync(fr: Frame, pending: Promise<any>, isTailFrame = false): Promise<any> {
+    let r: any;
+    if (isTailFrame) {
+      const next = await pending;
+      if (!(next instanceof Frame)) return next;
+      fr = next;
+      try {
+        r = fr.proto.body(fr);
+        if (r instanceof Promise) r = await r;
+      } catch (e) {
+        if (e instanceof Ctl) r = e;
+        else return this.exitWithError(fr, e);
+      }
+    } else {
+      try {
+        r = await pending;
+      } catch (e) {
+        if (e instanceof Ctl) r = e;
+        else return this.exitWithError(fr, e);
+      }
+    }
+    for (;;) {
+      if (r instanceof TailCall) {
+        let next = this.tailFrame(r);
+        if (next instanceof Promise) next = await next;
+        if (!(next instanceof Frame)) return next;
+        fr = next;
+        if (++this.ticks >= 1024) {
+          const y = this.slowTick(fr.task);
+          if (y) await y;
+        }
+        try {
+          r = fr.proto.body(fr);
+          if (r instanceof Promise) r = await r;
+        } catch (e) {
+          if (e instanceof Ctl) r = e;
+          else return this.exitWithError(fr, e);
+        }
+        continue;
+      }
+      return this.exit(fr, r);
+    }
+  }
+
+  private exit(fr: Frame, r: any): any {
+    const v: Value = r === RET ? fr.ret : r instanceof Ctl ? null : fr.proto.returnsLast ? r : null;
+    if (fr.defers !== null) return this.runDefers(fr, v, false, null);
+    return v;
+  }
+
+  exitWithError(fr: Frame, e: unknown): any {
+    if (fr.defers !== null) return this.runDefers(fr, null, true, e);
+    throw e;
+  }
+
+  /** Run registered defers LIFO; a failing defer's error replaces the
+   * outcome (§8.6). */
+  runDefers(fr: Frame, v: Value, failed: boolean, error: unknown): any {
+    const ds = fr.defers!;
+    fr.defers = null;
+    for (let i = ds.length - 1; i >= 0; i--) {
+      let r;
+      try {
+        r = ds[i]!(fr);
+      } catch (e) {
+        failed = true;
+        error = e;
+        continue;
+      }
+      if (r instanceof Promise) return this.runDefersAsync(fr, ds, i, r, v, failed, error);
+    }
+    if (failed) throw error;
+    return v;
+  }
+
+  private async runDefersAsync(fr: Frame, ds: ((fr: Frame) => any)[], i: number, pending: Promise<any>, v: Value, failed: boolean, error: unknown): Promise<any> {
+    try {
+      await pending;
+    } catch (e) {
+      failed = true;
+      error = e;
+    }
+    for (i--; i >= 0; i--) {
+      try {
+        const r = ds[i]!(fr);
+        if (r instanceof Promise) await r;
+      } catch (e) {
+        failed = true;
+        error = e;
+      }
+    }
+    if (fr.defers !== null) return this.runDefers(fr, v, failed, error);
+    if (failed) throw error;
+    return v;
+  }
+
+  // -------------------------------------------------------------------------
+  // Methods (§7.7)
+
+  callMethod(fr: Frame, recv: Value, name: string, args: Value[], site: Site, span: Span): any {
+    const file = fr.proto.file;
+    if (recv instanceof HDict) {
+      if (recv.get("_namespace") === "stream") {
+        const f = recv.get(name);
+        if (isCallable(f)) return this.callValue(fr, f, args, site);
+      }
+      const m = this.rt.methods.get("dict")?.get(name);
+      if (m) return this.runMethod(m, recv, args, fr, site, span);
+      const f = recv.get(name);
+      if (isCallable(f)) return this.callValue(fr, f, args, site);
+      return null;
+    }
+    if (recv instanceof HStruct) {
+      const m = this.impls.get(recv.name)?.get(name);
+      if (m) return this.callClosure(m, [recv, ...args], fr, site);
+      const t = this.rt.methods.get("struct")?.get(name);
+      if (t) return this.runMethod(t, recv, args, fr, site, span);
+      return null;
+    }
+    if (recv instanceof HGenerator && name === "next") {
+      let step;
+      try {
+        step = recv.pull();
+      } catch (e) {
+        throw located(e, span, file);
+      }
+      const toDict = (s: { done: boolean; value: Value }) => HDict.of({ done: s.done, value: s.value });
+      return step instanceof Promise ? step.then(toDict, (e) => Promise.reject(located(e, span, file))) : toDict(step);
+    }
+    const table = this.rt.methods.get(typeOf(recv));
+    const m = table?.get(name);
+    if (m) return this.runMethod(m, recv, args, fr, site, span);
+    if (name === "iter" && isIterable(recv)) {
+      const it = this.rt.builtins.get("iter");
+      if (it) return this.callBuiltinByName(fr, "iter", [recv], site);
+    }
+    return null;
+  }
+
+  private runMethod(m: (r: Value, a: Value[], c: CallContext) => any, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): any {
+    const file = fr.proto.file;
+    let r;
+    try {
+      r = m(recv, args, this.ctx(fr, site));
+    } catch (e) {
+      throw located(convertJsError(e), span, file);
+    }
+    if (r instanceof Promise) return r.catch((e) => Promise.reject(located(convertJsError(e), span, file)));
+    return r;
+  }
+
+  // -------------------------------------------------------------------------
+  // Pipes (§4.11)
+
+  pipeInto(fr: Frame, v: Value, f: Value, site: Site): any {
+    if (f instanceof HClosure) return this.callClosure(f, [v], fr, site);
+    if (f instanceof HBuiltinRef) return this.callBuiltinByName(fr, f.name, [v], site);
+    if (typeof f === "string") {
+      const slot = site.scope.slotAt(f, site.order);
+      const local = slot >= 0 ? fr.s[slot] : null;
+      const c = local instanceof HClosure ? local : this.lookupDyn(fr, f);
+      if (c) return this.callClosure(c, [v], fr, site);
+      return this.callBuiltinByName(fr, f, [v], site);
+    }
+    throw HarnError.type(`cannot pipe into ${typeOf(f)}`);
+  }
+
+  // -------------------------------------------------------------------------
+  // Iteration (§6.4)
+
+  iterate(src: Value, fr: Frame): Stepper {
+    if (Array.isArray(src)) {
+      let i = 0;
+      return { next: () => (i < src.length ? src[i++]! : DONE) };
+    }
+    if (src instanceof HRange) {
+      let i = src.start;
+      const end = src.inclusive ? src.end : src.end - 1;
+      return { next: () => (i <= end ? i++ : DONE) };
+    }
+    if (src instanceof HDict) {
+      const keys = src.keys();
+      let i = 0;
+      return {
+        next: () => {
+          if (i >= keys.length) return DONE;
+          const k = keys[i++]!;
+          return HDict.of({ key: k, value: src.map.get(k)! });
+        },
+      };
+    }
+    if (src instanceof HSet) {
+      let i = 0;
+      const items = src.items;
+      return { next: () => (i < items.length ? items[i++]! : DONE) };
+    }
+    if (src instanceof HIter || src instanceof HGenerator) {
+      const take = (s: { done: boolean; value: Value }) => {
+        if (s.done) {
+          if (src instanceof HIter) src.exhausted = true;
+          return DONE;
+        }
+        return s.value;
+      };
+      return {
+        next: () => {
+          if (src instanceof HIter && src.exhausted) return DONE;
+          const s = src.pull();
+          return s instanceof Promise ? s.then(take) : take(s);
+        },
+      };
+    }
+    if (src instanceof HChannel) return this.concurrency.channelStepper(src, fr);
+    return { next: () => DONE };
+  }
+
+  yieldValue(fr: Frame, v: Value): any {
+    return yieldFromFrame(fr, v);
+  }
+}
+
+function isIterable(v: Value): boolean {
+  return typeof v === "string" || Array.isArray(v) || v instanceof HSet || v instanceof HDict || v instanceof HGenerator || v instanceof HChannel || v instanceof HIter;
+}
+
+/** JS failures that are really Harn ones: a host stack overflow becomes the
+ * Harn stack-overflow error (never a JS trace). */
+export function convertJsError(e: unknown): unknown {
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return HarnError.stackOverflow();
+  return e;
+}
+
+/** What builtins see (runtime.ts CallContext), one per frame. */
+export class VmCallContext implements CallContext {
+  site: Site | null = null;
+  span: Span | null = null;
+  constructor(
+    readonly interp: Interpreter,
+    readonly fr: Frame,
+  ) {}
+  get runtime(): Runtime {
+    return this.interp.rt;
+  }
+  get signal(): AbortSignal {
+    return this.fr.task.signal;
+  }
+  get task(): Task {
+    return this.fr.task;
+  }
+  get sourceFile(): string {
+    return this.fr.proto.file;
+  }
+  call(fn: Value, args: Value[]): Value | Promise<Value> {
+    const site = this.site!;
+    const fr = this.fr;
+    // A callback is its own execution context: errors escaping it get the
+    // ` (line N)` suffix (§8.1).
+    const esc = (e: unknown) => {
+      e = convertJsError(e);
+      return e instanceof HarnError ? e.escaped(e.span?.line ?? 0) : e;
+    };
+    let r;
+    try {
+      r = this.interp.callValue(fr, fn, args, site);
+    } catch (e) {
+      throw fn instanceof HClosure ? esc(e) : e;
+    }
+    if (r instanceof Promise && fn instanceof HClosure) return r.catch((e) => Promise.reject(esc(e)));
+    return r;
+  }
+  out(text: string): void {
+    this.fr.task.write(text);
+  }
+  err(text: string): void {
+    this.interp.rt.stderr.write(text);
+  }
+}

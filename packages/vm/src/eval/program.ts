@@ -1,0 +1,241 @@
+/**
+ * Program entry (spec/semantics.md §1.1) and modules.
+ *
+ * A file is compiled completely before anything runs (so compile errors
+ * such as `break outside of loop` are reported first), then executed as the
+ * root function of the root task:
+ * - pipeline mode: top-level `let`/`var` first, then declarations, then the
+ *   entry pipeline's body (parents of `extends` first); other top-level
+ *   statements are ignored;
+ * - script mode: every top-level item in order.
+ *
+ * Modules are loaded through a host (the CLI reads files; the vm knows no
+ * file system). A module's top-level bindings and declarations run once per
+ * interpreter; `import` binds its exported names in the importer.
+ */
+import type * as A from "@harn/parser";
+import { HarnError } from "../errors";
+import type { Runtime } from "../runtime";
+import type { Value } from "../values";
+import { type Compiler as CompilerT, CompileError, Compiler } from "./compile";
+import { Frame, type FnProto } from "./frame";
+import { runBlock } from "./helpers";
+import { Interpreter } from "./interpreter";
+import type { BlockScope } from "./scope";
+import { CANCELLED_TEXT, Task } from "./task";
+
+/** How the vm reaches module sources. */
+export interface ModuleHost {
+  /** Resolve an import path against the importing file; returns a key
+   * (absolute path or `std/...`) or null when it does not exist. */
+  resolve(fromFile: string, path: string): string | null;
+  /** Source text and parsed program of a resolved module. Parse failures
+   * are thrown as errors whose message is the syntax error. */
+  load(key: string): A.Program;
+}
+
+export interface RunOptions {
+  /** Path of the entry file as given (used in error locations). */
+  file: string;
+  modules?: ModuleHost;
+  /** Called with the root task once it exists (Ctrl-C cancels it). */
+  onRootTask?: (task: Task) => void;
+}
+
+interface LoadedModule {
+  key: string;
+  exports: Map<string, Value>;
+}
+
+const DECL_KINDS = new Set(["FnDecl", "ToolDecl", "StructDecl", "EnumDecl", "ImplBlock", "InterfaceDecl", "TypeDecl", "SkillDecl", "EvalPackDecl"]);
+
+function unwrap(n: A.Node): A.Node {
+  return n.kind === "AttributedDecl" ? unwrap(n.inner) : n;
+}
+
+/** Collect enum/interface names and every declared name (late-binding
+ * candidates) before compiling. */
+function prescan(interp: Interpreter, program: A.Program): void {
+  const visit = (v: unknown): void => {
+    if (v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    const n = v as Record<string, unknown>;
+    switch (n.kind) {
+      case "EnumDecl":
+        interp.declareEnum(n.name as string, (n.variants as { name: string }[]).map((x) => x.name));
+        break;
+      case "InterfaceDecl":
+        interp.interfaces.add(n.name as string);
+        break;
+      case "FnDecl":
+      case "ToolDecl":
+      case "StructDecl":
+        interp.lateNames.add(n.name as string);
+        break;
+      case "ident":
+        interp.lateNames.add(n.name as string);
+        break;
+    }
+    if (Array.isArray(n.params)) for (const p of n.params as { name?: unknown }[]) if (typeof p?.name === "string") interp.lateNames.add(p.name);
+    if (typeof n.errorVar === "string") interp.lateNames.add(n.errorVar);
+    for (const k in n) if (k !== "span") visit(n[k]);
+  };
+  visit(program.items);
+}
+
+export class ProgramRunner {
+  readonly interp: Interpreter;
+  private readonly modules = new Map<string, LoadedModule>();
+  private readonly loading: string[] = [];
+  private rootTask: Task | null = null;
+
+  constructor(
+    readonly rt: Runtime,
+    private readonly opts: RunOptions,
+  ) {
+    this.interp = new Interpreter(rt);
+  }
+
+  /** Compile and run a program; resolves to the entry's value, rejects
+   * with the uncaught HarnError (already in its escaped form) or a
+   * CompileError. */
+  async run(program: A.Program): Promise<Value> {
+    const task = new Task("task_root", null, (t) => this.rt.stdout.write(t));
+    this.rootTask = task;
+    this.opts.onRootTask?.(task);
+    try {
+      const { proto, inits } = this.compileFile(program, this.opts.file, false);
+      const fr = new Frame(proto, task, null, null);
+      for (const [slot, v] of inits) fr.s[slot] = v;
+      let r = this.interp.runFrame(fr);
+      if (r instanceof Promise) r = await r;
+      return r as Value;
+    } catch (e) {
+      if (e instanceof HarnError) throw e.escaped(e.span?.line ?? 0);
+      if (e instanceof RangeError && /call stack/i.test(e.message)) throw HarnError.stackOverflow();
+      throw e;
+    } finally {
+      task.cancel(HarnError.thrown(CANCELLED_TEXT));
+    }
+  }
+
+  /** Cancel the whole program (Ctrl-C, test timeout). */
+  cancel(reason: unknown): void {
+    this.rootTask?.cancel(reason);
+  }
+
+  private compileFile(program: A.Program, file: string, isModule: boolean): { proto: FnProto; inits: [number, Value][]; c: CompilerT; exported: Set<string> | null } {
+    prescan(this.interp, program);
+    const c = new Compiler(this.interp, file);
+    const proto = c.beginRoot(null, program.span);
+    const inits: [number, Value][] = [];
+    // 1. imports, in source order
+    for (const item of program.items) {
+      const n = unwrap(item);
+      if (n.kind !== "ImportDecl" && n.kind !== "SelectiveImport") continue;
+      const mod = this.importModule(file, n.path, n.span);
+      const names = n.kind === "SelectiveImport" ? n.names : [...mod.exports.keys()];
+      for (const name of names) {
+        if (!mod.exports.has(name)) throw located(new CompileError(`Import error: '${name}' is not exported by "${n.path}"`, n.span, file));
+        this.interp.lateNames.add(name);
+        inits.push([c.declareLocal(name, false), mod.exports.get(name)!]);
+      }
+    }
+    const items = program.items.filter((i) => {
+      const k = unwrap(i).kind;
+      return k !== "ImportDecl" && k !== "SelectiveImport";
+    });
+    const pipelines = items.map(unwrap).filter((n): n is A.Pipeline => n.kind === "Pipeline");
+    let exported: Set<string> | null = null;
+    if (isModule) {
+      // A module runs its bindings and declarations; a module that marks
+      // anything `pub` exports only those names.
+      const stmts = [...items.filter((i) => isBinding(unwrap(i))), ...items.filter((i) => DECL_KINDS.has(unwrap(i).kind))];
+      const pubs = items.map(unwrap).filter((n) => (n as { isPub?: boolean }).isPub === true && "name" in n);
+      if (pubs.length > 0) exported = new Set(pubs.map((n) => (n as { name: string }).name));
+      const ev = c.block(stmts, false);
+      proto.body = ev;
+      proto.returnsLast = false;
+    } else if (pipelines.length > 0) {
+      const entry = pipelines.find((p) => p.name === "default") ?? pipelines[0]!;
+      const p1 = items.filter((i) => isBinding(unwrap(i))).map((i) => c.stmt(i));
+      const p2 = items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map((i) => c.stmt(i));
+      const chain: A.Node[] = [];
+      const seen = new Set<string>();
+      const addChain = (p: A.Pipeline) => {
+        if (seen.has(p.name)) return;
+        seen.add(p.name);
+        if (p.extends) {
+          const parent = pipelines.find((q) => q.name === p.extends);
+          if (parent) addChain(parent);
+        }
+        chain.push(...p.body);
+      };
+      addChain(entry);
+      c.pushScope();
+      c.inPipelineRoot = true;
+      const body = c.block(chain, true);
+      c.inPipelineRoot = false;
+      c.popScope();
+      const all = [...p1, ...p2, body];
+      proto.body = (fr) => runBlock(all, true, fr);
+      proto.returnsLast = true;
+    } else {
+      proto.body = c.block(items, false);
+      proto.returnsLast = false;
+    }
+    c.finishRoot();
+    return { proto, inits, c, exported };
+  }
+
+  private importModule(fromFile: string, path: string, span: A.Span): LoadedModule {
+    const host = this.opts.modules;
+    const key = host ? host.resolve(fromFile, path) : null;
+    if (!key) throw located(new CompileError(`Import error: cannot find module "${path}"`, span, fromFile));
+    const cached = this.modules.get(key);
+    if (cached) return cached;
+    if (this.loading.includes(key)) {
+      const cycle = [...this.loading.slice(this.loading.indexOf(key)), key].join(" -> ");
+      throw located(new CompileError(`Import cycle: ${cycle}`, span, fromFile));
+    }
+    this.loading.push(key);
+    try {
+      const program = host!.load(key);
+      const { proto, inits, c, exported } = this.compileFile(program, key, true);
+      const fr = new Frame(proto, this.rootTask!, null, null);
+      for (const [slot, v] of inits) fr.s[slot] = v;
+      const r = this.interp.runFrame(fr);
+      if (r instanceof Promise) throw located(new CompileError(`Import error: module "${path}" suspends while loading`, span, fromFile));
+      const exports = new Map<string, Value>();
+      const root: BlockScope = c.rootScope;
+      for (const [name, list] of root.names) {
+        if (exported && !exported.has(name)) continue;
+        const b = list[list.length - 1]!;
+        exports.set(name, fr.s[b.slot]!);
+      }
+      setHome(proto, fr, root);
+      const mod = { key, exports };
+      this.modules.set(key, mod);
+      return mod;
+    } finally {
+      this.loading.pop();
+    }
+  }
+}
+
+function isBinding(n: A.Node): boolean {
+  return n.kind === "LetBinding" || n.kind === "VarBinding";
+}
+
+function located(e: CompileError): CompileError {
+  return e;
+}
+
+/** Let a module's functions late-bind the module's own top-level names. */
+function setHome(proto: FnProto, fr: Frame, scope: BlockScope): void {
+  proto.home.frame = fr;
+  proto.home.scope = scope;
+}

@@ -1,0 +1,100 @@
+/**
+ * Tasks (spec/semantics.md §9): the root program and every `spawn`ed or
+ * fan-out body. A task owns its output buffer (merged into the awaiting
+ * task's output at `await`, §9.1), its call depth (the 512-frame limit is
+ * per task), and an abort signal that cancellation and `deadline` use.
+ */
+import { HarnError } from "../errors";
+import type { Value } from "../values";
+
+export const CANCELLED_TEXT = "kind:cancelled:VM cancelled by host";
+
+export class Task {
+  /** Output of a non-root task, merged at await; the root writes through. */
+  buf: string[] | null;
+  depth = 0;
+  spawnCount = 0;
+  fanoutCount = 0;
+  /** `vm_task_N` handle counter for tasks spawned by this task. */
+  handleCount = 0;
+  readonly ac = new AbortController();
+  /** The innermost active signal: the task's own, or a `deadline`'s. */
+  signal: AbortSignal;
+  cancelRequested = false;
+  done = false;
+  result: Value = null;
+  error: unknown = null;
+  promise: Promise<void> | null = null;
+  awaited = false;
+  readonly children = new Set<Task>();
+
+  constructor(
+    readonly id: string,
+    readonly parent: Task | null,
+    readonly sink: ((text: string) => void) | null,
+  ) {
+    this.buf = sink ? null : [];
+    this.signal = this.ac.signal;
+    if (parent) {
+      parent.children.add(this);
+      if (parent.ac.signal.aborted) this.ac.abort(parent.ac.signal.reason);
+    }
+  }
+
+  write(text: string): void {
+    if (this.buf) this.buf.push(text);
+    else this.sink!(text);
+  }
+
+  output(): string {
+    return this.buf ? this.buf.join("") : "";
+  }
+
+  /** Abort this task and its children (cancellation, program end). */
+  cancel(reason: unknown = HarnError.thrown(CANCELLED_TEXT)): void {
+    if (!this.ac.signal.aborted) this.ac.abort(reason);
+    for (const c of this.children) c.cancel(reason);
+  }
+
+  /** Throw if the current signal was aborted (checked at loop back-edges). */
+  checkAborted(): void {
+    const s = this.signal;
+    if (s.aborted) throw s.reason;
+  }
+}
+
+/** Reject when `signal` aborts; resolve with `p` otherwise. */
+export function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** `sleep`: a timer that the signal clears (nothing keeps Node alive). */
+export function sleepMs(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
