@@ -35,6 +35,8 @@ import { suggest } from "./suggest";
 import type { Task } from "./task";
 
 export const MAX_FRAMES = 512;
+/** Every 64 nested calls, a call hops to a fresh JS stack (see callClosure). */
+const STACK_HOP_MASK = 63;
 /** How long a CPU-bound task may run before loops yield to the event loop
  * (so timers, deadlines, Ctrl-C and test timeouts get a chance). */
 const QUANTUM_MS = 30;
@@ -205,8 +207,18 @@ export class Interpreter {
     task.depth++;
     let r;
     try {
-      const fr = this.newFrame(impl, args, caller, site);
-      r = fr instanceof Promise ? fr.then((f) => this.start(f)) : this.start(fr);
+      if ((task.depth & STACK_HOP_MASK) === 0) {
+        // Deep recursion: continue this call on a fresh JS stack (a
+        // microtask) so that 512 Harn frames never exhaust the host stack,
+        // however much JS stack one Harn call takes.
+        r = Promise.resolve().then(() => {
+          const f = this.newFrame(impl, args, caller, site);
+          return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
+        });
+      } else {
+        const fr = this.newFrame(impl, args, caller, site);
+        r = fr instanceof Promise ? fr.then((f) => this.start(f)) : this.start(fr);
+      }
     } catch (e) {
       task.depth--;
       throw this.noteFrame(e, caller, site);
