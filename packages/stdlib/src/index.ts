@@ -13,6 +13,7 @@ import { installFs } from "./core/fs";
 import { installIter } from "./core/iter";
 import { installJson } from "./core/json";
 import { installLists } from "./core/lists";
+import { installLogging } from "./core/logging";
 import { installMath } from "./core/math";
 import { installOutput } from "./core/output";
 import { installPaths } from "./core/paths";
@@ -22,6 +23,7 @@ import { installResult } from "./core/result";
 import { installSets } from "./core/sets";
 import { installSleep } from "./core/sleep";
 import { installStrings } from "./core/strings";
+import { installTerminal } from "./core/terminal";
 import { installDictMethods } from "./methods/dict";
 import { installGeneratorMethods } from "./methods/generator";
 import { installIterMethods } from "./methods/iter";
@@ -34,6 +36,8 @@ import { installTime } from "./time/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
+  installTerminal(rt);
+  installLogging(rt);
   installConvert(rt);
   installResult(rt);
   installStrings(rt);

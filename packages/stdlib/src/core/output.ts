@@ -4,6 +4,7 @@
  * it per task); stderr through `ctx.err`.
  */
 import { display, type Runtime, type Value } from "@harn/vm";
+import { writeStderr } from "./terminal";
 
 function text(args: Value[]): string {
   if (args.length === 0) return "";
@@ -25,11 +26,11 @@ export function installOutput(rt: Runtime): void {
     return null;
   });
   rt.defineBuiltin("eprintln", (args, ctx) => {
-    ctx.err(text(args) + "\n");
+    writeStderr(ctx, text(args) + "\n");
     return null;
   });
   rt.defineBuiltin("eprint", (args, ctx) => {
-    ctx.err(text(args));
+    writeStderr(ctx, text(args));
     return null;
   });
 }

@@ -1,0 +1,233 @@
+/**
+ * Terminal-facing output helpers (spec/stdlib.md §3): progress lines, ANSI
+ * colours with their mode, TTY checks and overrides, stdin reading and its
+ * mock, and stderr capture. All state is per runtime.
+ */
+import { readSync } from "node:fs";
+import { display, HarnError, HDict, type CallContext, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
+import { arg, strArg } from "./args";
+import { roundHalfAway } from "./math";
+
+type Stream = "stdin" | "stdout" | "stderr";
+
+interface TerminalState {
+  colorMode: "auto" | "always" | "never";
+  ttyOverride: Partial<Record<Stream, boolean>>;
+  /** Remaining mocked stdin, or null when the real stdin is used. */
+  stdinMock: string | null;
+  /** Bytes read from the real stdin but not yet consumed. */
+  stdinBuffer: string;
+  stdinEof: boolean;
+  /** Buffered eprint output while capturing, else null. */
+  stderrCapture: string[] | null;
+}
+
+export const TERMINAL = new RuntimeSlot<TerminalState>("stdlib.terminal", () => ({
+  colorMode: "auto",
+  ttyOverride: {},
+  stdinMock: null,
+  stdinBuffer: "",
+  stdinEof: false,
+  stderrCapture: null,
+}));
+
+function isTty(rt: Runtime, stream: Stream): boolean {
+  const o = rt.slot(TERMINAL).ttyOverride[stream];
+  if (o !== undefined) return o;
+  const s = stream === "stdin" ? process.stdin : stream === "stdout" ? process.stdout : process.stderr;
+  return Boolean((s as { isTTY?: boolean }).isTTY);
+}
+
+function colorEnabled(rt: Runtime): boolean {
+  const mode = rt.slot(TERMINAL).colorMode;
+  if (mode !== "auto") return mode === "always";
+  if (rt.env.FORCE_COLOR !== undefined) return true;
+  if (rt.env.NO_COLOR !== undefined) return false;
+  return isTty(rt, "stdout");
+}
+
+const COLORS: Record<string, number> = {
+  black: 30,
+  red: 31,
+  green: 32,
+  yellow: 33,
+  blue: 34,
+  magenta: 35,
+  cyan: 36,
+  white: 37,
+  bright_black: 90,
+  gray: 90,
+  grey: 90,
+  bright_red: 91,
+  bright_green: 92,
+  bright_yellow: 93,
+  bright_blue: 94,
+  bright_magenta: 95,
+  bright_cyan: 96,
+  bright_white: 97,
+};
+
+function styled(rt: Runtime, text: string, code: number | undefined): string {
+  if (code === undefined || !colorEnabled(rt)) return text;
+  return `\u001b[${code}m${text}\u001b[0m`;
+}
+
+const SPINNER = ["|", "/", "-", "\\"];
+
+function progressLine(args: Value[]): string {
+  const phase = strArg(args, 0);
+  const message = strArg(args, 1);
+  const p = arg(args, 2);
+  const total = arg(args, 3);
+  if (p instanceof HDict) {
+    const mode = p.has("mode") ? display(p.get("mode")) : "";
+    if (mode === "spinner") {
+      const step = p.get("step") ?? p.get("current") ?? 0;
+      const n = typeof step === "number" ? step : 0;
+      return `[${phase}] ${SPINNER[((n % 4) + 4) % 4]} ${message}`;
+    }
+    if (mode === "bar") {
+      const c = p.get("current");
+      const t = p.get("total");
+      const cur = typeof c === "number" ? c : 0;
+      const tot = typeof t === "number" ? t : 0;
+      const w = p.get("width");
+      const width = Math.min(Math.max(typeof w === "number" ? w : 10, 3), 40);
+      const filled = tot <= 0 ? 0 : roundHalfAway((Math.min(Math.max(cur, 0), tot) / tot) * width);
+      return `[${phase}] [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${message} (${cur}/${tot})`;
+    }
+    return `[${phase}] ${message}`;
+  }
+  if (typeof p === "number" && typeof total === "number") return `[${phase}] ${message} (${p}/${total})`;
+  if (typeof p === "number") return `[${phase}] ${message} (${p}%)`;
+  return `[${phase}] ${message}`;
+}
+
+/** Read more of the real stdin (blocking, like the reference). */
+function fillStdin(st: TerminalState): boolean {
+  if (st.stdinEof) return false;
+  const buf = Buffer.alloc(65536);
+  let n = 0;
+  try {
+    n = readSync(0, buf, 0, buf.length, null);
+  } catch (e) {
+    if ((e as { code?: string }).code === "EAGAIN") return true;
+    n = 0;
+  }
+  if (n === 0) {
+    st.stdinEof = true;
+    return false;
+  }
+  st.stdinBuffer += buf.toString("utf8", 0, n);
+  return true;
+}
+
+/** The next line without its terminator, or null at EOF. */
+function readLine(rt: Runtime): string | null {
+  const st = rt.slot(TERMINAL);
+  if (st.stdinMock !== null) {
+    if (st.stdinMock === "") return null;
+    const nl = st.stdinMock.indexOf("\n");
+    const line = nl < 0 ? st.stdinMock : st.stdinMock.slice(0, nl);
+    st.stdinMock = nl < 0 ? "" : st.stdinMock.slice(nl + 1);
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  for (;;) {
+    const nl = st.stdinBuffer.indexOf("\n");
+    if (nl >= 0) {
+      const line = st.stdinBuffer.slice(0, nl);
+      st.stdinBuffer = st.stdinBuffer.slice(nl + 1);
+      return line.endsWith("\r") ? line.slice(0, -1) : line;
+    }
+    if (!fillStdin(st)) {
+      if (st.stdinBuffer === "") return null;
+      const line = st.stdinBuffer;
+      st.stdinBuffer = "";
+      return line;
+    }
+  }
+}
+
+function readAll(rt: Runtime): string {
+  const st = rt.slot(TERMINAL);
+  if (st.stdinMock !== null) {
+    const all = st.stdinMock;
+    st.stdinMock = "";
+    return all;
+  }
+  while (fillStdin(st));
+  const all = st.stdinBuffer;
+  st.stdinBuffer = "";
+  return all;
+}
+
+/** eprint/eprintln go through here so capture can divert them. */
+export function writeStderr(ctx: CallContext, text: string): void {
+  const cap = ctx.runtime.slot(TERMINAL).stderrCapture;
+  if (cap) cap.push(text);
+  else ctx.err(text);
+}
+
+function streamArg(v: Value, name: string): Stream {
+  const s = display(v);
+  if (s === "stdin" || s === "stdout" || s === "stderr") return s;
+  throw HarnError.thrown(`${name}: invalid stream '${s}'. Expected 'stdin', 'stdout', or 'stderr'.`);
+}
+
+export function installTerminal(rt: Runtime): void {
+  rt.defineBuiltin("progress", (args, ctx) => {
+    ctx.out(progressLine(args) + "\n");
+    return null;
+  });
+
+  rt.defineBuiltin("color", (args, ctx) => styled(ctx.runtime, strArg(args, 0), COLORS[strArg(args, 1)]));
+  rt.defineBuiltin("bold", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 1));
+  rt.defineBuiltin("dim", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 2));
+  rt.defineBuiltin("set_color_mode", (args, ctx) => {
+    const mode = strArg(args, 0);
+    if (mode !== "auto" && mode !== "always" && mode !== "never") {
+      throw HarnError.thrown(`set_color_mode: invalid mode '${mode}'. Expected 'auto', 'always', or 'never'.`);
+    }
+    ctx.runtime.slot(TERMINAL).colorMode = mode;
+    return null;
+  });
+
+  rt.defineBuiltin("is_stdin_tty", (_a, ctx) => isTty(ctx.runtime, "stdin"));
+  rt.defineBuiltin("is_stdout_tty", (_a, ctx) => isTty(ctx.runtime, "stdout"));
+  rt.defineBuiltin("is_stderr_tty", (_a, ctx) => isTty(ctx.runtime, "stderr"));
+  rt.defineBuiltin("mock_tty", (args, ctx) => {
+    ctx.runtime.slot(TERMINAL).ttyOverride[streamArg(arg(args, 0), "mock_tty")] = Boolean(arg(args, 1));
+    return null;
+  });
+  rt.defineBuiltin("unmock_tty", (_a, ctx) => {
+    ctx.runtime.slot(TERMINAL).ttyOverride = {};
+    return null;
+  });
+
+  rt.defineBuiltin("read_line", (_a, ctx) => readLine(ctx.runtime));
+  rt.defineBuiltin("read_stdin", (_a, ctx) => readAll(ctx.runtime));
+  rt.defineBuiltin("prompt_user", (args, ctx) => {
+    if (args.length > 0) ctx.out(strArg(args, 0));
+    const line = readLine(ctx.runtime);
+    return line === null ? null : line.replace(/\s+$/u, "");
+  });
+  rt.defineBuiltin("mock_stdin", (args, ctx) => {
+    ctx.runtime.slot(TERMINAL).stdinMock = strArg(args, 0);
+    return null;
+  });
+  rt.defineBuiltin("unmock_stdin", (_a, ctx) => {
+    ctx.runtime.slot(TERMINAL).stdinMock = null;
+    return null;
+  });
+
+  rt.defineBuiltin("capture_stderr_start", (_a, ctx) => {
+    ctx.runtime.slot(TERMINAL).stderrCapture = [];
+    return null;
+  });
+  rt.defineBuiltin("capture_stderr_take", (_a, ctx) => {
+    const st = ctx.runtime.slot(TERMINAL);
+    const text = st.stderrCapture ? st.stderrCapture.join("") : "";
+    st.stderrCapture = null;
+    return text;
+  });
+}
