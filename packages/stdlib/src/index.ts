@@ -33,6 +33,7 @@ import { installSetMethods } from "./methods/set";
 import { installStringMethods } from "./methods/string";
 import { installRegex } from "./regex/builtins";
 import { installTime } from "./time/builtins";
+import { installHttp } from "./http/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -66,6 +67,7 @@ export function installStdlib(rt: Runtime): void {
 
   installRegex(rt);
   installTime(rt);
+  installHttp(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";

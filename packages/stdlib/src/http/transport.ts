@@ -1,0 +1,203 @@
+/**
+ * Real HTTP exchanges through undici (the library behind Node's `fetch`),
+ * loaded on first use so scripts that never leave the mocks never pay for
+ * it. The npm package rather than the global `fetch` because it gives us
+ * connect/read timeouts and proxies (`ProxyAgent`). One connection pool per
+ * runtime, closed at shutdown so idle keep-alive sockets never hold the
+ * process open.
+ */
+import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import type { Dispatcher } from "undici";
+import type { RequestSpec } from "./request";
+
+export interface RawResponse {
+  status: number;
+  headers: HDict;
+  body: Uint8Array;
+}
+
+/** A transport failure; `retryable` for connect errors and timeouts. */
+export class TransportError {
+  constructor(
+    readonly detail: string,
+    readonly retryable: boolean,
+  ) {}
+}
+
+type Undici = typeof import("undici");
+
+interface Pools {
+  undici: Promise<Undici> | null;
+  agents: Map<string, Dispatcher>;
+}
+
+const poolSlot = new RuntimeSlot<Pools>("http.pools", (rt) => {
+  const pools: Pools = { undici: null, agents: new Map() };
+  rt.onShutdown(async () => {
+    const all = [...pools.agents.values()];
+    pools.agents.clear();
+    await Promise.all(all.map((a) => a.destroy().catch(() => undefined)));
+  });
+  return pools;
+});
+
+function undici(rt: Runtime): Promise<Undici> {
+  const pools = rt.slot(poolSlot);
+  if (!pools.undici) pools.undici = import("undici");
+  return pools.undici;
+}
+
+async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promise<Dispatcher> {
+  const u = await undici(rt);
+  const pools = rt.slot(poolSlot);
+  const proxy = spec.proxy && !bypassProxy(target, spec.proxy.noProxy) ? spec.proxy : null;
+  const key = `${proxy ? proxy.url + "|" + (proxy.auth ? proxy.auth.user + ":" + proxy.auth.pass : "") : "direct"}|${spec.connectTimeoutMs ?? ""}|${spec.readTimeoutMs ?? ""}`;
+  let d = pools.agents.get(key);
+  if (!d) {
+    const connect = spec.connectTimeoutMs !== null ? { timeout: spec.connectTimeoutMs } : undefined;
+    const timeouts =
+      spec.readTimeoutMs !== null ? { headersTimeout: spec.readTimeoutMs, bodyTimeout: spec.readTimeoutMs } : { headersTimeout: 0, bodyTimeout: 0 };
+    if (proxy) {
+      const token = proxy.auth ? "Basic " + Buffer.from(`${proxy.auth.user}:${proxy.auth.pass}`).toString("base64") : undefined;
+      d = new u.ProxyAgent({ uri: proxy.url, token, connect, ...timeouts });
+    } else {
+      d = new u.Agent({ connect, ...timeouts });
+    }
+    pools.agents.set(key, d);
+  }
+  return d;
+}
+
+function bypassProxy(target: URL, noProxy: string[]): boolean {
+  const host = target.hostname.toLowerCase();
+  return noProxy.some((entry) => {
+    const e = entry.toLowerCase().replace(/^\*?\./, "");
+    return e === "*" || host === e || host.endsWith("." + e);
+  });
+}
+
+/**
+ * One exchange (following redirects as configured), body read in full.
+ * Rejects with `TransportError`, or with the task's abort reason when it is
+ * cancelled.
+ */
+export async function send(ctx: CallContext, spec: RequestSpec): Promise<RawResponse> {
+  const opened = await open(ctx, spec, true);
+  return { status: opened.status, headers: opened.headers, body: opened.body as Uint8Array };
+}
+
+export interface OpenResponse {
+  status: number;
+  headers: HDict;
+  /** The whole body (`readAll`) or a reader over it. */
+  body: Uint8Array | ReadableStreamDefaultReader<Uint8Array>;
+  /** Abort the exchange (streams). */
+  close(): void;
+}
+
+/**
+ * Start an exchange. With `readAll` the total timeout covers the body too;
+ * otherwise it ends once the headers arrived and the caller reads `body`
+ * (a stream) at its own pace, cancellation still aborting it.
+ */
+export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean): Promise<OpenResponse> {
+  const rt = ctx.runtime;
+  const u = await undici(rt);
+  const abort = new AbortController();
+  let timedOut = false;
+  const onCancel = () => abort.abort();
+  ctx.signal.addEventListener("abort", onCancel, { once: true });
+  const timer = spec.totalTimeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), spec.totalTimeoutMs) : null;
+  let url = spec.url;
+  let method = spec.method;
+  let body = spec.body;
+  let streaming = false;
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const target = new URL(url);
+      const res = await u.fetch(url, {
+        method,
+        headers: spec.headers,
+        body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
+        redirect: "manual",
+        signal: abort.signal,
+        dispatcher: await dispatcherFor(rt, spec, target),
+      });
+      const location = res.headers.get("location");
+      if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.status)) {
+        await res.body?.cancel();
+        if (redirects >= spec.maxRedirects) throw new TransportError(`error following redirect for url (${target.href})`, false);
+        url = new URL(location, target).href;
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method !== "GET" && method !== "HEAD")) {
+          method = "GET";
+          body = null;
+        }
+        continue;
+      }
+      const headers = new Map<string, Value>();
+      res.headers.forEach((v, k) => headers.set(k.toLowerCase(), v));
+      const close = () => {
+        abort.abort();
+        ctx.signal.removeEventListener("abort", onCancel);
+      };
+      if (readAll) {
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        return { status: res.status, headers: new HDict(headers), body: bytes, close };
+      }
+      streaming = true;
+      const reader = res.body ? res.body.getReader() : new ReadableStream<Uint8Array>({ start: (c) => c.close() }).getReader();
+      return { status: res.status, headers: new HDict(headers), body: reader, close };
+    }
+  } catch (e) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (e instanceof TransportError) throw e;
+    const where = `error sending request for url (${safeHref(url)})`;
+    if (timedOut) throw new TransportError(`${where}: operation timed out`, true);
+    throw describe(e, where);
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (!streaming) ctx.signal.removeEventListener("abort", onCancel);
+  }
+}
+
+function safeHref(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+/** Rust-flavoured detail for a Node network error. */
+function describe(e: unknown, where: string): TransportError {
+  let cause: unknown = e;
+  let code: string | undefined;
+  for (let i = 0; i < 4 && cause && typeof cause === "object"; i++) {
+    const c = (cause as { code?: unknown }).code;
+    if (typeof c === "string") {
+      code = c;
+      break;
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  switch (code) {
+    case "ECONNREFUSED":
+      return new TransportError(`${where}: error trying to connect: tcp connect error: Connection refused (os error 111)`, true);
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new TransportError(`${where}: error trying to connect: dns error: failed to lookup address information: Name or service not known`, true);
+    case "ETIMEDOUT":
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return new TransportError(`${where}: error trying to connect: operation timed out`, true);
+    case "UND_ERR_HEADERS_TIMEOUT":
+    case "UND_ERR_BODY_TIMEOUT":
+      return new TransportError(`${where}: operation timed out`, true);
+    case "ECONNRESET":
+    case "UND_ERR_SOCKET":
+      return new TransportError(`${where}: connection closed before message completed`, true);
+    case "EHOSTUNREACH":
+      return new TransportError(`${where}: error trying to connect: tcp connect error: No route to host (os error 113)`, true);
+  }
+  const msg = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+  return new TransportError(`${where}: ${msg}`, false);
+}
