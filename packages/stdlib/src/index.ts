@@ -34,6 +34,7 @@ import { installStringMethods } from "./methods/string";
 import { installRegex } from "./regex/builtins";
 import { installTime } from "./time/builtins";
 import { installHttp } from "./http/builtins";
+import { installTemplates } from "./template/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -68,6 +69,7 @@ export function installStdlib(rt: Runtime): void {
   installRegex(rt);
   installTime(rt);
   installHttp(rt);
+  installTemplates(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
