@@ -3,10 +3,10 @@
  * setExitCode)`; add one import and one line below per command.
  */
 import type { Command } from "commander";
+import * as check from "./check";
 
 export type SetExitCode = (code: number) => void;
 
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
-  void program;
-  void setExitCode;
+  check.register(program, setExitCode);
 }

@@ -1,0 +1,129 @@
+/**
+ * `harn check` end to end: builds the real bundle once, then runs
+ * `cli/bin/harn.mjs check` as a child process against files in a temp dir.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/harn.mjs");
+let dir: string;
+
+function harn(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", ...env },
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return name;
+}
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+  dir = mkdtempSync(join(tmpdir(), "harn-check-"));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("harn check", () => {
+  it("prints nothing and exits 0 when every file parses", () => {
+    file("ok.harn", 'pipeline default(task) {\n  let x = 1 + 2\n  log("x=${x}")\n}\n');
+    const r = harn(["check", "ok.harn"]);
+    expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("reports every syntax error of a file with a code frame and exits 1", () => {
+    file("bad.harn", "fn main() {\n  let x = )\n}\nlet y = )\n");
+    const r = harn(["check", "bad.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      [
+        "error: expected expression, found )",
+        "  --> bad.harn:2:11",
+        "   |",
+        " 2 |   let x = )",
+        "   |           ^ unexpected token",
+        "error: expected expression, found )",
+        "  --> bad.harn:4:9",
+        "   |",
+        " 4 | let y = )",
+        "   |         ^ unexpected token",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("reports lexer errors with the lexer's message", () => {
+    file("lex.harn", 'let a = 1\nlet s = "abc\n');
+    const r = harn(["check", "lex.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: Unterminated string at 2:9\n  --> lex.harn:2:9\n");
+    expect(r.stderr).toContain("^ here");
+  });
+
+  it("reports structural errors found after parsing", () => {
+    file("loop.harn", "fn f() {\n  break\n}\n");
+    const r = harn(["check", "loop.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: break outside of loop\n  --> loop.harn:2:3\n");
+  });
+
+  it("plain text without a TTY; colour with FORCE_COLOR, none with NO_COLOR", () => {
+    file("c.harn", "let x = )\n");
+    expect(harn(["check", "c.harn"]).stderr).not.toContain("\u001b[");
+    expect(harn(["check", "c.harn"], { FORCE_COLOR: "1" }).stderr).toContain("\u001b[");
+    expect(harn(["check", "c.harn"], { NO_COLOR: "1" }).stderr).not.toContain("\u001b[");
+  });
+
+  it("walks directories in sorted order, skips .conformance-skip files, and stops at the first file with syntax errors", () => {
+    file("tree/b/second.harn", "let x = )\n");
+    file("tree/a/first.harn", "let y = ]\n");
+    file("tree/a/skipped.harn", "let z = )\n");
+    file("tree/a/skipped.conformance-skip", "");
+    file("tree/notes.txt", "not harn");
+    const r = harn(["check", "tree"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(join("tree", "a", "first.harn") + ":1:9");
+    expect(r.stderr).not.toContain("second.harn");
+    expect(r.stderr).not.toContain("skipped.harn");
+  });
+
+  it("exits 2 with a one-line reason for a missing file", () => {
+    const r = harn(["check", "missing.harn"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("Error reading missing.harn: No such file or directory\n");
+  });
+
+  it.skipIf(process.getuid?.() === 0)("exits 2 for an unreadable file", () => {
+    const name = file("secret.harn", "log(1)\n");
+    chmodSync(join(dir, name), 0o000);
+    const r = harn(["check", name]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error reading secret\.harn: .+\n$/);
+  });
+
+  it("exits 2 for a directory without .harn files, a bad flag, or no target", () => {
+    mkdirSync(join(dir, "empty"), { recursive: true });
+    expect(harn(["check", "empty"])).toMatchObject({ code: 2, stderr: "error: no .harn files found under the given target(s)\n" });
+    const flag = harn(["check", "--bogus", "x.harn"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("unknown option '--bogus'");
+    expect(harn(["check"]).code).toBe(2);
+  });
+});
