@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "../src/index";
 import { errors, firstError, one, shapes } from "./helpers";
+import { shape } from "./shape";
 
 const SEP = "Expected statement separator (`;` or newline), got";
 const TOP_SEP = "Expected top-level item separator (`;` or newline), got";
@@ -236,8 +237,8 @@ describe("simple statements (§4.8)", () => {
   ])("%s", (src, want) => {
     const r = parse(`fn f() {\n${src}\n}`);
     expect(r.errors).toEqual([]);
-    const fn = r.program.items[0] as { body: never[] };
-    const { shape } = require_shape();
+    const fn = r.program.items[0]!;
+    if (fn.kind !== "FnDecl") throw new Error("expected a fn");
     expect(fn.body.map(shape).join("|")).toBe(want);
   });
   it("require's comma must be on its line; guard needs else", () => {
@@ -317,8 +318,3 @@ describe("top level (§2.3)", () => {
     expect(errors('fn f() { pub import "a" }')).toEqual([]);
   });
 });
-
-function require_shape() {
-  return { shape: shapeFn };
-}
-import { shape as shapeFn } from "./shape";
