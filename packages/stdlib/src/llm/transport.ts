@@ -15,6 +15,9 @@ import { httpError, streamError, type ErrorTarget } from "./classify";
 import type { LlmError } from "./errors";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long to keep reading after a format's end marker for the end of the
+ * body (which lets the connection be reused). */
+const DRAIN_GRACE_MS = 250;
 
 export interface ExchangeInit {
   target: ErrorTarget;
@@ -37,6 +40,7 @@ export class HttpExchange {
   private timedOut = false;
   private phase: "head" | "body" = "head";
   private finished = false;
+  private draining = false;
   private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly onCallerAbort = () => this.ac.abort(this.init.signal.reason);
 
@@ -99,10 +103,13 @@ export class HttpExchange {
       try {
         chunk = await reader.read();
       } catch (e) {
+        // After the end marker the answer is complete, whatever happens to
+        // the rest of the body (or to the caller's signal).
+        if (this.draining) return;
         throw this.failure(e, "body");
       }
       if (chunk.done) break;
-      if (this.init.idleTimeout) this.arm();
+      if (this.init.idleTimeout && !this.draining) this.arm();
       const s = decoder.decode(chunk.value, { stream: true });
       if (s !== "") yield s;
     }
@@ -148,6 +155,19 @@ export class HttpExchange {
       }
     }
     if (buf.trim() !== "") yield buf.trim();
+  }
+
+  /**
+   * The wire format's end marker arrived. The adapter keeps reading to the
+   * end of the body so the connection goes back to the pool for the next
+   * call (no new TCP/TLS handshake per turn), but only for a short grace: a
+   * server that keeps the stream open after its end marker must not turn
+   * a complete answer into a timeout.
+   */
+  endOfMessage(): void {
+    this.draining = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.ac.abort(new Error("drain grace over")), DRAIN_GRACE_MS);
   }
 
   /** A body that ended before the wire format's end marker. */

@@ -135,6 +135,30 @@ describe.each(FORMATS)("$provider wire format", (format) => {
     }
   });
 
+  it("reads to the end of each body, so the next call reuses the connection", async () => {
+    const srv = await serve(format, TOOLS_SCRIPT);
+    const llm = client(format.env(srv.url));
+    const pause = () => new Promise((r) => setTimeout(r, 20)); // let the pool take the socket back
+    await llm.completeWithRetries(request(format.provider));
+    await pause();
+    await llm.completeWithRetries(request(format.provider));
+    await pause();
+    await llm.completeWithRetries(request(format.provider, { stream: false }));
+    const [first, ...rest] = srv.requests.map((r) => r.remotePort);
+    expect(rest).toContain(first);
+  });
+
+  it("a server that keeps the stream open after its end marker still gives the complete answer", async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": format.stream(TEXT_SCRIPT).contentType });
+      res.write(format.stream(TEXT_SCRIPT).body); // and never end
+    });
+    const res = await client(format.env(server.url)).completeWithRetries(request(format.provider, { timeout_ms: 10_000 }));
+    expect(res.text).toBe("Héllo wörld 🌍, done.");
+    expect(res.output_tokens).toBe(12);
+    await server.requests[0]!.socketClosed;
+  });
+
   it("passes argument text that is not a JSON object on as {_raw}", async () => {
     if (format.provider === "ollama") return; // Ollama sends arguments as parsed objects only
     const srv = await serve(format, {

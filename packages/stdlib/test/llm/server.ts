@@ -12,6 +12,8 @@ export interface SeenRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** Client port of the connection (same port = reused connection). */
+  remotePort: number;
   /** Resolves when the connection that carried this request closes. */
   socketClosed: Promise<void>;
 }
@@ -42,7 +44,14 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       } catch {
         // keep the text
       }
-      const seen = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, socketClosed };
+      const seen = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body,
+        remotePort: socket.remotePort ?? 0,
+        socketClosed,
+      };
       requests.push(seen);
       Promise.resolve(handler(seen, res, requests.length - 1)).catch((e) => {
         if (!res.headersSent) res.writeHead(599);

@@ -65,8 +65,9 @@ export class AnthropicProvider extends HttpProvider {
     const ids = new Map<number, string>();
     const startInput = new Map<number, string>();
     const usage = new Usage();
+    let done: LlmEvent | undefined;
     for await (const msg of ex.sse(res)) {
-      if (msg.data === "") continue;
+      if (done !== undefined || msg.data === "") continue;
       const ev = obj(parseFrame(ex, msg.data));
       switch (ev.type ?? msg.event) {
         case "message_start": {
@@ -129,8 +130,9 @@ export class AnthropicProvider extends HttpProvider {
           break;
         }
         case "message_stop":
-          yield usage.completed();
-          return;
+          done = usage.completed();
+          ex.endOfMessage();
+          break;
         case "error": {
           const err = obj(ev.error);
           throw ex.fail("body", `${str(err.type) ?? "error"}: ${str(err.message) ?? msg.data}`);
@@ -139,7 +141,8 @@ export class AnthropicProvider extends HttpProvider {
           break; // ping and event types added after this adapter was written
       }
     }
-    throw ex.truncated();
+    if (done === undefined) throw ex.truncated();
+    yield done;
   }
 
   protected *readBody(_ex: HttpExchange, raw: unknown): Iterable<LlmEvent> {

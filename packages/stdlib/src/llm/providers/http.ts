@@ -74,8 +74,10 @@ export abstract class HttpProvider implements LlmProvider {
 
   /** The wire request body (without `extra`). */
   protected abstract body(request: LlmRequest, streaming: boolean): Record<string, unknown>;
-  /** Normalized events of a streaming body; must throw `ex.truncated()` if
-   * the body ends before the format's end marker. */
+  /** Normalized events of a streaming body. At the format's end marker
+   * call `ex.endOfMessage()` and read on to the end of the body (so the
+   * connection can be reused); throw `ex.truncated()` if the body ends
+   * before the marker. */
   protected abstract readStream(ex: HttpExchange, res: Response, request: LlmRequest): AsyncGenerator<LlmEvent>;
   /** Normalized events of a complete (non-streaming) response body. */
   protected abstract readBody(ex: HttpExchange, body: unknown, request: LlmRequest): Iterable<LlmEvent>;

@@ -66,10 +66,11 @@ export class OllamaProvider extends HttpProvider {
   protected async *readStream(ex: HttpExchange, res: Response): AsyncGenerator<LlmEvent> {
     const reader = new ChunkReader(ex);
     for await (const line of ex.lines(res)) {
+      if (reader.done) continue;
       yield* reader.read(obj(parseFrame(ex, line)));
-      if (reader.done) return;
+      if (reader.done) ex.endOfMessage();
     }
-    throw ex.truncated();
+    if (!reader.done) throw ex.truncated();
   }
 
   protected *readBody(ex: HttpExchange, body: unknown): Iterable<LlmEvent> {

@@ -83,11 +83,14 @@ export class OpenAiChatProvider extends HttpProvider {
     const calls = new ToolCallIndex();
     const end = new Completion();
     let finished = false;
+    let sawDone = false;
     for await (const msg of ex.sse(res)) {
+      if (sawDone) continue;
       const data = msg.data.trim();
       if (data === "[DONE]") {
-        yield end.event();
-        return;
+        sawDone = true;
+        ex.endOfMessage();
+        continue;
       }
       if (data === "") continue;
       const chunk = obj(parseFrame(ex, data));
@@ -110,7 +113,7 @@ export class OpenAiChatProvider extends HttpProvider {
     }
     // Some compatible servers end the body after the last choice without
     // `[DONE]`; that is a complete answer. Without a finish reason it is not.
-    if (!finished) throw ex.truncated();
+    if (!finished && !sawDone) throw ex.truncated();
     yield end.event();
   }
 

@@ -49,8 +49,9 @@ export class OpenAiResponsesProvider extends HttpProvider {
   protected async *readStream(ex: HttpExchange, res: Response): AsyncGenerator<LlmEvent> {
     /** output item id -> call id, and whether its arguments arrived. */
     const calls = new Map<string, { callId: string; gotArgs: boolean }>();
+    let done: LlmEvent | undefined;
     for await (const msg of ex.sse(res)) {
-      if (msg.data === "" || msg.data === "[DONE]") continue;
+      if (done !== undefined || msg.data === "" || msg.data === "[DONE]") continue;
       const ev = obj(parseFrame(ex, msg.data));
       switch (ev.type ?? msg.event) {
         case "response.output_item.added": {
@@ -108,8 +109,9 @@ export class OpenAiResponsesProvider extends HttpProvider {
         }
         case "response.completed":
         case "response.incomplete":
-          yield completed(obj(ev.response));
-          return;
+          done = completed(obj(ev.response));
+          ex.endOfMessage();
+          break;
         case "response.failed":
           throw ex.fail("body", failureText(obj(obj(ev.response).error), msg.data));
         case "error":
@@ -118,7 +120,8 @@ export class OpenAiResponsesProvider extends HttpProvider {
           break;
       }
     }
-    throw ex.truncated();
+    if (done === undefined) throw ex.truncated();
+    yield done;
   }
 
   protected *readBody(ex: HttpExchange, raw: unknown): Iterable<LlmEvent> {
