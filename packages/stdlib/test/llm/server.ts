@@ -31,9 +31,10 @@ export interface TestServer {
 export async function startServer(handler: Handler): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
+  const closed = new WeakMap<Socket, Promise<void>>();
   const server = http.createServer((req, res) => {
     const socket = req.socket;
-    const socketClosed = socket.destroyed ? Promise.resolve() : new Promise<void>((r) => socket.once("close", () => r()));
+    const socketClosed = closed.get(socket) ?? Promise.resolve();
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -62,6 +63,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   server.on("connection", (s: Socket) => {
     s.setNoDelay(true);
     sockets.add(s);
+    closed.set(s, new Promise<void>((r) => s.once("close", () => r())));
     s.on("close", () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
