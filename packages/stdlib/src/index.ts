@@ -10,6 +10,7 @@ import { installConvert } from "./core/convert";
 import { installEncoding } from "./core/encoding";
 import { installEnv } from "./core/env";
 import { installFs } from "./core/fs";
+import { installHost } from "./core/host";
 import { installIter } from "./core/iter";
 import { installJson } from "./core/json";
 import { installLists } from "./core/lists";
@@ -54,6 +55,7 @@ export function installStdlib(rt: Runtime): void {
   installFs(rt);
   installEnv(rt);
   installProcess(rt);
+  installHost(rt);
   installEncoding(rt);
   installBytes(rt);
   installSleep(rt);

@@ -17,7 +17,7 @@ import { resolvePath } from "./paths";
 
 /** The environment children get: the run's env (process env plus run-level
  * overrides), as the runtime holds it. */
-function childEnv(rt: Runtime): Record<string, string> {
+export function childEnv(rt: Runtime): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(rt.env)) if (v !== undefined) env[k] = v;
   return env;
@@ -32,17 +32,38 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+export interface SpawnOptions {
+  cwd: string;
+  /** The complete child environment (defaults to the run's). */
+  env?: Record<string, string>;
+  /** Kill the child (its whole group) after this many ms. */
+  timeoutMs?: number;
+}
+
+export interface SpawnResult {
+  stdout: string;
+  stderr: string;
+  /** Exit code, or null when a signal ended the child. */
+  exitCode: number | null;
+  signal: string | null;
+  pid: number | null;
+  timedOut: boolean;
+  /** Set when the child could not be started. */
+  spawnError: unknown;
+}
+
 /**
- * Run `file args…` in `cwd` and build the result dict. Spawn failures throw
- * `<what> failed: process spawn failed: <os error>`.
+ * Run `file args…` with output captured and stdin on the null device, in a
+ * process group of its own that cancellation, timeouts and runtime shutdown
+ * kill as a whole. Rejects only with the task's abort reason.
  */
-export async function runProcess(file: string, args: string[], cwd: string, ctx: CallContext, what: string): Promise<Value> {
+export async function spawnCaptured(file: string, args: string[], opts: SpawnOptions, ctx: CallContext): Promise<SpawnResult> {
   const rt = ctx.runtime;
   const signal = ctx.signal;
   if (signal.aborted) throw signal.reason;
   const child = execa(file, args, {
-    cwd,
-    env: childEnv(rt),
+    cwd: opts.cwd,
+    env: opts.env ?? childEnv(rt),
     extendEnv: false,
     stdin: "ignore",
     reject: false,
@@ -50,27 +71,48 @@ export async function runProcess(file: string, args: string[], cwd: string, ctx:
     detached: true,
     maxBuffer: 1024 * 1024 * 1024,
   });
+  let timedOut = false;
   const kill = () => killGroup(child.pid);
+  const timer =
+    opts.timeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          kill();
+        }, Math.max(0, opts.timeoutMs))
+      : null;
   signal.addEventListener("abort", kill, { once: true });
   const unregister = rt.onShutdown(kill);
   let result;
   try {
     result = await child;
   } finally {
+    if (timer) clearTimeout(timer);
     signal.removeEventListener("abort", kill);
     unregister();
   }
   if (signal.aborted) throw signal.reason;
-  if (result.exitCode === undefined && result.signal === undefined) {
-    throw HarnError.thrown(`${what} failed: process spawn failed: ${osErrorText(result)}`);
-  }
-  const status = result.exitCode ?? -1;
-  return HDict.of({
+  const started = result.exitCode !== undefined || result.signal !== undefined;
+  return {
     stdout: String(result.stdout ?? ""),
     stderr: String(result.stderr ?? ""),
-    status,
-    success: status === 0,
-  });
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    pid: child.pid ?? null,
+    timedOut,
+    spawnError: started ? null : result,
+  };
+}
+
+/**
+ * Run `file args…` in `cwd` and build the `{stdout, stderr, status,
+ * success}` dict. Spawn failures throw `<what> failed: process spawn
+ * failed: <os error>`.
+ */
+export async function runProcess(file: string, args: string[], cwd: string, ctx: CallContext, what: string): Promise<Value> {
+  const r = await spawnCaptured(file, args, { cwd }, ctx);
+  if (r.spawnError !== null) throw HarnError.thrown(`${what} failed: process spawn failed: ${osErrorText(r.spawnError)}`);
+  const status = r.exitCode ?? -1;
+  return HDict.of({ stdout: r.stdout, stderr: r.stderr, status, success: status === 0 });
 }
 
 // ---------------------------------------------------------------------------
@@ -84,7 +126,7 @@ function loginShell(): string | null {
   }
 }
 
-function systemShells(): string[] {
+export function systemShells(): string[] {
   try {
     return readFileSync("/etc/shells", "utf8")
       .split("\n")
@@ -95,7 +137,7 @@ function systemShells(): string[] {
   }
 }
 
-const STANDARD_SHELLS = ["/bin/zsh", "/usr/bin/zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/usr/bin/sh"];
+export const STANDARD_SHELLS = ["/bin/zsh", "/usr/bin/zsh", "/bin/bash", "/usr/bin/bash", "/bin/sh", "/usr/bin/sh"];
 
 /** The default shell: HARN_DEFAULT_SHELL, SHELL, the login shell, the
  * system shells list, then standard locations. Absolute candidates must
