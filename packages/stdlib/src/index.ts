@@ -36,6 +36,7 @@ import { installRegex } from "./regex/builtins";
 import { installTime } from "./time/builtins";
 import { installHttp } from "./http/builtins";
 import { installTemplates } from "./template/builtins";
+import { installLongRunning } from "./longrun/index";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -72,9 +73,24 @@ export function installStdlib(rt: Runtime): void {
   installTime(rt);
   installHttp(rt);
   installTemplates(rt);
+  installLongRunning(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
 
 /** The LLM provider layer (plain JSON; the agent builtins convert). */
 export * from "./llm";
+
+/** Long-running work: handles, the pending feedback queue, host tools. */
+export {
+  installLongRunning,
+  longRunState,
+  LongRunState,
+  FeedbackItem,
+  attachHostBridge,
+  killAllProcesses,
+  type HandleRecord,
+  type HandleStatus,
+  type FeedbackListener,
+  type HostBridge,
+} from "./longrun/index";

@@ -1,0 +1,192 @@
+/**
+ * One child process of a command tool, through execa, in its own process
+ * group (`detached: true`), so that killing `-pgid` takes the whole tree
+ * with it: `sh -c 'sleep 100 & sleep 100'` leaves nothing behind.
+ *
+ * The runtime keeps the set of live groups; while it is non-empty a
+ * `process.on("exit")` hook kills them synchronously, the last line of
+ * defence when the process ends without `Runtime.shutdown()` having run.
+ */
+import { constants as osConstants } from "node:os";
+import { execa } from "execa";
+import { RuntimeSlot, type Runtime } from "@harn/vm";
+import type { ArtifactWriter } from "./artifacts";
+import type { CommandSpec } from "./request";
+
+export interface ProcessOutcome {
+  /** null when the process was ended by a signal. */
+  readonly exitCode: number | null;
+  /** Signal name (`"SIGKILL"`) or null. */
+  readonly signal: string | null;
+  /** Killed because `timeout_ms` elapsed. */
+  readonly timedOut: boolean;
+  readonly endedAtMs: number;
+  readonly durationMs: number;
+}
+
+/** `spawn failed: <os detail>` material. */
+export class SpawnError {
+  constructor(readonly detail: string) {}
+}
+
+export interface RunningProcess {
+  readonly pid: number;
+  readonly startedAtMs: number;
+  /** Resolves once the process exited and its output pipes closed. */
+  readonly done: Promise<ProcessOutcome>;
+  /** SIGKILL to the group, then to the child. Idempotent, never throws. */
+  kill(): void;
+}
+
+class LiveGroups {
+  private readonly live = new Set<RunningProcess>();
+  private readonly onExit = () => {
+    for (const p of this.live) p.kill();
+  };
+
+  add(p: RunningProcess): void {
+    if (this.live.size === 0) process.on("exit", this.onExit);
+    this.live.add(p);
+  }
+
+  delete(p: RunningProcess): void {
+    if (!this.live.delete(p)) return;
+    if (this.live.size === 0) process.off("exit", this.onExit);
+  }
+
+  killAll(): void {
+    for (const p of [...this.live]) p.kill();
+  }
+}
+
+const LIVE = new RuntimeSlot<LiveGroups>("longrun.processes", (rt) => {
+  const groups = new LiveGroups();
+  rt.onShutdown(() => groups.killAll());
+  return groups;
+});
+
+/** Kill every process group a runtime started that is still alive. */
+export function killAllProcesses(rt: Runtime): void {
+  rt.slot(LIVE).killAll();
+}
+
+/**
+ * Starts `spec.argv`, streaming its output into `writer`. In the foreground
+ * `timeout_ms` is enforced and `stdin` fed; `signal` (the calling task's)
+ * kills the group when it aborts. Throws `SpawnError` when the program
+ * cannot be started.
+ */
+export async function spawnProcess(
+  rt: Runtime,
+  spec: CommandSpec,
+  writer: ArtifactWriter,
+  options: { foreground: boolean; signal: AbortSignal | null },
+): Promise<RunningProcess> {
+  const startedAtMs = Date.now();
+  const startedPerf = performance.now();
+  const stdin = options.foreground ? spec.stdin : null;
+  const sub = execa(spec.argv[0]!, spec.argv.slice(1), {
+    cwd: spec.cwd,
+    env: spec.env,
+    extendEnv: false,
+    ...(stdin !== null ? { input: stdin } : { stdin: "ignore" as const }),
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: false,
+    reject: false,
+    detached: true,
+    cleanup: false,
+    stripFinalNewline: false,
+    windowsHide: true,
+  });
+
+  const pid = sub.pid;
+  if (pid === undefined) {
+    const r = await sub;
+    throw new SpawnError(osErrorText(r.cause));
+  }
+
+  sub.stdout?.on("data", (chunk: Buffer) => writer.write("stdout", chunk));
+  sub.stderr?.on("data", (chunk: Buffer) => writer.write(spec.capture.merge ? "stdout" : "stderr", chunk));
+
+  let settled = false;
+  let timedOut = false;
+  const kill = () => {
+    if (settled) return;
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // group already gone
+    }
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // child already gone
+    }
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (options.foreground && spec.timeoutMs !== null) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, spec.timeoutMs);
+  }
+  const signal = options.signal;
+  const onAbort = () => kill();
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  const groups = rt.slot(LIVE);
+  const running: RunningProcess = {
+    pid,
+    startedAtMs,
+    kill,
+    done: sub.then((r) => {
+      settled = true;
+      groups.delete(running);
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      return {
+        exitCode: r.signal ? null : (r.exitCode ?? null),
+        signal: r.signal ?? null,
+        timedOut,
+        endedAtMs: Date.now(),
+        durationMs: Math.max(0, Math.round(performance.now() - startedPerf)),
+      };
+    }),
+  };
+  groups.add(running);
+  if (signal?.aborted) kill();
+  return running;
+}
+
+/** `SIG<number>` as background payloads report signals (`"SIG9"`). */
+export function signalNumberName(name: string | null): string | null {
+  if (name === null) return null;
+  const n = (osConstants.signals as Record<string, number | undefined>)[name];
+  return n === undefined ? name : `SIG${n}`;
+}
+
+const STRERROR: Record<string, string> = {
+  ENOENT: "No such file or directory",
+  EACCES: "Permission denied",
+  EPERM: "Operation not permitted",
+  ENOEXEC: "Exec format error",
+  ENOTDIR: "Not a directory",
+  EISDIR: "Is a directory",
+  E2BIG: "Argument list too long",
+  ENOMEM: "Cannot allocate memory",
+  EAGAIN: "Resource temporarily unavailable",
+  EMFILE: "Too many open files",
+};
+
+/** An OS error in Rust's `io::Error` display form: `<text> (os error <n>)`. */
+function osErrorText(cause: unknown): string {
+  const e = cause as { code?: string; errno?: number; message?: string } | undefined;
+  const code = e?.code;
+  if (code && STRERROR[code]) {
+    const n = (osConstants.errno as Record<string, number | undefined>)[code] ?? Math.abs(e?.errno ?? 0);
+    return `${STRERROR[code]} (os error ${n})`;
+  }
+  return e?.message ?? "unknown error";
+}

@@ -1,0 +1,162 @@
+/**
+ * `find_text(pattern, path?, options?)` and `find_text(pattern, options)`
+ * (agents.md §1.6, an [extension] that behaves like `glob`).
+ *
+ * Choices the spec leaves open (tested):
+ * - One match per matching line (at its first match), like grep; `column`
+ *   counts code points, as Harn string indices do.
+ * - "Files visited in sorted order" is the walk order: pre-order with
+ *   siblings sorted by name, so `a/b.txt` comes before `a.txt`'s sibling
+ *   directory's contents exactly as `walk_dir` lists them.
+ * - `truncated` is true only when a match beyond `max_matches` exists.
+ * - `context_before` / `context_after` keys appear only when requested.
+ * - A line ends at `\n`; a `\r` before it is not part of `text`.
+ * - With `include_hidden: false` (default) hidden files and directories
+ *   below the root are skipped; the root itself is always searched.
+ */
+import { basename, resolve } from "node:path";
+import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
+import type { Json } from "./json";
+import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
+import type { LineMatch, MatcherSpec } from "./search_core";
+import { searchFiles, type SearchOutcome } from "./search_pool";
+import { cancelled, startStdlibOp } from "./stdlib_op";
+import { crawl } from "./tree";
+
+const DEFAULT_MAX_MATCHES = 1000;
+
+/** Regex metacharacters of the Rust dialect: without them a pattern is a literal. */
+const META = /[\\.+*?()|[\]{}^$]/;
+
+export function findText(args: Value[], ctx: CallContext): Value | Promise<Value> {
+  const pattern = textArg(args[0]);
+  if (pattern === "") throw HarnError.thrown("find_text: pattern is required");
+  let path = ".";
+  let opts: HDict | null;
+  if (args[1] instanceof HDict) {
+    opts = args[1];
+    path = stringOption(opts, "path") ?? ".";
+  } else {
+    if (args.length > 1 && args[1] !== null) path = textArg(args[1]);
+    opts = optionsDict(args[2]);
+  }
+  if (path === "") path = ".";
+
+  const caseInsensitive = boolOption(opts, "case_insensitive") ?? false;
+  const spec = matcherSpec(pattern, boolOption(opts, "fixed_strings") ?? false, caseInsensitive);
+  const globText = stringOption(opts, "glob");
+  let fileFilter: GlobMatcher | null = null;
+  if (globText !== null && globText !== "") {
+    try {
+      fileFilter = compileGlob(globText);
+    } catch (e) {
+      if (e instanceof GlobPatternError) throw HarnError.thrown(`find_text: invalid glob: ${e.message}`);
+      throw e;
+    }
+  }
+  const maxMatches = countOption(opts, "max_matches");
+  const root = resolve(ctx.runtime.cwd, path);
+  const search: SearchParams = {
+    root,
+    spec,
+    fileFilter,
+    includeHidden: boolOption(opts, "include_hidden") ?? false,
+    maxMatches: maxMatches !== null && maxMatches >= 1 ? maxMatches : DEFAULT_MAX_MATCHES,
+    contextBefore: countOption(opts, "context_before") ?? 0,
+    contextAfter: countOption(opts, "context_after") ?? 0,
+  };
+
+  if (isLongRunning(opts)) {
+    return startStdlibOp(ctx, "find_text", `find_text ${pattern} in ${root}`, async (signal) => {
+      const outcome = await runSearch(search, signal);
+      return outcome && resultJson(outcome);
+    });
+  }
+  return runSearch(search, ctx.signal).then((outcome) => {
+    if (!outcome) throw cancelled(ctx.signal);
+    return resultValue(outcome);
+  });
+}
+
+/** A literal when asked for, or when the pattern has no metacharacters;
+ * otherwise a regex, compiled now so a bad one throws at the call site. */
+function matcherSpec(pattern: string, fixed: boolean, caseInsensitive: boolean): MatcherSpec {
+  if (!caseInsensitive && (fixed || !META.test(pattern))) return { kind: "literal", text: pattern };
+  const source = fixed ? pattern.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&") : pattern;
+  const flags = caseInsensitive ? "iu" : "u";
+  try {
+    const re = new RegExp(source, flags);
+    return { kind: "regex", source: re.source, flags: re.flags };
+  } catch (e) {
+    throw HarnError.thrown(`find_text: invalid pattern: ${(e as Error).message}`);
+  }
+}
+
+interface SearchParams {
+  readonly root: string;
+  readonly spec: MatcherSpec;
+  readonly fileFilter: GlobMatcher | null;
+  readonly includeHidden: boolean;
+  readonly maxMatches: number;
+  readonly contextBefore: number;
+  readonly contextAfter: number;
+}
+
+async function runSearch(p: SearchParams, signal: AbortSignal): Promise<SearchOutcome | null> {
+  const entries = await crawl(p.root, { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal });
+  if (!entries) return null;
+  const prefix = p.root.endsWith("/") ? p.root.length : p.root.length + 1;
+  const files: string[] = [];
+  for (const e of entries) {
+    if (!e.isFile) continue;
+    // a file root is matched by its own name
+    const rel = e.depth === 0 ? basename(e.path) : e.path.slice(prefix);
+    if (p.fileFilter && !p.fileFilter(rel)) continue;
+    files.push(e.path);
+  }
+  return searchFiles({
+    files,
+    spec: p.spec,
+    contextBefore: p.contextBefore,
+    contextAfter: p.contextAfter,
+    maxMatches: p.maxMatches,
+    signal,
+  });
+}
+
+function resultValue(o: SearchOutcome): HDict {
+  const matches: Value[] = [];
+  for (const f of o.files) {
+    for (const m of f.matches) {
+      const d = new Map<string, Value>([
+        ["path", f.file],
+        ["line", m.line],
+        ["column", m.column],
+        ["text", m.text],
+      ]);
+      if (m.before) d.set("context_before", m.before);
+      if (m.after) d.set("context_after", m.after);
+      matches.push(new HDict(d));
+    }
+  }
+  return HDict.of({ matches, truncated: o.truncated });
+}
+
+/** Keys sorted, as the reference serialises its sorted maps. */
+function resultJson(o: SearchOutcome): Json {
+  const matches: Json[] = [];
+  for (const f of o.files) {
+    for (const m of f.matches) {
+      const j: { [key: string]: Json } = { column: m.column };
+      if (m.after) j.context_after = m.after;
+      if (m.before) j.context_before = m.before;
+      j.line = m.line;
+      j.path = f.file;
+      j.text = m.text;
+      matches.push(j);
+    }
+  }
+  return { matches, truncated: o.truncated };
+}
+

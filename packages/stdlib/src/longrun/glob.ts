@@ -1,0 +1,58 @@
+/**
+ * `glob(pattern, base?, options?)` and `glob(pattern, {base, ...})`
+ * (agents.md §1.5). The pattern is compiled before anything starts, in both
+ * modes, so a bad pattern always throws at the call site ([TS decision]).
+ */
+import { resolve } from "node:path";
+import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
+import { isLongRunning, optionsDict, stringOption, textArg } from "./options";
+import { cancelled, startStdlibOp } from "./stdlib_op";
+import { crawl } from "./tree";
+
+export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
+  const pattern = textArg(args[0]);
+  if (pattern === "") throw HarnError.thrown("glob: pattern is required");
+  let base = ".";
+  let opts: HDict | null = null;
+  if (args[1] instanceof HDict) {
+    opts = args[1];
+    base = stringOption(opts, "base") ?? ".";
+  } else if (args.length > 1) {
+    // positional form; nil means "." ([TS decision], the reference searches "nil")
+    const b = args[1];
+    base = b === null || b === undefined ? "." : typeof b === "string" ? b : display(b);
+    opts = optionsDict(args[2]);
+  }
+  if (base === "") base = ".";
+
+  let matcher: GlobMatcher;
+  try {
+    matcher = compileGlob(pattern);
+  } catch (e) {
+    if (e instanceof GlobPatternError) throw HarnError.thrown(`glob: ${e.message}`);
+    throw e;
+  }
+  const root = resolve(ctx.runtime.cwd, base);
+  const search = (signal: AbortSignal) => globUnder(root, matcher, signal);
+
+  if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, search);
+  return search(ctx.signal).then((paths) => {
+    if (!paths) throw cancelled(ctx.signal);
+    return paths;
+  });
+}
+
+/** Full paths of the entries below `root` whose root-relative path matches,
+ * sorted by code unit; null when aborted. */
+export async function globUnder(root: string, matcher: GlobMatcher, signal: AbortSignal): Promise<string[] | null> {
+  const entries = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal });
+  if (!entries) return null;
+  const prefix = root.endsWith("/") ? root.length : root.length + 1;
+  const out: string[] = [];
+  for (let i = 1; i < entries.length; i++) {
+    const path = entries[i]!.path;
+    if (matcher(path.slice(prefix))) out.push(path);
+  }
+  return out.sort();
+}

@@ -1,0 +1,121 @@
+/**
+ * Glob patterns in the reference's dialect (agents.md §1.5: a Rust glob-set
+ * matcher with default settings), compiled with picomatch.
+ *
+ * picomatch's `bash` mode already gives the central rule — `*` is not
+ * separator-aware — and its globstar gives `**` (including `**\/x` matching a
+ * top-level `x`). This module only adapts the *dialect* before handing the
+ * pattern over, so the matching itself stays picomatch's:
+ *
+ * - `(`, `)` and `|` are literals in the reference, so they are escaped
+ *   (picomatch would read them as regex groups); extglobs and leading-`!`
+ *   negation are switched off for the same reason.
+ * - `[!a]` is the reference's negated class; picomatch's bash mode only
+ *   understands `[^a]`, so the class is rewritten.
+ * - A trailing `/**` in the reference means "below": `src/**` matches
+ *   `src/a` but not `src` itself. picomatch also matches `src`; since a
+ *   single `*` already crosses `/` here, `src/*` is the exact equivalent.
+ * - Malformed patterns are rejected with the reference's error kinds
+ *   (unclosed class, unclosed or unopened alternation, dangling escape,
+ *   reversed range), because picomatch quietly treats them as literals.
+ *
+ * Known difference: `?` does not match `/` here (it does in the reference).
+ */
+import picomatch from "picomatch";
+
+/** A pattern the reference would reject; `message` is the matcher's text. */
+export class GlobPatternError {
+  constructor(readonly message: string) {}
+}
+
+export type GlobMatcher = (relativePath: string) => boolean;
+
+const PICOMATCH_OPTIONS = {
+  bash: true, // `*` crosses `/`
+  dot: true, // hidden entries are ordinary entries
+  noextglob: true,
+  nonegate: true,
+  strictSlashes: true,
+} as const;
+
+/** Compile `pattern` or throw `GlobPatternError`. */
+export function compileGlob(pattern: string): GlobMatcher {
+  const re = picomatch.makeRe(adaptDialect(pattern), PICOMATCH_OPTIONS);
+  return (path) => re.test(path);
+}
+
+function fail(pattern: string, kind: string): never {
+  throw new GlobPatternError(`error parsing glob '${pattern}': ${kind}`);
+}
+
+/** The reference dialect rewritten for picomatch (see the module comment). */
+export function adaptDialect(pattern: string): string {
+  let out = "";
+  let braces = 0;
+  let i = 0;
+  const n = pattern.length;
+  while (i < n) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      if (i + 1 >= n) fail(pattern, "dangling '\\'");
+      out += c + pattern[i + 1];
+      i += 2;
+    } else if (c === "[") {
+      const { text, end } = characterClass(pattern, i);
+      out += text;
+      i = end;
+    } else if (c === "(" || c === ")" || c === "|") {
+      out += "\\" + c;
+      i++;
+    } else if (c === "{") {
+      braces++;
+      out += c;
+      i++;
+    } else if (c === "}") {
+      if (braces === 0) fail(pattern, "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)");
+      braces--;
+      out += c;
+      i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  if (braces > 0) fail(pattern, "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)");
+  if (pattern.endsWith("/**") && !pattern.endsWith("\\/**")) out = out.slice(0, -1);
+  return out;
+}
+
+/** `[...]` starting at `start`: returns its picomatch text and the index after it. */
+function characterClass(pattern: string, start: number): { text: string; end: number } {
+  let i = start + 1;
+  let text = "[";
+  if (pattern[i] === "!" || pattern[i] === "^") {
+    text += "^";
+    i++;
+  }
+  // a `]` right after the opening (or the negation) is a literal member
+  const members: string[] = [];
+  if (pattern[i] === "]") {
+    members.push("\\]");
+    i++;
+  }
+  while (i < pattern.length && pattern[i] !== "]") {
+    const c = pattern[i]!;
+    if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
+      const hi = pattern[i + 2]!;
+      if (c > hi) fail(pattern, `invalid range; '${c}' > '${hi}'`);
+      members.push(escapeClassChar(c) + "-" + escapeClassChar(hi));
+      i += 3;
+    } else {
+      members.push(escapeClassChar(c));
+      i++;
+    }
+  }
+  if (i >= pattern.length) fail(pattern, "unclosed character class; missing ']'");
+  return { text: text + members.join("") + "]", end: i + 1 };
+}
+
+function escapeClassChar(c: string): string {
+  return c === "\\" || c === "]" || c === "[" || c === "^" ? "\\" + c : c;
+}

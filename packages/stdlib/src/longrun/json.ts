@@ -1,0 +1,56 @@
+/**
+ * The JSON side of long-running work. Completion payloads are built as plain
+ * JS objects whose key order *is* the contract (agents.md §0.4, §1.10), so
+ * `JSON.stringify` gives the queued text directly; scripts receive the same
+ * object converted to Harn values without a parse round trip.
+ */
+import { display, float, HDict, HFloat, intFromNumber, isInt, type Value } from "@harn/vm";
+
+/** A JSON-shaped JS value as produced by the payload builders. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * JSON-shaped JS value → Harn value. Integral numbers become ints: every
+ * number in a payload is an integer (ids, counts, durations, exit codes), and
+ * `JSON.parse` cannot tell `1` from `1.0` anyway.
+ */
+export function jsonToValue(x: unknown): Value {
+  if (x === null || x === undefined) return null;
+  switch (typeof x) {
+    case "string":
+    case "boolean":
+      return x;
+    case "number":
+      return Number.isInteger(x) ? intFromNumber(x) : float(x);
+    case "object": {
+      if (Array.isArray(x)) {
+        const out: Value[] = new Array(x.length);
+        for (let i = 0; i < x.length; i++) out[i] = jsonToValue(x[i]);
+        return out;
+      }
+      const m = new Map<string, Value>();
+      for (const k of Object.keys(x)) m.set(k, jsonToValue((x as Record<string, unknown>)[k]));
+      return new HDict(m);
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Harn value → JSON-shaped JS value for payload results that come from
+ * script values. Dict keys come out sorted (the reference serialises its
+ * sorted maps); non-JSON kinds become their display string.
+ */
+export function valueToJson(v: Value): Json {
+  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (Array.isArray(v)) return v.map(valueToJson);
+  if (v instanceof HFloat) return v.v;
+  if (v instanceof HDict) {
+    const o: { [key: string]: Json } = {};
+    for (const k of v.keys()) o[k] = valueToJson(v.get(k));
+    return o;
+  }
+  return isInt(v) ? Number(v) : display(v);
+}

@@ -1,0 +1,144 @@
+/**
+ * The per-file search of `find_text` (agents.md §1.6), shared by the main
+ * thread and the search workers.
+ *
+ * `makeSearcher` must stay self-contained — no imports, no outer names —
+ * because the worker pool runs its source text (`makeSearcher.toString()`)
+ * in threads that cannot load this package.
+ */
+
+/** What to look for: bytes of a literal, or a compiled JS regex. */
+export type MatcherSpec =
+  | { readonly kind: "literal"; readonly text: string }
+  | { readonly kind: "regex"; readonly source: string; readonly flags: string };
+
+export interface LineMatch {
+  /** 1-based line number. */
+  readonly line: number;
+  /** 1-based column in code points. */
+  readonly column: number;
+  /** The line without its line terminator. */
+  readonly text: string;
+  readonly before?: string[];
+  readonly after?: string[];
+}
+
+export type Searcher = (buf: Uint8Array, limit: number) => LineMatch[] | null;
+
+/**
+ * A function that searches one file's bytes: up to `limit` matching lines in
+ * order, or null for a binary file (a NUL byte in the first 8 KiB). One
+ * entry per matching line, at its first match, like grep.
+ */
+export function makeSearcher(spec: MatcherSpec, contextBefore: number, contextAfter: number): Searcher {
+  const NL = 10;
+  const BINARY_PROBE = 8192;
+
+  const trimCR = (s: string): string => (s.length > 0 && s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s);
+
+  /** Code points in bytes [from, to) of valid UTF-8: the non-continuation bytes. */
+  const codePoints = (buf: Uint8Array, from: number, to: number): number => {
+    let n = 0;
+    for (let i = from; i < to; i++) if ((buf[i]! & 0xc0) !== 0x80) n++;
+    return n;
+  };
+
+  const isBinary = (buf: Uint8Array): boolean => {
+    const end = Math.min(buf.length, BINARY_PROBE);
+    for (let i = 0; i < end; i++) if (buf[i] === 0) return true;
+    return false;
+  };
+
+  // --- literal: byte search without decoding the file -----------------------
+  const searchLiteral = (buf: Buffer, needle: Buffer, limit: number): LineMatch[] => {
+    const out: LineMatch[] = [];
+    if (needle.length === 0) return out;
+    let lineNo = 1;
+    let counted = 0; // newlines before `counted` are included in lineNo
+    let pos = buf.indexOf(needle, 0);
+    while (pos >= 0 && out.length < limit) {
+      const lineStart = pos === 0 ? 0 : buf.lastIndexOf(NL, pos - 1) + 1;
+      let lineEnd = buf.indexOf(NL, pos);
+      if (lineEnd < 0) lineEnd = buf.length;
+      for (let i = buf.indexOf(NL, counted); i >= 0 && i < lineStart; i = buf.indexOf(NL, i + 1)) lineNo++;
+      counted = lineStart;
+      const m: { line: number; column: number; text: string; before?: string[]; after?: string[] } = {
+        line: lineNo,
+        column: codePoints(buf, lineStart, pos) + 1,
+        text: trimCR(buf.toString("utf8", lineStart, lineEnd)),
+      };
+      if (contextBefore > 0) m.before = linesBefore(buf, lineStart, contextBefore);
+      if (contextAfter > 0) m.after = linesAfter(buf, lineEnd, contextAfter);
+      out.push(m);
+      if (lineEnd >= buf.length) break;
+      pos = buf.indexOf(needle, lineEnd + 1);
+    }
+    return out;
+  };
+
+  const linesBefore = (buf: Buffer, lineStart: number, n: number): string[] => {
+    const lines: string[] = [];
+    let end = lineStart - 1; // the newline ending the previous line
+    while (lines.length < n && end >= 0) {
+      const start = end === 0 ? 0 : buf.lastIndexOf(NL, end - 1) + 1;
+      lines.push(trimCR(buf.toString("utf8", start, end)));
+      end = start - 1;
+    }
+    return lines.reverse();
+  };
+
+  const linesAfter = (buf: Buffer, lineEnd: number, n: number): string[] => {
+    const lines: string[] = [];
+    let start = lineEnd + 1;
+    while (lines.length < n && start < buf.length) {
+      let end = buf.indexOf(NL, start);
+      if (end < 0) end = buf.length;
+      lines.push(trimCR(buf.toString("utf8", start, end)));
+      start = end + 1;
+    }
+    return lines;
+  };
+
+  // --- regex: line by line, after a whole-file prefilter ----------------------
+  const searchRegex = (text: string, whole: RegExp, perLine: RegExp, limit: number): LineMatch[] => {
+    const out: LineMatch[] = [];
+    // A line that matches on its own also matches inside the whole text in
+    // multi-line mode, so a miss here rules the file out without splitting
+    // it. (Not with CRLF lines: `$` would then stop at the `\r`.)
+    if (!text.includes("\r") && !whole.test(text)) return out;
+    const lines = text.split("\n");
+    // a final newline ends the last line; it does not start an empty one
+    if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    for (let i = 0; i < lines.length && out.length < limit; i++) {
+      const line = trimCR(lines[i]!);
+      const found = perLine.exec(line);
+      if (!found) continue;
+      const m: { line: number; column: number; text: string; before?: string[]; after?: string[] } = {
+        line: i + 1,
+        column: Array.from(line.slice(0, found.index)).length + 1,
+        text: line,
+      };
+      if (contextBefore > 0) m.before = lines.slice(Math.max(0, i - contextBefore), i).map(trimCR);
+      if (contextAfter > 0) m.after = lines.slice(i + 1, i + 1 + contextAfter).map(trimCR);
+      out.push(m);
+    }
+    return out;
+  };
+
+  if (spec.kind === "literal") {
+    const needle = Buffer.from(spec.text, "utf8");
+    return (bytes, limit) => {
+      if (isBinary(bytes)) return null;
+      const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+      return searchLiteral(buf, needle, limit);
+    };
+  }
+  const flags = spec.flags.replace(/[gym]/g, "");
+  const whole = new RegExp(spec.source, flags + "m");
+  const perLine = new RegExp(spec.source, flags);
+  return (bytes, limit) => {
+    if (isBinary(bytes)) return null;
+    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    return searchRegex(buf.toString("utf8"), whole, perLine, limit);
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The directory crawler behind `walk_dir`, `glob` and `find_text`
+ * (agents.md §1.4, §1.8).
+ *
+ * It never blocks the event loop: directories are listed with callback
+ * `fs.readdir` calls, many in flight at once (the listing of one directory
+ * is a single libuv request, so a deep or wide tree costs round trips, not
+ * main-thread time). Listings are collected first and then emitted in
+ * pre-order with siblings sorted by name, which makes the result
+ * deterministic regardless of the order in which the listings arrived.
+ *
+ * Cancellation is cooperative: the abort signal is checked whenever a
+ * listing arrives and before every new request; an aborted crawl resolves
+ * to `null` at once and abandons whatever is still in flight.
+ */
+import { readdir, stat, type Dirent, type Stats } from "node:fs";
+
+export interface TreeEntry {
+  /** Full path, `/`-separated. */
+  readonly path: string;
+  /** 0 for the root. */
+  readonly depth: number;
+  readonly isDir: boolean;
+  /** A regular file (or, when following symlinks, a link to one). */
+  readonly isFile: boolean;
+}
+
+export interface CrawlOptions {
+  /** Deepest depth to report (root = 0); `Infinity` for no limit. */
+  readonly maxDepth: number;
+  /** Descend through symlinked directories (with loop detection). */
+  readonly followSymlinks: boolean;
+  /** Skip entries whose name starts with `.` (the root is never skipped). */
+  readonly skipHidden: boolean;
+  readonly signal: AbortSignal;
+}
+
+/** How many directory listings may be in flight at once. Measured on the
+ * bench tree: 16–64 are equally fast; beyond that libuv's pool saturates. */
+const CONCURRENCY = 32;
+
+interface Child {
+  readonly name: string;
+  readonly isDir: boolean;
+  readonly isFile: boolean;
+  /** Listed (and therefore to be emitted with its contents). */
+  readonly descend: boolean;
+}
+
+interface Pending {
+  readonly dir: string;
+  readonly depth: number;
+  /** `dev:ino` of this directory and its ancestors (follow mode only). */
+  readonly chain: readonly string[] | null;
+}
+
+export function joinPath(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : dir + "/" + name;
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function fileId(st: Stats): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+function statAsync(path: string): Promise<Stats | null> {
+  return new Promise((resolve) => stat(path, (err, st) => resolve(err ? null : st)));
+}
+
+/**
+ * Every entry under `root` (an absolute, normalised path), the root first,
+ * in pre-order with siblings sorted by name (code-unit order). Unreadable
+ * entries are skipped; a missing root gives `[]`, a file root one entry.
+ * Resolves to `null` when the signal aborts.
+ */
+export async function crawl(root: string, opts: CrawlOptions): Promise<TreeEntry[] | null> {
+  const { signal } = opts;
+  if (signal.aborted) return null;
+  const rootStat = await statAsync(root);
+  if (signal.aborted) return null;
+  if (!rootStat) return [];
+  const rootEntry: TreeEntry = { path: root, depth: 0, isDir: rootStat.isDirectory(), isFile: rootStat.isFile() };
+  if (!rootEntry.isDir || opts.maxDepth < 1) return [rootEntry];
+
+  const listings = await listAll(root, rootStat, opts);
+  if (!listings) return null;
+
+  // Emission: an explicit stack, so very deep trees cannot overflow the JS stack.
+  const out: TreeEntry[] = [rootEntry];
+  const stack: { dir: string; depth: number; children: Child[]; i: number }[] = [];
+  const rootChildren = listings.get(root);
+  if (rootChildren) stack.push({ dir: root, depth: 1, children: rootChildren, i: 0 });
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i >= top.children.length) {
+      stack.pop();
+      continue;
+    }
+    const c = top.children[top.i++]!;
+    const path = joinPath(top.dir, c.name);
+    out.push({ path, depth: top.depth, isDir: c.isDir, isFile: c.isFile });
+    if (c.descend) {
+      const sub = listings.get(path);
+      if (sub && sub.length > 0) stack.push({ dir: path, depth: top.depth + 1, children: sub, i: 0 });
+    }
+  }
+  return signal.aborted ? null : out;
+}
+
+/** Lists every directory to be visited, many at a time. */
+function listAll(root: string, rootStat: Stats, opts: CrawlOptions): Promise<Map<string, Child[]> | null> {
+  const { signal, maxDepth, followSymlinks, skipHidden } = opts;
+  const listings = new Map<string, Child[]>();
+  const queue: Pending[] = [{ dir: root, depth: 0, chain: followSymlinks ? [fileId(rootStat)] : null }];
+  let active = 0;
+
+  return new Promise((resolve) => {
+    let finished = false;
+    const finish = (v: Map<string, Child[]> | null) => {
+      if (finished) return;
+      finished = true;
+      signal.removeEventListener("abort", onAbort);
+      resolve(v);
+    };
+    const onAbort = () => finish(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    const pump = () => {
+      if (finished) return;
+      while (active < CONCURRENCY && queue.length > 0) {
+        const job = queue.pop()!;
+        active++;
+        readdir(job.dir, { withFileTypes: true }, (err, dirents) => {
+          if (finished) return;
+          if (err) {
+            done();
+            return;
+          }
+          dirents.sort(byName);
+          if (followSymlinks) {
+            void resolveLinks(job, dirents).then(done);
+          } else {
+            accept(job, dirents, null);
+            done();
+          }
+        });
+      }
+      if (active === 0 && queue.length === 0) finish(listings);
+    };
+    const done = () => {
+      active--;
+      if (signal.aborted) finish(null);
+      else pump();
+    };
+
+    /** Records one listing and queues its subdirectories. */
+    const accept = (job: Pending, dirents: Dirent[], linkStats: Map<string, Stats | null> | null) => {
+      const children: Child[] = [];
+      const childDepth = job.depth + 1;
+      const listChildren = childDepth < maxDepth;
+      for (const d of dirents) {
+        const name = d.name;
+        if (skipHidden && name.charCodeAt(0) === 46 /* . */) continue;
+        let isDir = d.isDirectory();
+        let isFile = d.isFile();
+        let chain = job.chain;
+        if (linkStats && d.isSymbolicLink()) {
+          const st = linkStats.get(name);
+          if (!st) continue; // broken link or loop: an error entry, skipped
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        }
+        const descend = isDir && listChildren;
+        if (descend && chain) {
+          // follow mode: every directory's identity, to stop symlink loops
+          const st = linkStats?.get(name);
+          chain = st ? [...chain, fileId(st)] : chain;
+        }
+        children.push({ name, isDir, isFile, descend });
+        if (descend) queue.push({ dir: joinPath(job.dir, name), depth: childDepth, chain });
+      }
+      listings.set(job.dir, children);
+    };
+
+    /** Follow mode: stat symlinks (and directories, for loop detection). */
+    const resolveLinks = async (job: Pending, dirents: Dirent[]) => {
+      const stats = new Map<string, Stats | null>();
+      await Promise.all(
+        dirents.map(async (d) => {
+          if (!d.isSymbolicLink() && !d.isDirectory()) return;
+          const st = await statAsync(joinPath(job.dir, d.name));
+          // a link back into its own ancestry is a loop: report it as unreadable
+          if (st && d.isSymbolicLink() && st.isDirectory() && job.chain?.includes(fileId(st))) stats.set(d.name, null);
+          else stats.set(d.name, st);
+        }),
+      );
+      if (!finished) accept(job, dirents, stats);
+    };
+
+    pump();
+  });
+}
