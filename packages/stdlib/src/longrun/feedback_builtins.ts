@@ -4,7 +4,8 @@
  * `handle_wait`, `handle_status` (§1.16) and `agent_inject_feedback`
  * (§2.12).
  */
-import { HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
+import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { parseJson } from "../core/json";
 import { hostlibError, typeName } from "./hostlib_errors";
 import { jsonToValue } from "./json";
 import { countOption, optionsDict } from "./options";
@@ -44,38 +45,21 @@ function handleIdArg(v: Value | undefined, builtin: string): string {
 }
 
 /** What scripts see of a queued item's payload: the completion object
- * itself, else the content parsed as JSON (nil when it is not JSON). */
-function payloadValue(item: FeedbackItem, ctx: CallContext): Value | Promise<Value> {
+ * itself, else the content parsed like `json_parse` (nil when it is not
+ * JSON). */
+function payloadValue(item: FeedbackItem): Value {
   if (item.payload) return jsonToValue(item.payload);
-  const parser = ctx.runtime.builtins.get("json_parse");
-  if (parser) {
-    // the script-level parser, for exactly json_parse's int/float mapping
-    try {
-      const r = parser([item.content], ctx);
-      return isPromise<Value>(r) ? r.catch(() => null) : r;
-    } catch {
-      return null;
-    }
-  }
   try {
-    return jsonToValue(JSON.parse(item.content));
+    return parseJson(item.content);
   } catch {
     return null;
   }
 }
 
-async function itemValues(items: FeedbackItem[], ctx: CallContext): Promise<Value> {
+function itemValues(items: FeedbackItem[]): Value {
   const out: Value[] = [];
   for (const it of items) {
-    const payload = payloadValue(it, ctx);
-    out.push(
-      HDict.of({
-        session_id: it.sessionId,
-        kind: it.kind,
-        content: it.content,
-        payload: isPromise<Value>(payload) ? await payload : payload,
-      }),
-    );
+    out.push(HDict.of({ session_id: it.sessionId, kind: it.kind, content: it.content, payload: payloadValue(it) }));
   }
   return out;
 }
@@ -93,7 +77,7 @@ export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
       throw HarnError.runtime("pending_feedback_drain: session_id must be a string");
     }
     const sessionId = typeof s === "string" ? s : (ctx.sessionId ?? "");
-    return itemValues(longRunState(ctx.runtime).drainSession(sessionId), ctx);
+    return itemValues(longRunState(ctx.runtime).drainSession(sessionId));
   });
 
   rt.defineBuiltin("handle_wait", (args, ctx) => {
@@ -101,7 +85,7 @@ export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
     const timeout = countOption(optionsDict(args[1]), "timeout_ms");
     return longRunState(ctx.runtime)
       .waitForPayload(id, timeout, ctx.signal)
-      .then((item) => (item ? payloadValue(item, ctx) : null));
+      .then((item) => (item ? payloadValue(item) : null));
   });
 
   rt.defineBuiltin("handle_status", (args, ctx) => {

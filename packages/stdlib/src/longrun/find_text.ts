@@ -15,7 +15,8 @@
  *   below the root are skipped; the root itself is always searched.
  */
 import { basename, resolve } from "node:path";
-import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { compileRegex, RegexError } from "../regex/compile";
 import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
 import type { Json } from "./json";
 import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
@@ -44,7 +45,7 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
   if (path === "") path = ".";
 
   const caseInsensitive = boolOption(opts, "case_insensitive") ?? false;
-  const spec = matcherSpec(pattern, boolOption(opts, "fixed_strings") ?? false, caseInsensitive);
+  const spec = matcherSpec(ctx.runtime, pattern, boolOption(opts, "fixed_strings") ?? false, caseInsensitive);
   const globText = stringOption(opts, "glob");
   let fileFilter: GlobMatcher | null = null;
   if (globText !== null && globText !== "") {
@@ -79,17 +80,20 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
   });
 }
 
-/** A literal when asked for, or when the pattern has no metacharacters;
- * otherwise a regex, compiled now so a bad one throws at the call site. */
-function matcherSpec(pattern: string, fixed: boolean, caseInsensitive: boolean): MatcherSpec {
+/**
+ * A literal when asked for, or when the pattern has no metacharacters;
+ * otherwise a regex in the Rust dialect (translated like `regex_*` does),
+ * compiled now so a bad one throws at the call site.
+ */
+function matcherSpec(rt: Runtime, pattern: string, fixed: boolean, caseInsensitive: boolean): MatcherSpec {
   if (!caseInsensitive && (fixed || !META.test(pattern))) return { kind: "literal", text: pattern };
-  const source = fixed ? pattern.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&") : pattern;
-  const flags = caseInsensitive ? "iu" : "u";
+  const source = fixed ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&") : pattern;
   try {
-    const re = new RegExp(source, flags);
+    const { re } = compileRegex(rt, source, caseInsensitive ? "i" : "");
     return { kind: "regex", source: re.source, flags: re.flags };
   } catch (e) {
-    throw HarnError.thrown(`find_text: invalid pattern: ${(e as Error).message}`);
+    if (e instanceof RegexError) throw HarnError.thrown(`find_text: invalid pattern: ${e.detail}`);
+    throw e;
   }
 }
 

@@ -10,6 +10,7 @@
 import { constants as osConstants } from "node:os";
 import { execa } from "execa";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
+import { osErrorText } from "../../core/oserror";
 import type { ArtifactWriter } from "./artifacts";
 import type { CommandSpec } from "./request";
 
@@ -165,28 +166,4 @@ export function signalNumberName(name: string | null): string | null {
   if (name === null) return null;
   const n = (osConstants.signals as Record<string, number | undefined>)[name];
   return n === undefined ? name : `SIG${n}`;
-}
-
-const STRERROR: Record<string, string> = {
-  ENOENT: "No such file or directory",
-  EACCES: "Permission denied",
-  EPERM: "Operation not permitted",
-  ENOEXEC: "Exec format error",
-  ENOTDIR: "Not a directory",
-  EISDIR: "Is a directory",
-  E2BIG: "Argument list too long",
-  ENOMEM: "Cannot allocate memory",
-  EAGAIN: "Resource temporarily unavailable",
-  EMFILE: "Too many open files",
-};
-
-/** An OS error in Rust's `io::Error` display form: `<text> (os error <n>)`. */
-function osErrorText(cause: unknown): string {
-  const e = cause as { code?: string; errno?: number; message?: string } | undefined;
-  const code = e?.code;
-  if (code && STRERROR[code]) {
-    const n = (osConstants.errno as Record<string, number | undefined>)[code] ?? Math.abs(e?.errno ?? 0);
-    return `${STRERROR[code]} (os error ${n})`;
-  }
-  return e?.message ?? "unknown error";
 }
