@@ -70,11 +70,11 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
 
   if (isLongRunning(opts)) {
     return startStdlibOp(ctx, "find_text", `find_text ${pattern} in ${root}`, async (signal) => {
-      const outcome = await runSearch(search, signal);
+      const outcome = await runSearch(search, signal, false);
       return outcome && resultJson(outcome);
     });
   }
-  return runSearch(search, ctx.signal).then((outcome) => {
+  return runSearch(search, ctx.signal, true).then((outcome) => {
     if (!outcome) throw cancelled(ctx.signal);
     return resultValue(outcome);
   });
@@ -107,8 +107,8 @@ interface SearchParams {
   readonly contextAfter: number;
 }
 
-async function runSearch(p: SearchParams, signal: AbortSignal): Promise<SearchOutcome | null> {
-  const entries = await crawl(p.root, { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal });
+async function runSearch(p: SearchParams, signal: AbortSignal, inSlices: boolean): Promise<SearchOutcome | null> {
+  const entries = await crawl(p.root, { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices });
   if (!entries) return null;
   const prefix = p.root.endsWith("/") ? p.root.length : p.root.length + 1;
   const files: string[] = [];

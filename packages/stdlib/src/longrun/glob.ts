@@ -34,10 +34,10 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
     throw e;
   }
   const root = resolve(ctx.runtime.cwd, base);
-  const search = (signal: AbortSignal) => globUnder(root, matcher, signal);
+  const search = (signal: AbortSignal, inSlices: boolean) => globUnder(root, matcher, signal, inSlices);
 
-  if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, search);
-  return search(ctx.signal).then((paths) => {
+  if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, (signal) => search(signal, false));
+  return search(ctx.signal, true).then((paths) => {
     if (!paths) throw cancelled(ctx.signal);
     return paths;
   });
@@ -45,8 +45,8 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
 
 /** Full paths of the entries below `root` whose root-relative path matches,
  * sorted by code unit; null when aborted. */
-export async function globUnder(root: string, matcher: GlobMatcher, signal: AbortSignal): Promise<string[] | null> {
-  const entries = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal });
+export async function globUnder(root: string, matcher: GlobMatcher, signal: AbortSignal, inSlices: boolean): Promise<string[] | null> {
+  const entries = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices });
   if (!entries) return null;
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];

@@ -1,19 +1,23 @@
 /**
  * The directory crawler behind `walk_dir`, `glob` and `find_text`
- * (agents.md §1.4, §1.8).
+ * (agents.md §1.4, §1.8). Two strategies, one result: every entry in
+ * pre-order with siblings sorted by name.
  *
- * It never blocks the event loop: directories are listed with callback
- * `fs.readdir` calls, many in flight at once (the listing of one directory
- * is a single libuv request, so a deep or wide tree costs round trips, not
- * main-thread time). Listings are collected first and then emitted in
- * pre-order with siblings sorted by name, which makes the result
- * deterministic regardless of the order in which the listings arrived.
+ * - Background work (`long_running`) never blocks the event loop:
+ *   directories are listed with callback `fs.readdir` calls, many in flight
+ *   at once. Listings are collected first and emitted in order afterwards,
+ *   whatever order they arrived in.
+ * - A synchronous call (`inSlices`) makes its caller wait anyway, so it
+ *   lists with `readdirSync` — no thread-pool round trip per directory,
+ *   about twice as fast on the 100,000-file bench tree — in slices of a few
+ *   milliseconds, yielding to the event loop in between so timers, other
+ *   tasks and Ctrl-C stay responsive.
  *
  * Cancellation is cooperative: the abort signal is checked whenever a
- * listing arrives and before every new request; an aborted crawl resolves
- * to `null` at once and abandons whatever is still in flight.
+ * listing arrives (async) or between slices; an aborted crawl resolves to
+ * `null` and abandons whatever is still in flight.
  */
-import { readdir, stat, type Dirent, type Stats } from "node:fs";
+import { readdir, readdirSync, stat, statSync, type Dirent, type Stats } from "node:fs";
 
 export interface TreeEntry {
   /** Full path, `/`-separated. */
@@ -33,7 +37,12 @@ export interface CrawlOptions {
   /** Skip entries whose name starts with `.` (the root is never skipped). */
   readonly skipHidden: boolean;
   readonly signal: AbortSignal;
+  /** Synchronous listing in time slices (for callers that wait anyway). */
+  readonly inSlices?: boolean;
 }
+
+/** Longest stretch of synchronous listing before yielding to the event loop. */
+const SLICE_MS = 8;
 
 /** How many directory listings may be in flight at once. Measured on the
  * bench tree: 16–64 are equally fast; beyond that libuv's pool saturates. */
@@ -84,6 +93,7 @@ export async function crawl(root: string, opts: CrawlOptions): Promise<TreeEntry
   if (!rootStat) return [];
   const rootEntry: TreeEntry = { path: root, depth: 0, isDir: rootStat.isDirectory(), isFile: rootStat.isFile() };
   if (!rootEntry.isDir || opts.maxDepth < 1) return [rootEntry];
+  if (opts.inSlices) return crawlInSlices(rootEntry, rootStat, opts);
 
   const listings = await listAll(root, rootStat, opts);
   if (!listings) return null;
@@ -202,4 +212,72 @@ function listAll(root: string, rootStat: Stats, opts: CrawlOptions): Promise<Map
 
     pump();
   });
+}
+
+interface Frame {
+  readonly dir: string;
+  /** Depth of this directory's children. */
+  readonly depth: number;
+  dirents: Dirent[] | null;
+  i: number;
+  readonly chain: readonly string[] | null;
+}
+
+function listSync(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).sort(byName);
+  } catch {
+    return []; // unreadable: skipped silently
+  }
+}
+
+function statSyncOrNull(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Depth-first with synchronous listings, emitting in pre-order directly. */
+async function crawlInSlices(rootEntry: TreeEntry, rootStat: Stats, opts: CrawlOptions): Promise<TreeEntry[] | null> {
+  const { signal, maxDepth, followSymlinks, skipHidden } = opts;
+  const out: TreeEntry[] = [rootEntry];
+  const stack: Frame[] = [{ dir: rootEntry.path, depth: 1, dirents: null, i: 0, chain: followSymlinks ? [fileId(rootStat)] : null }];
+  let sliceStart = performance.now();
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.dirents === null) {
+      top.dirents = listSync(top.dir);
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (signal.aborted) return null;
+        sliceStart = performance.now();
+      }
+    }
+    if (top.i >= top.dirents.length) {
+      stack.pop();
+      continue;
+    }
+    const d = top.dirents[top.i++]!;
+    const name = d.name;
+    if (skipHidden && name.charCodeAt(0) === 46 /* . */) continue;
+    const path = joinPath(top.dir, name);
+    let isDir = d.isDirectory();
+    let isFile = d.isFile();
+    let chain = top.chain;
+    if (chain && (isDir || d.isSymbolicLink())) {
+      const st = statSyncOrNull(path);
+      if (d.isSymbolicLink()) {
+        // broken link or a loop back into its own ancestry: an unreadable entry
+        if (!st || (st.isDirectory() && chain.includes(fileId(st)))) continue;
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      }
+      if (st && isDir) chain = [...chain, fileId(st)];
+    }
+    out.push({ path, depth: top.depth, isDir, isFile });
+    if (isDir && top.depth < maxDepth) stack.push({ dir: path, depth: top.depth + 1, dirents: null, i: 0, chain });
+  }
+  return signal.aborted ? null : out;
 }

@@ -11,20 +11,21 @@ export function walkDir(args: Value[], ctx: CallContext): Value | Promise<Value>
   if (path === "") throw HarnError.thrown("walk_dir: root path is required");
   const opts = optionsDict(args[1]);
   const root = resolve(ctx.runtime.cwd, path);
-  const crawlOptions = (signal: AbortSignal): CrawlOptions => ({
+  const crawlOptions = (signal: AbortSignal, inSlices: boolean): CrawlOptions => ({
     maxDepth: countOption(opts, "max_depth") ?? Infinity,
     followSymlinks: boolOption(opts, "follow_symlinks") ?? false,
     skipHidden: false,
     signal,
+    inSlices,
   });
 
   if (isLongRunning(opts)) {
     return startStdlibOp(ctx, "walk_dir", `walk_dir ${root}`, async (signal) => {
-      const entries = await crawl(root, crawlOptions(signal));
+      const entries = await crawl(root, crawlOptions(signal, false));
       return entries && entries.map(entryJson);
     });
   }
-  return crawl(root, crawlOptions(ctx.signal)).then((entries) => {
+  return crawl(root, crawlOptions(ctx.signal, true)).then((entries) => {
     if (!entries) throw cancelled(ctx.signal);
     return entries.map(entryValue);
   });

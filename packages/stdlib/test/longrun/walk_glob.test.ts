@@ -85,6 +85,19 @@ describe("walk_dir", () => {
     expect(paths).not.toContain("/c/loop");
   });
 
+  it("lists the same entries in the background (async listing) as in the foreground (sliced listing)", async () => {
+    symlinkSync(join(dir.path, "c"), join(dir.path, "link"));
+    symlinkSync(dir.path, join(dir.path, "c", "loop"));
+    symlinkSync(join(dir.path, "nowhere"), join(dir.path, "broken"));
+    for (let i = 0; i < 30; i++) mkdirSync(join(dir.path, "many", `d${i}`, "x"), { recursive: true });
+    for (const opts of [{}, { follow_symlinks: true }, { max_depth: 2 }, { follow_symlinks: true, max_depth: 3 }]) {
+      const fg = await t.call("walk_dir", [dir.path, HDict.of(opts)]);
+      const env = await t.call("walk_dir", [dir.path, HDict.of({ ...opts, long_running: true })]);
+      const bg = (await t.call("handle_wait", [env])) as HDict;
+      expect(bg.get("result")).toEqual(fg);
+    }
+  });
+
   it("throws the reference's error for an empty path", async () => {
     expect(await caught(() => t.call("walk_dir", [""]))).toBe("walk_dir: root path is required");
     expect(await caught(() => t.call("walk_dir", []))).toBe("walk_dir: root path is required");

@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+/**
+ * bench/fs — the long-running filesystem builtins against their native
+ * peers, as whole processes from a cold interpreter:
+ *
+ *   walk_dir(root)                  vs  find ROOT
+ *   glob("**\/*.md", root)           vs  fd -H -I -g '*.md' ROOT
+ *   find_text(literal, root)        vs  rg -F --no-ignore LITERAL ROOT
+ *
+ * plus the cancel latency of a running background walk (in process).
+ *
+ * The tree (100,000 files in 10,000 directories) is created once in a temp
+ * directory and reused. Every command runs once untimed (warm page cache,
+ * same for both sides) and then RUNS times; the table shows medians.
+ * Outputs are checked to agree in size before timing.
+ *
+ *   pnpm build && node bench/fs/run.mjs [--runs N] [--tree DIR]
+ *
+ * Missing peers (`apt-get install -y fd-find ripgrep`) are reported and
+ * their rows skipped; nothing is installed by this script.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { ensureTree, NEEDLE } from "./tree.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..", "..");
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, tree: { type: "string" } },
+});
+const runs = Math.max(1, Number(values.runs));
+const root = values.tree ?? join(tmpdir(), "harn-bench-fs-tree");
+
+function which(name) {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const p = join(dir, name);
+    if (dir && existsSync(p)) return p;
+  }
+  return null;
+}
+
+const harnEntry = join(repo, "cli", "dist", "harn.mjs");
+if (!existsSync(harnEntry)) {
+  console.error(`bench/fs: ${harnEntry} is missing; run \`pnpm build\` first`);
+  process.exit(2);
+}
+const peers = { find: which("find"), fd: which("fdfind") ?? which("fd"), rg: which("rg") };
+for (const [name, path] of Object.entries(peers)) {
+  if (!path) console.error(`bench/fs: \`${name}\` not found; its row is skipped (apt-get install -y fd-find ripgrep)`);
+}
+
+await ensureTree(root, (m) => console.error(m));
+
+const work = mkdtempSync(join(tmpdir(), "harn-bench-fs-"));
+function script(name, code) {
+  const p = join(work, `${name}.harn`);
+  writeFileSync(p, code + "\n");
+  return p;
+}
+const harn = (file) => [process.execPath, harnEntry, "run", file, "--", root];
+
+const rows = [
+  {
+    name: "walk_dir",
+    harn: harn(script("walk", "println(len(walk_dir(argv[0])))")),
+    peerName: "find",
+    peer: peers.find && [peers.find, root],
+  },
+  {
+    name: 'glob("**/*.md")',
+    harn: harn(script("glob", 'println(len(glob("**/*.md", argv[0])))')),
+    peerName: "fd",
+    peer: peers.fd && [peers.fd, "-H", "-I", "-g", "*.md", root],
+  },
+  {
+    name: "find_text(literal)",
+    harn: harn(script("find", `println(len(find_text("${NEEDLE}", argv[0], {max_matches: 1000000}).matches))`)),
+    peerName: "rg",
+    peer: peers.rg && [peers.rg, "-F", "--no-ignore", NEEDLE, root],
+  },
+];
+
+/** Wall time of one whole process, stdout to /dev/null. */
+function timed(argv) {
+  const devnull = openSync("/dev/null", "w");
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(argv[0], argv.slice(1), { stdio: ["ignore", devnull, "pipe"] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  closeSync(devnull);
+  if (r.status !== 0 && !(argv[0] === peers.rg && r.status === 1)) {
+    throw new Error(`${argv.join(" ")} failed (${r.status}): ${r.stderr}`);
+  }
+  return ms;
+}
+
+/** The command's output: harn prints a count, peers print one line per item. */
+function count(argv, isHarn) {
+  const r = spawnSync(argv[0], argv.slice(1), { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`${argv.join(" ")} failed (${r.status}): ${r.stderr}`);
+  return isHarn ? Number(r.stdout.trim()) : r.stdout.split("\n").filter(Boolean).length;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const table = [];
+for (const row of rows) {
+  if (!row.peer) continue;
+  const mine = count(row.harn, true);
+  const theirs = count(row.peer, false);
+  if (mine !== theirs) console.error(`bench/fs: ${row.name} found ${mine}, ${row.peerName} found ${theirs}`);
+  const a = [];
+  const b = [];
+  for (let i = 0; i < runs; i++) {
+    // interleaved, so load changes on the shared machine hit both sides alike
+    a.push(timed(row.harn));
+    b.push(timed(row.peer));
+  }
+  table.push({ name: row.name, peerName: row.peerName, items: mine, harn: median(a), peer: median(b) });
+}
+
+// Cancel latency, in process: bundle the probe with esbuild and run it.
+const { build } = await import("esbuild");
+const probe = join(work, "cancel_probe.mjs");
+await build({
+  entryPoints: [join(here, "cancel_probe.ts")],
+  outfile: probe,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  logLevel: "warning",
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+});
+const p = spawnSync(process.execPath, [probe, root, String(Math.max(runs, 5))], { encoding: "utf8" });
+if (p.status !== 0) throw new Error(`cancel probe failed: ${p.stderr}`);
+const latency = JSON.parse(p.stdout);
+rmSync(work, { recursive: true, force: true });
+
+const fmt = (ms) => `${ms.toFixed(0)} ms`.padStart(8);
+console.log(`bench/fs — ${root}, medians of ${runs} runs, whole processes (node ${process.version})`);
+console.log("");
+console.log(`${"workload".padEnd(22)}${"items".padStart(8)}${"harn".padStart(10)}${"peer".padStart(16)}${"ratio".padStart(8)}`);
+for (const r of table) {
+  console.log(
+    `${r.name.padEnd(22)}${String(r.items).padStart(8)}${fmt(r.harn).padStart(10)}${(r.peerName + " " + fmt(r.peer).trim()).padStart(16)}${(r.harn / r.peer).toFixed(2).padStart(7)}x`,
+  );
+}
+console.log("");
+console.log(`cancel_handle on a running walk: median ${median(latency.cancelMs).toFixed(3)} ms (max ${Math.max(...latency.cancelMs).toFixed(3)} ms)`);
+console.log(`walk stopped (no fs request in flight) after: median ${median(latency.stopMs).toFixed(1)} ms (max ${Math.max(...latency.stopMs).toFixed(1)} ms)`);
