@@ -90,7 +90,8 @@ describe("walk_dir", () => {
     symlinkSync(dir.path, join(dir.path, "c", "loop"));
     symlinkSync(join(dir.path, "nowhere"), join(dir.path, "broken"));
     for (let i = 0; i < 30; i++) mkdirSync(join(dir.path, "many", `d${i}`, "x"), { recursive: true });
-    for (const opts of [{}, { follow_symlinks: true }, { max_depth: 2 }, { follow_symlinks: true, max_depth: 3 }]) {
+    const variants: Record<string, Value>[] = [{}, { follow_symlinks: true }, { max_depth: 2 }, { follow_symlinks: true, max_depth: 3 }];
+    for (const opts of variants) {
       const fg = await t.call("walk_dir", [dir.path, HDict.of(opts)]);
       const env = await t.call("walk_dir", [dir.path, HDict.of({ ...opts, long_running: true })]);
       const bg = (await t.call("handle_wait", [env])) as HDict;
