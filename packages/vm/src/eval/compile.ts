@@ -31,7 +31,7 @@ import {
 } from "../values";
 import { BRK, CONT, Ctl, RET, TailCall } from "./control";
 import { ClosureImpl, type Ev, FnProto, type Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
-import { evalArgs, located, runBlock, spreadDict, then } from "./helpers";
+import { evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
 

@@ -33,7 +33,7 @@ import { intAdd } from "../ops";
 import { Ctl } from "./control";
 import { type Compiler, DONE, type Stepper } from "./compile";
 import { ClosureImpl, type Ev, type Frame } from "./frame";
-import { located, then } from "./helpers";
+import { located, thenMaybe as then } from "./helpers";
 import type { Interpreter, VmCallContext } from "./interpreter";
 import { CANCELLED_TEXT, Task, raceSignal, sleepMs } from "./task";
 

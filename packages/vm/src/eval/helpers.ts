@@ -75,7 +75,10 @@ async function runBlockAsync(stmts: Ev[], lastValue: boolean, fr: Frame, i: numb
   }
 }
 
-/** `then` for maybe-promises (allocates only on the async path). */
-export function then<T, U>(v: T | Promise<T>, k: (x: T) => U | Promise<U>): U | Promise<U> {
+/** `then` for maybe-promises (allocates only on the async path). Not
+ * exported as `then`: a module namespace with a `then` export is a
+ * thenable, so `await import()` of any module that (transitively) loads
+ * this one would call it — vitest's module runner does exactly that. */
+export function thenMaybe<T, U>(v: T | Promise<T>, k: (x: T) => U | Promise<U>): U | Promise<U> {
   return v instanceof Promise ? v.then(k) : k(v);
 }
