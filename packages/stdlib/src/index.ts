@@ -6,6 +6,7 @@
 import type { Runtime } from "@harn/vm";
 import { installAssert } from "./core/assert";
 import { installBytes } from "./core/bytes";
+import { installCircuits } from "./core/circuit";
 import { installConvert } from "./core/convert";
 import { installEncoding } from "./core/encoding";
 import { installEnv } from "./core/env";
@@ -60,6 +61,7 @@ export function installStdlib(rt: Runtime): void {
   installEncoding(rt);
   installBytes(rt);
   installSleep(rt);
+  installCircuits(rt);
 
   installStringMethods(rt);
   installListMethods(rt);

@@ -34,6 +34,11 @@ export function hasEqual(xs: Value[], v: Value): boolean {
 }
 
 export function indexOfEqual(xs: Value[], v: Value): number {
+  if (typeof v === "string" || typeof v === "boolean") {
+    // only an identical primitive is == to a string or bool
+    for (let i = 0; i < xs.length; i++) if (xs[i] === v) return i;
+    return -1;
+  }
   for (let i = 0; i < xs.length; i++) if (equals(xs[i]!, v)) return i;
   return -1;
 }
