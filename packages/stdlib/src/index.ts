@@ -38,6 +38,7 @@ import { installTime } from "./time/builtins";
 import { installHttp } from "./http/builtins";
 import { installTemplates } from "./template/builtins";
 import { installLongRunning } from "./longrun/index";
+import { installSchema } from "./schema/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -76,6 +77,7 @@ export function installStdlib(rt: Runtime): void {
   installHttp(rt);
   installTemplates(rt);
   installLongRunning(rt);
+  installSchema(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
