@@ -39,6 +39,7 @@ import { installHttp } from "./http/builtins";
 import { installTemplates } from "./template/builtins";
 import { installLongRunning } from "./longrun/index";
 import { installSchema } from "./schema/builtins";
+import { installStdModules } from "./std/index";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -78,6 +79,7 @@ export function installStdlib(rt: Runtime): void {
   installTemplates(rt);
   installLongRunning(rt);
   installSchema(rt);
+  installStdModules(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
