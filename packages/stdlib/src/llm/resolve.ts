@@ -202,8 +202,8 @@ export interface Target {
   model: string;
 }
 
-/** Provider resolution (spec §5.1). `isKnown` says whether a name is a
- * provider this client can serve; `spec` looks one up. */
+/** Provider resolution (spec §5.1); `spec` looks up a built-in provider
+ * (to see whether the default provider has its key). */
 export function resolveProvider(input: TargetInput, env: Env, spec: (name: string) => ProviderSpec | undefined): string {
   const explicit = nonEmpty(input.provider);
   const model = nonEmpty(input.model);
@@ -247,7 +247,8 @@ export function resolveModel(provider: string, input: TargetInput, env: Env, spe
   const envModel = nonEmpty(env.HARN_LLM_MODEL);
   if (envModel !== undefined) {
     const family = inferProvider(envModel);
-    if (family === undefined || family === provider || (provider === "openai_responses" && family === "openai")) {
+    const anyModel = family === undefined || spec?.style === "offline";
+    if (anyModel || family === provider || (provider === "openai_responses" && family === "openai")) {
       return envModel;
     }
   }

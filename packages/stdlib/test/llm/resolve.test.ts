@@ -45,6 +45,8 @@ describe("provider resolution", () => {
     expect(resolve({ HARN_LLM_MODEL: "claude-opus-4-20250514" }, { provider: "anthropic" }).model).toBe("claude-opus-4-20250514");
     expect(resolve({ HARN_LLM_MODEL: "claude-opus-4-20250514" }, { provider: "openai" }).model).toBe("gpt-4o");
     expect(resolve({ HARN_LLM_MODEL: "my-finetune" }, { provider: "local" }).model).toBe("my-finetune");
+    expect(resolve({}, { provider: "mock" }).model).toBe("claude-sonnet-4-20250514");
+    expect(resolve({ HARN_LLM_MODEL: "gpt-4o" }, { provider: "mock" }).model).toBe("gpt-4o");
     expect(() => resolve({}, { provider: "huggingface" })).toThrow(LlmSetupError);
   });
 
