@@ -1,1 +1,32 @@
-export {};
+/**
+ * @harn/lint: the Harn linter. Rules (lint.md §2–§4 and our extensions),
+ * the shared walk and control-flow graphs they run on, autofixes,
+ * `harn.toml` configuration, target collection, the module graph, and the
+ * output formats of `harn lint`.
+ */
+export type {
+  FixEdit,
+  LintDiagnostic,
+  LintOptions,
+  Report,
+  Rule,
+  RuleContext,
+  Severity,
+  Visitors,
+  BlockInfo,
+  BlockRole,
+} from "./types";
+export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPLEXITY_THRESHOLD } from "./linter";
+export { ALL_RULES, RULES_BY_ID } from "./rules/index";
+export { applyFixes, selectEdits, type FixResult } from "./fix";
+export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
+export { collectHarnFiles } from "./files";
+export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
+export { buildCfg } from "./cfg/build";
+export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";
+export { solveForward, replay, type ForwardAnalysis } from "./cfg/dataflow";
+export { countBySeverity, type FatalError, type FileReport } from "./format/report";
+export { formatHuman, renderReport, type HumanOutput } from "./format/human";
+export { formatJson, toEslintResults, mergeFix, type EslintResult } from "./format/json";
+export { formatSarif, toSarif, pathToUri, type SarifOptions } from "./format/sarif";
+export { formatGithub } from "./format/github";

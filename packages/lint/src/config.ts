@@ -1,0 +1,131 @@
+/**
+ * `harn.toml` discovery and the `[lint]` / `[check]` keys the linter reads
+ * (spec/cli.md §0.5, lint.md §5.7). A manifest that does not parse, or
+ * whose keys have the wrong types, is a ConfigError: `harn lint` cannot run
+ * with it and exits 2 (extensions.md §6).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+
+export const MANIFEST = "harn.toml";
+const MAX_DIRS = 16;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LintConfig {
+  /** The manifest it came from (null: defaults). */
+  path: string | null;
+  /** `[lint].disabled` ∪ `[check].disable_rules`. */
+  disabled: string[];
+  requireFileHeader: boolean;
+  complexityThreshold: number | null;
+  /** `[lint].checked_handles`: path-sensitive handle lifecycles. */
+  checkedHandles: boolean;
+  /** `[check].strict`: warnings fail the run. */
+  strict: boolean;
+}
+
+export const DEFAULT_CONFIG: LintConfig = {
+  path: null,
+  disabled: [],
+  requireFileHeader: false,
+  complexityThreshold: null,
+  checkedHandles: false,
+  strict: false,
+};
+
+/**
+ * The nearest `harn.toml` walking up from `dir`: at most 16 directories,
+ * stopping after the first that contains `.git` (its own manifest still
+ * counts).
+ */
+export function findManifest(dir: string): string | null {
+  let d = resolve(dir);
+  for (let i = 0; i < MAX_DIRS; i++) {
+    const candidate = join(d, MANIFEST);
+    if (existsSync(candidate)) return candidate;
+    if (existsSync(join(d, ".git"))) return null;
+    const up = dirname(d);
+    if (up === d) return null;
+    d = up;
+  }
+  return null;
+}
+
+type Table = Record<string, unknown>;
+
+function table(v: unknown, path: string, name: string): Table {
+  if (v === undefined) return {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ConfigError(path, `${path}: [${name}] must be a table`);
+  return v as Table;
+}
+
+function pick(t: Table, ...keys: string[]): unknown {
+  for (const k of keys) if (t[k] !== undefined) return t[k];
+  return undefined;
+}
+
+function bool(v: unknown, path: string, key: string): boolean | undefined {
+  if (v === undefined || typeof v === "boolean") return v;
+  throw new ConfigError(path, `${path}: ${key} must be true or false`);
+}
+
+function ids(v: unknown, path: string, key: string): string[] {
+  if (v === undefined) return [];
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v as string[];
+  throw new ConfigError(path, `${path}: ${key} must be a list of rule ids`);
+}
+
+/** Read the lint-relevant keys of one manifest. */
+export function readLintConfig(path: string): LintConfig {
+  let doc: Table;
+  try {
+    doc = parseToml(readFileSync(path, "utf8")) as Table;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+    throw new ConfigError(path, `failed to parse ${path}: ${msg}`);
+  }
+  const lint = table(doc.lint, path, "lint");
+  const check = table(doc.check, path, "check");
+  const threshold = pick(lint, "complexity_threshold", "complexity-threshold");
+  if (threshold !== undefined && !(typeof threshold === "bigint" || (typeof threshold === "number" && Number.isInteger(threshold)))) {
+    throw new ConfigError(path, `${path}: [lint].complexity_threshold must be an integer`);
+  }
+  return {
+    path,
+    disabled: [...ids(lint.disabled, path, "[lint].disabled"), ...ids(check.disable_rules, path, "[check].disable_rules")],
+    requireFileHeader: bool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
+    complexityThreshold: threshold === undefined ? null : Number(threshold),
+    checkedHandles: bool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
+    strict: bool(check.strict, path, "[check].strict") ?? false,
+  };
+}
+
+/** Finds and reads manifests, each directory and manifest once per run. */
+export class ConfigResolver {
+  private readonly byDir = new Map<string, string | null>();
+  private readonly byPath = new Map<string, LintConfig>();
+
+  /** The configuration that applies to `file`. Throws ConfigError. */
+  forFile(file: string): LintConfig {
+    const dir = dirname(resolve(file));
+    let manifest = this.byDir.get(dir);
+    if (manifest === undefined) {
+      manifest = findManifest(dir);
+      this.byDir.set(dir, manifest);
+    }
+    if (manifest === null) return DEFAULT_CONFIG;
+    let cfg = this.byPath.get(manifest);
+    if (!cfg) this.byPath.set(manifest, (cfg = readLintConfig(manifest)));
+    return cfg;
+  }
+}

@@ -1,0 +1,21 @@
+/** `dead-code-after-return` (lint.md §3.3). The shared walk finds the
+ * statement (and skips the rest of the block, quirk Q2); this only reports. */
+import type { Rule } from "../types";
+
+export const deadCodeAfterReturn: Rule = {
+  id: "dead-code-after-return",
+  severity: "warning",
+  description: "A statement follows a definitely-exiting statement in the same block",
+  fixable: false,
+  create(ctx) {
+    return {
+      Unreachable(stmt) {
+        ctx.report({
+          node: stmt,
+          message: "unreachable code after a terminating statement",
+          help: "remove the unreachable code",
+        });
+      },
+    };
+  },
+};

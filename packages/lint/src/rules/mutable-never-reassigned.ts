@@ -1,0 +1,28 @@
+/** `mutable-never-reassigned` (lint.md §3.10). */
+import type { Rule } from "../types";
+
+export const mutableNeverReassigned: Rule = {
+  id: "mutable-never-reassigned",
+  severity: "warning",
+  description: "A `var` that is never assigned to",
+  fixable: true,
+  create(ctx) {
+    return {
+      finalize() {
+        for (const b of ctx.facts.bindings) {
+          if (!b.mutable || ctx.facts.assignments.has(b.name)) continue;
+          const src = ctx.sourceText;
+          const at = src ? ctx.text(b.node).indexOf("var") : -1;
+          const fix =
+            src && at >= 0 ? [{ span: src.span(b.node.span.start + at, b.node.span.start + at + 3), replacement: "let" }] : undefined;
+          ctx.report({
+            node: b.node,
+            message: `variable \`${b.name}\` is declared as \`var\` but never reassigned`,
+            help: "use `let` instead of `var`",
+            ...(fix ? { fix } : {}),
+          });
+        }
+      },
+    };
+  },
+};

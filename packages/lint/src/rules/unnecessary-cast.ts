@@ -1,0 +1,39 @@
+/** `unnecessary-cast` (lint.md §3.21): converting a value to its own type. */
+import type { Node } from "@harn/parser";
+import type { Rule } from "../types";
+
+const TARGETS: Record<string, { target: string; already: (n: Node) => boolean }> = {
+  to_string: {
+    target: "string",
+    already: (n) => n.kind === "StringLiteral" || n.kind === "RawStringLiteral" || n.kind === "InterpolatedString",
+  },
+  to_int: { target: "int", already: (n) => n.kind === "IntLiteral" },
+  to_float: { target: "float", already: (n) => n.kind === "FloatLiteral" },
+  to_list: { target: "list", already: (n) => n.kind === "ListLiteral" },
+  to_dict: { target: "dict", already: (n) => n.kind === "DictLiteral" },
+};
+
+export const unnecessaryCast: Rule = {
+  id: "unnecessary-cast",
+  severity: "warning",
+  description: "`to_string(\"lit\")`, `to_int(3)`, `to_string(to_string(x))`, ...",
+  fixable: true,
+  create(ctx) {
+    return {
+      FunctionCall(n) {
+        const t = TARGETS[n.name];
+        if (!t || n.args.length !== 1) return;
+        const arg = n.args[0]!;
+        const nested = arg.kind === "FunctionCall" && arg.name === n.name && arg.args.length === 1;
+        if (!nested && !t.already(arg)) return;
+        const article = t.target === "int" ? "an" : "a";
+        ctx.report({
+          node: n,
+          message: `\`${n.name}\` is a no-op here \u2014 its argument is already ${article} ${t.target}`,
+          help: `remove the redundant \`${n.name}(...)\` wrapper`,
+          ...(ctx.sourceText ? { fix: [{ span: n.span, replacement: ctx.text(arg) }] } : {}),
+        });
+      },
+    };
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * `unused-import` (lint.md §3.6): selectively imported names nobody reads.
+ * Names are located by their own spans, so `id` never matches inside
+ * `valid` (quirk Q3, FIX). A name used only in type positions counts as
+ * used (an imported struct named in signatures is not dead).
+ */
+import type { SelectiveImport } from "@harn/parser";
+import type { FixEdit, Rule, RuleContext } from "../types";
+
+export const unusedImport: Rule = {
+  id: "unused-import",
+  severity: "warning",
+  description: "A name from `import { .. } from \"..\"` that is never read",
+  fixable: true,
+  create(ctx) {
+    return {
+      finalize() {
+        const { references, typeRefs } = ctx.facts;
+        for (const imp of ctx.facts.selectiveImports) {
+          if (imp.isPub) continue;
+          const unused = imp.names.map((n, i) => ({ n, i })).filter(({ n }) => !references.has(n) && !typeRefs.has(n));
+          const all = unused.length === imp.names.length;
+          for (const { n, i } of unused) {
+            const fix = all ? deleteImport(ctx, imp) : deleteName(ctx, imp, i);
+            ctx.report({
+              node: imp,
+              message: `imported name \`${n}\` is never used`,
+              help: `remove \`${n}\` from the import`,
+              ...(fix ? { fix: [fix] } : {}),
+            });
+          }
+        }
+      },
+    };
+  },
+};
+
+function deleteImport(ctx: RuleContext, imp: SelectiveImport): FixEdit | null {
+  const src = ctx.sourceText;
+  if (!src) return null;
+  let end = imp.span.end;
+  if (src.text[end] === "\n") end++;
+  return { span: src.span(imp.span.start, end), replacement: "" };
+}
+
+function deleteName(ctx: RuleContext, imp: SelectiveImport, i: number): FixEdit | null {
+  const src = ctx.sourceText;
+  const ns = imp.nameSpans[i];
+  if (!src || !ns) return null;
+  const t = src.text;
+  let start = ns.start;
+  let end = ns.end;
+  if (t[end] === ",") {
+    end++;
+    if (t[end] === " ") end++;
+  } else if (t.slice(start - 2, start) === ", ") {
+    start -= 2;
+  } else if (t[start - 1] === ",") {
+    start -= 1;
+  }
+  return { span: src.span(start, end), replacement: "" };
+}

@@ -1,0 +1,28 @@
+/**
+ * `unused-type` (lint.md §3.24). Annotations on `let`/`var` and closure
+ * parameters, call-style construction `Name({..})` and `Name.Variant`
+ * access count as references too (quirk Q9, FIX: only removes false
+ * positives).
+ */
+import type { Rule } from "../types";
+
+export const unusedType: Rule = {
+  id: "unused-type",
+  severity: "warning",
+  description: "A struct/enum/interface that is never referenced",
+  fixable: false,
+  create(ctx) {
+    return {
+      finalize() {
+        for (const t of ctx.facts.types) {
+          if (ctx.facts.typeRefs.has(t.name)) continue;
+          ctx.report({
+            node: t.node,
+            message: `${t.kind} \`${t.name}\` is declared but never referenced`,
+            help: `remove the unused ${t.kind} or reference \`${t.name}\` from a signature or constructor`,
+          });
+        }
+      },
+    };
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * `unused-variable` and `unused-pattern-binding` (lint.md §3.4): a `let`/
+ * `var` name (or destructured name) that nothing in the file reads.
+ */
+import type { LetBinding, VarBinding } from "@harn/parser";
+import type { FixEdit, Rule, RuleContext } from "../types";
+
+export const unusedVariable: Rule = {
+  id: "unused-variable",
+  severity: "warning",
+  description: "A simple `let`/`var` binding whose name is never read",
+  fixable: true,
+  create(ctx) {
+    return {
+      finalize() {
+        for (const b of ctx.facts.bindings) {
+          if (b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
+          const fix = renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
+          ctx.report({
+            node: b.node,
+            message: `variable \`${b.name}\` is declared but never used`,
+            help: `prefix with underscore: \`_${b.name}\``,
+            ...(fix ? { fix: [fix] } : {}),
+          });
+        }
+      },
+    };
+  },
+};
+
+export const unusedPatternBinding: Rule = {
+  id: "unused-pattern-binding",
+  severity: "warning",
+  description: "A destructured name that is never read",
+  fixable: false,
+  create(ctx) {
+    return {
+      finalize() {
+        for (const b of ctx.facts.bindings) {
+          if (!b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
+          ctx.report({
+            node: b.node,
+            message: `pattern binding \`${b.name}\` is never used`,
+            help: "rename the binding with an underscore prefix or remove it from the pattern",
+          });
+        }
+      },
+    };
+  },
+};
+
+const IDENT_CHAR = /[\p{L}\p{N}_]/u;
+
+/** `let NAME` -> `let _NAME`, only when the statement text has exactly that
+ * shape (lint.md §3.4). */
+function renameFix(ctx: RuleContext, n: LetBinding | VarBinding, name: string): FixEdit | null {
+  const src = ctx.sourceText;
+  if (!src) return null;
+  const text = ctx.text(n);
+  if (!(text.startsWith("let") || text.startsWith("var"))) return null;
+  let i = 3;
+  if (i >= text.length || IDENT_CHAR.test(text[i]!)) return null;
+  while (text[i] === " " || text[i] === "\t") i++;
+  if (i === 3 || !text.startsWith(name, i)) return null;
+  const after = text[i + name.length];
+  if (after !== undefined && IDENT_CHAR.test(after)) return null;
+  const start = n.span.start + i;
+  return { span: src.span(start, start + name.length), replacement: `_${name}` };
+}

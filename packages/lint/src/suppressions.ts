@@ -1,0 +1,135 @@
+/**
+ * Inline suppression comments (extensions.md §6; lint.md §5.8 asks for an
+ * opt-in that changes nothing for files without them):
+ *
+ *   // harn-lint-disable-next-line rule-a, rule-b
+ *   // harn-lint-disable rule-a        ...        // harn-lint-enable rule-a
+ *
+ * Without rule ids a directive covers every rule. Text after ` -- ` is a
+ * free-form reason. A directive (or one rule id of it) that suppresses
+ * nothing is reported as `unused-suppression`, as is an unknown rule id.
+ * Directives naming rules that are switched off for this run (disabled in
+ * harn.toml, or opt-in and not enabled) are left alone: the same file may
+ * be linted with them on elsewhere.
+ */
+import type { Span } from "@harn/parser";
+import type { SourceText } from "./source/source-text";
+import type { LintDiagnostic } from "./types";
+
+export const UNUSED_SUPPRESSION = "unused-suppression";
+
+interface Directive {
+  kind: "next-line" | "disable" | "enable";
+  /** Rule ids, or null for all rules. */
+  rules: string[] | null;
+  span: Span;
+  line: number;
+}
+
+interface Region {
+  directive: Directive;
+  rule: string | null;
+  fromLine: number;
+  toLine: number;
+  used: boolean;
+}
+
+const DIRECTIVE = /^harn-lint-(disable-next-line|disable|enable)\b(.*)$/s;
+
+function parseDirectives(src: SourceText): Directive[] {
+  const out: Directive[] = [];
+  for (const t of src.tokens()) {
+    if (t.kind !== "Comment") continue;
+    const body = t.image.startsWith("//") ? t.image.replace(/^\/\/+/, "") : t.image.replace(/^\/\*+/, "").replace(/\*\/$/, "");
+    const m = DIRECTIVE.exec(body.trim());
+    if (!m) continue;
+    const rest = m[2]!.split(" -- ")[0]!.trim();
+    const rules = rest === "" ? null : rest.split(/[\s,]+/).filter((r) => r !== "");
+    out.push({
+      kind: m[1] as Directive["kind"],
+      rules: rules && rules.length > 0 ? rules : null,
+      span: src.span(t.start, t.end),
+      line: t.line,
+    });
+  }
+  return out;
+}
+
+function regions(ds: Directive[], lastLine: number): Region[] {
+  const out: Region[] = [];
+  const open = new Map<string | null, Region[]>();
+  for (const d of ds) {
+    const ids: (string | null)[] = d.rules ?? [null];
+    if (d.kind === "next-line") {
+      for (const rule of ids) out.push({ directive: d, rule, fromLine: d.line + 1, toLine: d.line + 1, used: false });
+    } else if (d.kind === "disable") {
+      for (const rule of ids) {
+        const r: Region = { directive: d, rule, fromLine: d.line, toLine: lastLine, used: false };
+        out.push(r);
+        const list = open.get(rule) ?? [];
+        list.push(r);
+        open.set(rule, list);
+      }
+    } else {
+      // `enable` closes the matching open regions (all of them when blanket)
+      const keys = d.rules ? ids : [...open.keys()];
+      for (const rule of keys) {
+        for (const r of open.get(rule) ?? []) r.toLine = d.line;
+        open.delete(rule);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Drop suppressed diagnostics and add `unused-suppression` findings.
+ * `knownRules` are all rule ids; `activeRules` those that ran.
+ */
+export function applySuppressions(
+  ds: LintDiagnostic[],
+  src: SourceText,
+  knownRules: ReadonlySet<string>,
+  activeRules: ReadonlySet<string>,
+): LintDiagnostic[] {
+  // cheap exit: no directive text anywhere
+  if (!src.text.includes("harn-lint-")) return ds;
+  const directives = parseDirectives(src);
+  if (directives.length === 0) return ds;
+  const rs = regions(directives, src.lineCount);
+  const kept: LintDiagnostic[] = [];
+  for (const d of ds) {
+    let suppressed = false;
+    for (const r of rs) {
+      if (d.span.line < r.fromLine || d.span.line > r.toLine) continue;
+      if (r.rule !== null && r.rule !== d.rule) continue;
+      r.used = true;
+      suppressed = true;
+    }
+    if (!suppressed) kept.push(d);
+  }
+  if (!activeRules.has(UNUSED_SUPPRESSION)) return kept;
+  for (const r of rs) {
+    if (r.used) continue;
+    const several = (r.directive.rules?.length ?? 0) > 1;
+    if (r.rule !== null && !knownRules.has(r.rule)) {
+      kept.push(unused(r.directive.span, `suppression comment names unknown rule \`${r.rule}\``, `remove \`${r.rule}\` from the comment or fix its spelling`));
+      continue;
+    }
+    if (r.rule !== null && !activeRules.has(r.rule)) continue;
+    kept.push(
+      r.rule === null
+        ? unused(r.directive.span, "unused suppression: no diagnostic is reported here", "remove the suppression comment")
+        : unused(
+            r.directive.span,
+            `unused suppression: no \`${r.rule}\` diagnostic is reported here`,
+            several ? `remove \`${r.rule}\` from the suppression comment` : "remove the suppression comment",
+          ),
+    );
+  }
+  return kept;
+}
+
+function unused(span: Span, message: string, help: string): LintDiagnostic {
+  return { rule: UNUSED_SUPPRESSION, severity: "warning", message, span, help };
+}

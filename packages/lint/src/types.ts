@@ -1,0 +1,158 @@
+/**
+ * The shapes every part of the linter shares: diagnostics, fixes, rules and
+ * the context a rule sees (spec/lint.md §1.2).
+ */
+import type { Node, NodeKind, NodeOf, Program, Span } from "@harn/parser";
+
+export type { Span };
+
+/** `info` exists only for the checked-handle analysis (extensions.md §4):
+ * findings that depend on values the linter cannot see. It never fails a
+ * run and is not counted by `--max-warnings`. */
+export type Severity = "error" | "warning" | "info";
+
+/** Replace `source.slice(span.start, span.end)` with `replacement`. A
+ * zero-width span is an insertion. */
+export interface FixEdit {
+  span: Span;
+  replacement: string;
+}
+
+export interface LintDiagnostic {
+  rule: string;
+  severity: Severity;
+  message: string;
+  span: Span;
+  help?: string;
+  fix?: FixEdit[];
+}
+
+/** What a rule hands to `report`. The span defaults to the node's. */
+export interface Report {
+  node?: Node;
+  span?: Span;
+  message: string;
+  help?: string;
+  fix?: FixEdit[];
+  /** Overrides the rule's severity for this one finding. */
+  severity?: Severity;
+}
+
+/** Where a statement list sits; scope and block-shaped rules key on it. */
+export type BlockRole =
+  | "program"
+  | "body" // pipeline, fn, tool, closure, override, eval_pack body
+  | "then"
+  | "else"
+  | "loop"
+  | "try"
+  | "catch"
+  | "finally"
+  | "tryExpr"
+  | "arm"
+  | "guardElse"
+  | "defer"
+  | "mutex"
+  | "deadline"
+  | "retry"
+  | "parallel"
+  | "selectCase"
+  | "selectTimeout"
+  | "selectDefault"
+  | "spawn"
+  | "summarize";
+
+export interface BlockInfo {
+  stmts: Node[];
+  /** The node that owns the list (Program for the top level). */
+  owner: Node;
+  role: BlockRole;
+}
+
+type NodeVisitors = { [K in NodeKind]?: (node: NodeOf<K>) => void } & {
+  [K in NodeKind as `${K}:exit`]?: (node: NodeOf<K>) => void;
+};
+
+/**
+ * A rule's hooks. Node hooks run in one shared pre-order walk (exit hooks
+ * after the children); block hooks bracket every statement list; `finalize`
+ * runs after the walk, when the file-wide facts are complete.
+ */
+export type Visitors = NodeVisitors & {
+  Block?: (block: BlockInfo) => void;
+  "Block:exit"?: (block: BlockInfo) => void;
+  /** A statement that follows a definitely-exiting one (lint.md §3.3). The
+   * walk does not descend into it or anything after it. */
+  Unreachable?: (stmt: Node, block: BlockInfo) => void;
+  finalize?: () => void;
+};
+
+export interface Rule {
+  id: string;
+  severity: Severity;
+  description: string;
+  fixable: boolean;
+  /** Runs only when the source text is available. */
+  needsSource?: boolean;
+  /** Off unless switched on (`require-file-header`, checked handles). */
+  optIn?: boolean;
+  create(ctx: RuleContext): Visitors;
+}
+
+export interface RuleContext {
+  readonly program: Program;
+  /** Source text, when the caller supplied it. */
+  readonly source: string | null;
+  readonly file: string | null;
+  readonly options: ResolvedLintOptions;
+  readonly facts: import("./facts").Facts;
+  /** Position helpers and tokens over `source` (null without source). */
+  readonly sourceText: import("./source/source-text").SourceText | null;
+  report(r: Report): void;
+  /** The nodes enclosing the one being visited, outermost first (the node
+   * itself is not included). */
+  ancestors(): readonly Node[];
+  /** Whether `node` sits directly in a statement list; valid in the
+   * node's own enter hook. */
+  isStatement(node: Node): boolean;
+  /** Source text of a node or span (empty without source). */
+  text(x: Node | Span): string;
+  /** A value computed once per linted file and shared by every rule that
+   * asks with the same key (e.g. one analysis feeding several rules). */
+  memo<T>(key: object, init: () => T): T;
+  /** Control-flow graph of an owner body, built once per file. */
+  cfg(owner: import("./cfg/cfg").CfgOwner): import("./cfg/cfg").Cfg;
+}
+
+export interface LintOptions {
+  /** The file's text: needed by source-aware rules and nearly every fix. */
+  source?: string | null;
+  file?: string | null;
+  requireFileHeader?: boolean;
+  complexityThreshold?: number;
+  /** Names that other files of the same run import by name. */
+  externallyImported?: ReadonlySet<string>;
+  /** Exports of each wildcard `import "path"` of this file; `null` (or a
+   * missing entry) means the module graph could not list them. */
+  wildcardExports?: ReadonlyMap<string, readonly string[] | null>;
+  /** Extra builtin names (e.g. everything a runtime registered). */
+  builtins?: Iterable<string>;
+  /** Rule ids whose diagnostics are dropped (`unreachable-code` is an
+   * alias of `dead-code-after-return`). */
+  disabled?: Iterable<string>;
+  /** Path-sensitive handle lifecycles (extensions.md §4) instead of the
+   * reference's syntactic `long-running-without-cleanup`. */
+  checkedHandles?: boolean;
+}
+
+export interface ResolvedLintOptions {
+  source: string | null;
+  file: string | null;
+  requireFileHeader: boolean;
+  complexityThreshold: number;
+  externallyImported: ReadonlySet<string>;
+  wildcardExports: ReadonlyMap<string, readonly string[] | null>;
+  extraBuiltins: ReadonlySet<string>;
+  disabled: ReadonlySet<string>;
+  checkedHandles: boolean;
+}
