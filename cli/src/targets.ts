@@ -10,10 +10,15 @@ import { join } from "node:path";
 
 export class TargetError extends Error {}
 
+export interface CollectOptions {
+  /** Directory names never entered (e.g. `node_modules`, `.git` for lint). */
+  skipDirs?: ReadonlySet<string>;
+}
+
 /** Files for the given targets, in the order described above. A target
  * that does not exist or cannot be read throws a `TargetError` whose
  * message is the one-line reason. */
-export function collectHarnFiles(targets: readonly string[]): string[] {
+export function collectHarnFiles(targets: readonly string[], options: CollectOptions = {}): string[] {
   const files: string[] = [];
   for (const target of targets) {
     let isDir: boolean;
@@ -22,18 +27,18 @@ export function collectHarnFiles(targets: readonly string[]): string[] {
     } catch (e) {
       throw new TargetError(`Error reading ${target}: ${reason(e)}`);
     }
-    if (isDir) walk(target, files);
+    if (isDir) walk(target, files, options.skipDirs);
     else files.push(target);
   }
   return files;
 }
 
 /** Sorted and de-duplicated, as `lint` and `check` use them. */
-export function collectHarnFilesSorted(targets: readonly string[]): string[] {
-  return [...new Set(collectHarnFiles(targets))].sort();
+export function collectHarnFilesSorted(targets: readonly string[], options: CollectOptions = {}): string[] {
+  return [...new Set(collectHarnFiles(targets, options))].sort();
 }
 
-function walk(dir: string, out: string[]): void {
+function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefined): void {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -49,8 +54,9 @@ function walk(dir: string, out: string[]): void {
     } catch {
       continue; // a dangling symlink is not a target
     }
-    if (isDir) walk(path, out);
-    else if (name.endsWith(".harn") && !present.has(name.slice(0, -".harn".length) + ".conformance-skip")) out.push(path);
+    if (isDir) {
+      if (!skipDirs?.has(name)) walk(path, out, skipDirs);
+    } else if (name.endsWith(".harn") && !present.has(name.slice(0, -".harn".length) + ".conformance-skip")) out.push(path);
   }
 }
 

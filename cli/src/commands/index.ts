@@ -4,9 +4,11 @@
  */
 import type { Command } from "commander";
 import * as check from "./check";
+import * as lint from "./lint";
 
 export type SetExitCode = (code: number) => void;
 
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
   check.register(program, setExitCode);
+  lint.register(program, setExitCode);
 }

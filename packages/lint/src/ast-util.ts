@@ -2,16 +2,17 @@
  * Small questions about AST nodes that several rules ask: child
  * enumeration, purity, leaf equality, identifier mentions.
  */
-import type { Node, Pattern, Span } from "@harn/parser";
+import type { Node, Pattern, Program, Span } from "@harn/parser";
 
 /** Call `fn` on every direct child node, in source order. Statement lists
  * are flattened; interpolation segments are not children (the reference
  * never parses them, lint.md §1.6). */
-export function forEachChild(node: Node, fn: (child: Node) => void): void {
+export function forEachChild(node: Node | Program, fn: (child: Node) => void): void {
+  if (node.kind === "Program") {
+    node.items.forEach(fn);
+    return;
+  }
   switch (node.kind) {
-    case "Program":
-      node.items.forEach(fn);
-      return;
     case "Pipeline":
     case "OverrideDecl":
     case "DeferStmt":

@@ -20,7 +20,6 @@ export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPL
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
 export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
-export { collectHarnFiles } from "./files";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
 export { buildCfg } from "./cfg/build";
 export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";

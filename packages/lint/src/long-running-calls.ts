@@ -71,9 +71,13 @@ export function isLongRunningCall(call: FunctionCall): boolean {
 }
 
 /** `cancel_handle(..)` or `host_tool_call("cancel_handle" | "tools.cancel_handle", ..)`. */
-export function isCancelCall(n: Node): n is FunctionCall {
+export function isCancelCall(n: Node): boolean {
   if (n.kind !== "FunctionCall") return false;
   if (n.name === "cancel_handle") return true;
+  return isHostCancel(n);
+}
+
+function isHostCancel(n: FunctionCall): boolean {
   if (n.name !== "host_tool_call") return false;
   const tool = literalString(n.args[0]);
   return tool !== null && CANCEL_HOST_TOOLS.has(tool);

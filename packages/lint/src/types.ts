@@ -2,7 +2,7 @@
  * The shapes every part of the linter shares: diagnostics, fixes, rules and
  * the context a rule sees (spec/lint.md §1.2).
  */
-import type { Node, NodeKind, NodeOf, Program, Span } from "@harn/parser";
+import type { Node, Program, Span } from "@harn/parser";
 
 export type { Span };
 
@@ -65,12 +65,18 @@ export type BlockRole =
 export interface BlockInfo {
   stmts: Node[];
   /** The node that owns the list (Program for the top level). */
-  owner: Node;
+  owner: AnyNode;
   role: BlockRole;
 }
 
-type NodeVisitors = { [K in NodeKind]?: (node: NodeOf<K>) => void } & {
-  [K in NodeKind as `${K}:exit`]?: (node: NodeOf<K>) => void;
+/** Every node the walk visits: the statement/expression union plus the
+ * Program root. */
+export type AnyNode = Node | Program;
+export type AnyKind = AnyNode["kind"];
+export type AnyOf<K extends AnyKind> = Extract<AnyNode, { kind: K }>;
+
+type NodeVisitors = { [K in AnyKind]?: (node: AnyOf<K>) => void } & {
+  [K in AnyKind as `${K}:exit`]?: (node: AnyOf<K>) => void;
 };
 
 /**
@@ -111,7 +117,7 @@ export interface RuleContext {
   report(r: Report): void;
   /** The nodes enclosing the one being visited, outermost first (the node
    * itself is not included). */
-  ancestors(): readonly Node[];
+  ancestors(): readonly AnyNode[];
   /** Whether `node` sits directly in a statement list; valid in the
    * node's own enter hook. */
   isStatement(node: Node): boolean;

@@ -9,7 +9,7 @@
  * neither it nor anything after it is walked.
  */
 import type { Node, Program } from "@harn/parser";
-import type { BlockInfo, BlockRole, Visitors } from "./types";
+import type { AnyNode, BlockInfo, BlockRole, Visitors } from "./types";
 import { forEachPatternDefault } from "./ast-util";
 
 type Handler = (node: never) => void;
@@ -67,13 +67,13 @@ export function definitelyExits(stmt: Node): boolean {
 }
 
 export class Walker {
-  private readonly stack: Node[] = [];
+  private readonly stack: AnyNode[] = [];
   /** The statement whose enter hooks are running (see isStatement). */
   private statement: Node | null = null;
 
   constructor(private readonly d: Dispatch) {}
 
-  ancestors(): readonly Node[] {
+  ancestors(): readonly AnyNode[] {
     return this.stack;
   }
 
@@ -84,7 +84,13 @@ export class Walker {
   }
 
   walk(program: Program): void {
-    this.visit(program);
+    const enter = this.d.enter.get("Program");
+    if (enter) for (const h of enter) (h as (n: Program) => void)(program);
+    this.stack.push(program);
+    this.list(program.items, program, "program");
+    this.stack.pop();
+    const exit = this.d.exit.get("Program");
+    if (exit) for (const h of exit) (h as (n: Program) => void)(program);
   }
 
   private visit(n: Node): void {
@@ -97,7 +103,7 @@ export class Walker {
     if (exit) for (const h of exit) (h as (n: Node) => void)(n);
   }
 
-  private list(stmts: Node[] | null, owner: Node, role: BlockRole): void {
+  private list(stmts: Node[] | null, owner: AnyNode, role: BlockRole): void {
     if (stmts === null) return;
     const info: BlockInfo = { stmts, owner, role };
     for (const h of this.d.block) h(info);
@@ -123,9 +129,6 @@ export class Walker {
 
   private children(n: Node): void {
     switch (n.kind) {
-      case "Program":
-        this.list(n.items, n, "program");
-        return;
       case "Pipeline":
       case "OverrideDecl":
         this.list(n.body, n, "body");

@@ -4,7 +4,7 @@
  * (normal completion, return, break, continue, exception), so each copy
  * continues to the right place and analyses stay path-precise.
  */
-import type { Node, TryCatch } from "@harn/parser";
+import type { FunctionCall, Node, TryCatch } from "@harn/parser";
 import { forEachChild, patternNames } from "../ast-util";
 import { isCancelCall } from "../long-running-calls";
 import type {
@@ -668,10 +668,10 @@ function forEachDefault(n: Extract<Node, { kind: "LetBinding" | "VarBinding" }>,
 
 /** Every cancel call anywhere in a cleanup block (closures excluded: they
  * do not run when the block does). */
-function collectCancels(body: Node[], out: { call: CallNode; line: number }[]): void {
+function collectCancels(body: Node[], out: { call: FunctionCall; line: number }[]): void {
   const visit = (x: Node): void => {
     if (x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl") return;
-    if (isCancelCall(x)) out.push({ call: x, line: x.span.line });
+    if (x.kind === "FunctionCall" && isCancelCall(x)) out.push({ call: x, line: x.span.line });
     forEachChild(x, visit);
   };
   body.forEach(visit);

@@ -102,7 +102,7 @@ export interface Cfg {
   /** The single block every exit path ends in (it holds no elements). */
   readonly exit: number;
   /** Cancel calls written in this body's `defer` and `finally` blocks. */
-  readonly cleanupCancels: { call: CallNode; line: number }[];
+  readonly cleanupCancels: { call: FunctionCall; line: number }[];
 }
 
 /** Visit blocks in an order good for forward dataflow (reverse postorder). */

@@ -30,7 +30,7 @@ export function solveForward<S>(cfg: Cfg, a: ForwardAnalysis<S>): (S | undefined
     const next: number[] = [];
     for (const b of pending) {
       queued[b] = 0;
-      let s = inState[b]!;
+      let s = inState[b] as S;
       for (const e of cfg.blocks[b]!.elems) s = a.transfer(e, s);
       for (const edge of cfg.blocks[b]!.succs) {
         if (a.follows && !a.follows(edge)) continue;

@@ -483,7 +483,7 @@ function deferCancels(body: Node[], aliases: ReadonlySet<string>): boolean {
   let found = false;
   const visit = (x: Node): void => {
     if (found || x.kind === "Closure" || x.kind === "FnDecl") return;
-    if (isCancelCall(x) && cancelMentions(x, aliases)) {
+    if (x.kind === "FunctionCall" && isCancelCall(x) && cancelMentions(x, aliases)) {
       found = true;
       return;
     }

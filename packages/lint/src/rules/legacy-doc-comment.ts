@@ -1,12 +1,12 @@
 /**
  * `legacy-doc-comment` (lint.md §3.32): `///` or `//` line comments used as
- * a doc block above an item; the fix rewrites them as one `/** */` block.
+ * a doc block above an item; the fix rewrites them as one HarnDoc block.
  * Only lines whose first content is a comment are collected (quirk Q11,
  * FIX: a trailing comment on a code line is not a doc comment).
  */
 import type { Node } from "@harn/parser";
 import type { SourceToken } from "../source/tokens";
-import type { Rule, RuleContext } from "../types";
+import type { AnyNode, Rule, RuleContext } from "../types";
 
 /** Items that always count as `pub` for this rule. */
 const ALWAYS_PUB = new Set(["InterfaceDecl", "ImplBlock", "TypeDecl", "OverrideDecl"]);
@@ -29,7 +29,7 @@ function isPubItem(n: Node): boolean {
 }
 
 /** The first line of an item, attributes included. */
-export function itemStartLine(n: Node, ancestors: readonly Node[]): number {
+export function itemStartLine(n: Node, ancestors: readonly AnyNode[]): number {
   let line = n.span.line;
   for (let i = ancestors.length - 1; i >= 0 && ancestors[i]!.kind === "AttributedDecl"; i--) line = ancestors[i]!.span.line;
   return line;

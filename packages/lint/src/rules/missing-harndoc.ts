@@ -1,11 +1,11 @@
 /**
- * `missing-harndoc` (lint.md §3.25): a `pub fn` needs a `/** */` block on
+ * `missing-harndoc` (lint.md §3.25): a `pub fn` needs a HarnDoc block on
  * the lines directly above it. Needs the source; without it the rule does
  * not run (the reference would report every `pub fn`; FIX).
  */
 import type { Node } from "@harn/parser";
 import type { SourceText } from "../source/source-text";
-import type { Rule } from "../types";
+import type { AnyNode, Rule } from "../types";
 
 export function hasDocBlockAbove(src: SourceText, line: number): boolean {
   if (line <= 1) return false;
@@ -44,7 +44,7 @@ export const missingHarndoc: Rule = {
       FnDecl(n) {
         if (!n.isPub || !ctx.sourceText) return;
         // attributes belong to the declaration: the doc block sits above them
-        let first: Node = n;
+        let first: AnyNode = n;
         const anc = ctx.ancestors();
         for (let i = anc.length - 1; i >= 0 && anc[i]!.kind === "AttributedDecl"; i--) first = anc[i]!;
         if (hasDocBlockAbove(ctx.sourceText, first.span.line)) return;

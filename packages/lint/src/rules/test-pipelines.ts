@@ -4,7 +4,7 @@
  * FIX); everything nested inside it counts as inside.
  */
 import type { Node, Pipeline } from "@harn/parser";
-import type { Rule, RuleContext } from "../types";
+import type { AnyNode, Rule, RuleContext } from "../types";
 
 const ASSERTS = new Set(["assert", "assert_eq", "assert_ne"]);
 
@@ -12,7 +12,7 @@ export function isTestName(name: string): boolean {
   return name === "test" || name.startsWith("test_");
 }
 
-function isTestPipeline(p: Pipeline, ancestors: readonly Node[]): boolean {
+function isTestPipeline(p: Pipeline, ancestors: readonly AnyNode[]): boolean {
   if (isTestName(p.name)) return true;
   for (let i = ancestors.length - 1; i >= 0; i--) {
     const a = ancestors[i]!;
