@@ -46,7 +46,7 @@ function parseDirectives(src: SourceText): Directive[] {
     const rest = m[2]!.split(" -- ")[0]!.trim();
     const rules = rest === "" ? null : rest.split(/[\s,]+/).filter((r) => r !== "");
     out.push({
-      kind: m[1] as Directive["kind"],
+      kind: m[1] === "disable-next-line" ? "next-line" : (m[1] as "disable" | "enable"),
       rules: rules && rules.length > 0 ? rules : null,
       span: src.span(t.start, t.end),
       line: t.line,

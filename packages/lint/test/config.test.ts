@@ -1,0 +1,70 @@
+/** harn.toml discovery and keys (cli.md §0.5, lint.md §5.7). */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { ConfigError, ConfigResolver, findManifest, readLintConfig } from "../src/index";
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "harn-lint-config-"));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("findManifest", () => {
+  test("walks up to the nearest harn.toml", () => {
+    mkdirSync(join(root, "a/b/c"), { recursive: true });
+    writeFileSync(join(root, "a/harn.toml"), "");
+    expect(findManifest(join(root, "a/b/c"))).toBe(join(root, "a/harn.toml"));
+  });
+  test("stops after the first directory with .git, whose own manifest still counts", () => {
+    mkdirSync(join(root, "repo/.git"), { recursive: true });
+    mkdirSync(join(root, "repo/src"), { recursive: true });
+    writeFileSync(join(root, "harn.toml"), "");
+    expect(findManifest(join(root, "repo/src"))).toBeNull();
+    writeFileSync(join(root, "repo/harn.toml"), "");
+    expect(findManifest(join(root, "repo/src"))).toBe(join(root, "repo/harn.toml"));
+  });
+  test("looks at no more than 16 directories", () => {
+    const deep = join(root, ...Array.from({ length: 17 }, (_, i) => `d${i}`));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(root, "harn.toml"), "");
+    expect(findManifest(deep)).toBeNull();
+    expect(findManifest(join(root, "d0/d1"))).toBe(join(root, "harn.toml"));
+  });
+});
+
+describe("readLintConfig", () => {
+  test("reads [lint] and [check], with the dash aliases", () => {
+    const p = join(root, "harn.toml");
+    writeFileSync(
+      p,
+      '[lint]\ndisabled = ["trailing-comma"]\nrequire-file-header = true\ncomplexity_threshold = 30\nchecked_handles = true\n[check]\nstrict = true\ndisable_rules = ["shadow-variable"]\n',
+    );
+    expect(readLintConfig(p)).toEqual({
+      path: p,
+      disabled: ["trailing-comma", "shadow-variable"],
+      requireFileHeader: true,
+      complexityThreshold: 30,
+      checkedHandles: true,
+      strict: true,
+    });
+  });
+  test.each([
+    ["[lint\n", /^failed to parse .*harn\.toml: /],
+    ['[lint]\ndisabled = "x"\n', /\[lint\]\.disabled must be a list of rule ids$/],
+    ["[check]\nstrict = 1\n", /\[check\]\.strict must be true or false$/],
+    ['[lint]\ncomplexity_threshold = "high"\n', /complexity_threshold must be an integer$/],
+  ])("a bad manifest is a ConfigError: %j", (text, message) => {
+    const p = join(root, "harn.toml");
+    writeFileSync(p, text);
+    expect(() => readLintConfig(p)).toThrow(ConfigError);
+    expect(() => readLintConfig(p)).toThrow(message);
+  });
+  test("defaults without a manifest", () => {
+    mkdirSync(join(root, ".git"));
+    expect(new ConfigResolver().forFile(join(root, "x.harn")).path).toBeNull();
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The output formats over one set of findings: ESLint JSON, SARIF 2.1.0
+ * (validated against the official schema), GitHub workflow commands, and
+ * the human code frames.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import Ajv from "ajv-draft-04";
+import { describe, expect, test } from "vitest";
+import { plainStyle } from "@harn/parser";
+import { formatGithub, formatHuman, formatJson, formatSarif, lintSource, type FileReport } from "../src/index";
+
+const SOURCE = `pipeline main() {
+  let handle = walk_dir("docs", {long_running: true})
+  var count = 0
+  log(handle, count)
+  break
+}
+`;
+
+function report(): FileReport {
+  const r = lintSource(SOURCE, { file: "jobs/index.harn" });
+  return { path: "jobs/index.harn", source: SOURCE, diagnostics: r.diagnostics, fatal: [] };
+}
+
+const parseError: FileReport = {
+  path: "bad.harn",
+  source: "let x = )\n",
+  diagnostics: [],
+  fatal: [
+    {
+      message: "expected expression, found )",
+      span: { start: 8, end: 9, line: 1, column: 9, endLine: 1, endColumn: 10 },
+      label: "unexpected token",
+    },
+  ],
+};
+
+describe("json (ESLint shape)", () => {
+  test("one result per file with 1-based positions, severities and counts", () => {
+    const [res] = JSON.parse(formatJson([report()]));
+    expect(res.filePath).toBe(resolve("jobs/index.harn"));
+    expect(res.messages.map((m: { ruleId: string; severity: number; line: number; column: number }) => [m.ruleId, m.severity, m.line, m.column])).toEqual([
+      ["long-running-without-cleanup", 1, 2, 16],
+      ["mutable-never-reassigned", 1, 3, 3],
+      ["break-outside-loop", 2, 5, 3],
+    ]);
+    expect([res.errorCount, res.warningCount, res.fixableErrorCount, res.fixableWarningCount, res.fatalErrorCount]).toEqual([1, 2, 0, 1, 0]);
+    const fix = res.messages[1].fix;
+    expect(fix).toEqual({ range: [SOURCE.indexOf("var"), SOURCE.indexOf("var") + 3], text: "let" });
+  });
+  test("a parse error is a fatal message with a null ruleId", () => {
+    const [res] = JSON.parse(formatJson([parseError]));
+    expect(res.messages).toEqual([
+      { ruleId: null, fatal: true, severity: 2, message: "expected expression, found )", line: 1, column: 9, endLine: 1, endColumn: 10 },
+    ]);
+    expect([res.errorCount, res.fatalErrorCount]).toEqual([1, 1]);
+  });
+});
+
+describe("sarif", () => {
+  const schema = JSON.parse(readFileSync(new URL("./fixtures/sarif-2.1.0-rtm.5.schema.json", import.meta.url), "utf8"));
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(schema);
+
+  test("the log validates against the SARIF 2.1.0 schema", () => {
+    const log = JSON.parse(formatSarif([report(), parseError], { toolVersion: "0.1.0" }));
+    const ok = validate(log);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+  test("results carry rule, level, region and fixes", () => {
+    const log = JSON.parse(formatSarif([report()], { toolVersion: "0.1.0" }));
+    const run = log.runs[0];
+    expect(log.version).toBe("2.1.0");
+    expect(run.tool.driver.name).toBe("harn-lint");
+    expect(run.columnKind).toBe("unicodeCodePoints");
+    const [lr, mut, brk] = run.results;
+    expect([lr.ruleId, lr.level, brk.level]).toEqual(["long-running-without-cleanup", "warning", "error"]);
+    expect(run.tool.driver.rules[lr.ruleIndex].id).toBe("long-running-without-cleanup");
+    expect(lr.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: "jobs/index.harn", uriBaseId: "%SRCROOT%" },
+      region: { startLine: 2, startColumn: 16, endLine: 2, endColumn: 54 },
+    });
+    expect(mut.fixes[0].artifactChanges[0].replacements).toEqual([
+      { deletedRegion: { startLine: 3, startColumn: 3, endLine: 3, endColumn: 6 }, insertedContent: { text: "let" } },
+    ]);
+  });
+  test("an empty run is valid too", () => {
+    expect(validate(JSON.parse(formatSarif([], { toolVersion: "0.1.0" })))).toBe(true);
+  });
+});
+
+describe("github workflow commands", () => {
+  test("one annotation per finding, escaped", () => {
+    const lines = formatGithub([report(), parseError]).trimEnd().split("\n");
+    expect(lines[0]).toBe(
+      "::warning file=jobs/index.harn,line=2,col=16,endLine=2,endColumn=54,title=harn lint%3A long-running-without-cleanup::`walk_dir` starts long-running work without a defer/finally cleanup path%0Ahelp: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+    );
+    expect(lines[2]).toMatch(/^::error file=jobs\/index\.harn,line=5,col=3,.*title=harn lint%3A break-outside-loop::`break` used outside of a loop/);
+    expect(lines[3]).toBe("::error file=bad.harn,line=1,col=9,title=harn%3A parse error::expected expression, found )");
+  });
+});
+
+describe("human", () => {
+  test("code frames on stderr, clean files on stdout", () => {
+    const clean: FileReport = { path: "ok.harn", source: "log(1)\n", diagnostics: [], fatal: [] };
+    const out = formatHuman([report(), clean], plainStyle);
+    expect(out.stdout).toBe("ok.harn: no issues found\n");
+    expect(out.stderr.split("\n").slice(0, 6).join("\n")).toBe(
+      [
+        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path",
+        "  --> jobs/index.harn:2:16",
+        "   |",
+        ' 2 |   let handle = walk_dir("docs", {long_running: true})',
+        "   |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ lint[long-running-without-cleanup]",
+        "   = help: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+      ].join("\n"),
+    );
+  });
+});
