@@ -1,0 +1,212 @@
+/**
+ * `harn lint` end to end: builds the real bundle once, then runs
+ * `cli/bin/harn.mjs lint` as a child process on files in temp dirs.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/harn.mjs");
+let dir: string;
+
+function harn(args: string[], env: Record<string, string> = {}) {
+  // stderr is a pipe, so no colour; neither variable may leak in from the
+  // parent (Node warns when both are set)
+  const base = { ...process.env };
+  delete base.NO_COLOR;
+  delete base.FORCE_COLOR;
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...base, ...env },
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return name;
+}
+
+const CLEAN = "pipeline main() {\n  log(1)\n}\n";
+const WARN = 'pipeline main() {\n  let handle = walk_dir("docs", {long_running: true})\n  log(handle)\n}\n';
+const ERROR = "pipeline main() {\n  break\n}\n";
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "harn-lint-"));
+  mkdirSync(join(dir, ".git")); // stop harn.toml discovery at the temp dir
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("exit codes and streams", () => {
+  test("a clean file: `no issues found` on stdout, exit 0", () => {
+    file("a.harn", CLEAN);
+    expect(harn(["lint", "a.harn"])).toEqual({ code: 0, stdout: "a.harn: no issues found\n", stderr: "" });
+  });
+  test("warnings alone exit 0 and render a code frame on stderr", () => {
+    file("w.harn", WARN);
+    const r = harn(["lint", "w.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      [
+        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path",
+        "  --> w.harn:2:16",
+        "   |",
+        ' 2 |   let handle = walk_dir("docs", {long_running: true})',
+        "   |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ lint[long-running-without-cleanup]",
+        "   = help: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+        "",
+      ].join("\n"),
+    );
+  });
+  test("an error-severity finding exits 1", () => {
+    file("e.harn", ERROR);
+    const r = harn(["lint", "e.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: `break` used outside of a loop");
+  });
+  test("--strict and --deny-warnings make warnings fail", () => {
+    file("w.harn", WARN);
+    expect(harn(["lint", "--strict", "w.harn"]).code).toBe(1);
+    expect(harn(["lint", "--deny-warnings", "w.harn"]).code).toBe(1);
+  });
+  test("--max-warnings N", () => {
+    file("w.harn", WARN);
+    file("w2.harn", WARN);
+    expect(harn(["lint", "--max-warnings", "2", "."]).code).toBe(0);
+    const r = harn(["lint", "--max-warnings", "1", "."]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: 2 warning(s) found; --max-warnings allows 1");
+  });
+  test("usage errors exit 2", () => {
+    expect(harn(["lint"]).code).toBe(2);
+    expect(harn(["lint", "--format", "xml", "."]).code).toBe(2);
+    expect(harn(["lint", "--max-warnings", "-1", "."]).code).toBe(2);
+    mkdirSync(join(dir, "empty"));
+    const r = harn(["lint", "empty"]);
+    expect([r.code, r.stderr]).toEqual([2, "error: no .harn files found under the given target(s)\n"]);
+  });
+  test("an unreadable file exits 2", () => {
+    file("locked.harn", CLEAN);
+    chmodSync(join(dir, "locked.harn"), 0o000);
+    const r = harn(["lint", "locked.harn"]);
+    chmodSync(join(dir, "locked.harn"), 0o644);
+    if (process.getuid?.() === 0) return; // root reads anything
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Error reading locked.harn");
+  });
+  test("a missing target exits 2", () => {
+    const r = harn(["lint", "nope.harn"]);
+    expect([r.code, r.stderr]).toEqual([2, "Error reading nope.harn: No such file or directory\n"]);
+  });
+  test("a parse error exits 1 and stops the run", () => {
+    file("a.harn", "let x = )\n");
+    file("b.harn", CLEAN);
+    const r = harn(["lint", "."]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: expected expression, found )");
+    expect(r.stdout).not.toContain("b.harn");
+  });
+});
+
+describe("targets", () => {
+  test("directories are linted recursively in sorted order, skipping node_modules and .git", () => {
+    file("src/b.harn", CLEAN);
+    file("src/a.harn", CLEAN);
+    file("node_modules/x/c.harn", ERROR);
+    file(".git/hooks/d.harn", ERROR);
+    file("src/skip.harn", ERROR);
+    file("src/skip.conformance-skip", "");
+    const r = harn(["lint", "."]);
+    expect(r).toEqual({ code: 0, stdout: "src/a.harn: no issues found\nsrc/b.harn: no issues found\n", stderr: "" });
+  });
+});
+
+describe("harn.toml", () => {
+  test("[lint] disabled and [check] disable_rules drop rules, found by walking up", () => {
+    file("proj/harn.toml", '[lint]\ndisabled = ["long-running-without-cleanup"]\n');
+    file("proj/sub/w.harn", WARN);
+    expect(harn(["lint", "proj"]).stdout).toBe("proj/sub/w.harn: no issues found\n");
+    file("proj/harn.toml", '[check]\ndisable_rules = ["long-running-without-cleanup"]\n');
+    expect(harn(["lint", "proj"]).code).toBe(0);
+  });
+  test("[check] strict fails on warnings, per file's nearest manifest", () => {
+    file("strict/harn.toml", "[check]\nstrict = true\n");
+    file("strict/w.harn", WARN);
+    file("lax/w.harn", WARN);
+    expect(harn(["lint", "lax"]).code).toBe(0);
+    expect(harn(["lint", "strict"]).code).toBe(1);
+  });
+  test("a manifest that does not parse exits 2", () => {
+    file("harn.toml", "[lint\n");
+    file("a.harn", CLEAN);
+    const r = harn(["lint", "a.harn"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: failed to parse .*harn\.toml: /);
+  });
+  test("require_file_header and checked_handles switch rules on", () => {
+    file("harn.toml", "[lint]\nrequire_file_header = true\nchecked_handles = true\n");
+    file("a.harn", 'pipeline main() {\n  walk_dir(".", {long_running: true})\n}\n');
+    const r = harn(["lint", "--format", "json", "a.harn"]);
+    const rules = JSON.parse(r.stdout)[0].messages.map((m: { ruleId: string }) => m.ruleId);
+    expect(rules).toEqual(["require-file-header", "long-running-handle-discarded"]);
+  });
+});
+
+describe("suppressions", () => {
+  test("an inline suppression silences a finding; an unused one is reported", () => {
+    file(
+      "a.harn",
+      'pipeline main() {\n  // harn-lint-disable-next-line long-running-without-cleanup\n  let h = walk_dir("docs", {long_running: true})\n  log(h)\n  // harn-lint-disable-next-line unused-variable\n  log(2)\n}\n',
+    );
+    const r = harn(["lint", "a.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("warning: unused suppression: no `unused-variable` diagnostic is reported here");
+    expect(r.stderr).toContain("a.harn:5:3");
+    expect(r.stderr).not.toContain("long-running");
+  });
+});
+
+describe("--fix", () => {
+  test("applies fixes, reports the count, re-lints the new text, exits 0", () => {
+    file("f.harn", 'pipeline main() {\n  var count = 0\n  log("n: " + nil, count)\n  break\n}\n');
+    const r = harn(["lint", "--fix", "f.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("f.harn: applied 2 fix(es)\n");
+    expect(readFileSync(join(dir, "f.harn"), "utf8")).toBe('pipeline main() {\n  let count = 0\n  log("n: ${nil}", count)\n  break\n}\n');
+    expect(r.stderr).toContain(" 4 |   break");
+    expect(harn(["lint", "f.harn"]).code).toBe(1);
+  });
+  test("a file with nothing to fix prints nothing", () => {
+    file("w.harn", WARN);
+    expect(harn(["lint", "--fix", "w.harn"])).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("formats", () => {
+  test("json, sarif and github print one document on stdout with the same exit codes", () => {
+    file("e.harn", ERROR);
+    const json = harn(["lint", "--format", "json", "e.harn"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)[0].messages[0]).toMatchObject({ ruleId: "break-outside-loop", severity: 2, line: 2, column: 3 });
+    const sarif = harn(["lint", "--format", "sarif", "e.harn"]);
+    expect(JSON.parse(sarif.stdout).runs[0].results[0]).toMatchObject({ ruleId: "break-outside-loop", level: "error" });
+    const gh = harn(["lint", "--format", "github", "e.harn"]);
+    expect(gh.stdout).toMatch(/^::error file=e\.harn,line=2,col=3,/);
+    expect(gh.stderr).toBe("");
+  });
+});
