@@ -6,6 +6,7 @@
  * contractual.
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { blake3 } from "@noble/hashes/blake3";
 import { HarnError, HBytes, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 
@@ -207,6 +208,7 @@ export function installEncoding(rt: Runtime): void {
   hashBuiltin(rt, "md5", "md5");
   hashBuiltin(rt, "sha3_256", "sha3-256");
   hashBuiltin(rt, "sha3_512", "sha3-512");
+  rt.defineBuiltin("blake3", (args) => Buffer.from(blake3(bytesOf(args, 0))).toString("hex"));
   rt.defineBuiltin("hmac_sha256", (args) => createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("hex"));
   rt.defineBuiltin("hmac_sha256_base64", (args) => createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("base64"));
   rt.defineBuiltin("constant_time_eq", (args) => {

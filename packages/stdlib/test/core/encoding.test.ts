@@ -33,6 +33,7 @@ describe("encodings and hashes", () => {
     expect(r.call("hmac_sha256", "key", "The quick brown fox jumps over the lazy dog")).toBe(
       "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8",
     );
+    expect(r.call("blake3", "abc")).toBe("6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85");
     expect(r.call("constant_time_eq", "abc", "abc")).toBe(true);
     expect(r.call("constant_time_eq", "abc", "abd")).toBe(false);
   });
