@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
-import { HDict, type CallContext, type Runtime } from "@harn/vm";
+import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
 
 /** Rust `PathBuf::push` of one part onto an accumulated path. */
@@ -135,6 +135,40 @@ function replaceBasename(p: string, name: string): string {
   return pureFormat(drive, absolute, [...segments.slice(0, -1), name]);
 }
 
+/**
+ * Workspace-boundary classification (§14 `path_workspace_info`): relative
+ * paths are workspace-relative unless they climb out of the root; absolute
+ * paths are host paths, mapped back into the workspace when they lie under
+ * the root. Documented choice: the reference's root-drift recovery is not
+ * reproduced (`recovered_root_drift` is always false).
+ */
+export function workspaceInfo(input: string, root: string): HDict {
+  const base = { input, recovered_root_drift: false } as Record<string, Value>;
+  const path = input.replace(/\\/g, "/");
+  if (path.trim() === "") {
+    return HDict.of({ ...base, kind: "invalid", normalized: null, workspace_path: null, host_path: null, reason: "empty path" });
+  }
+  const rootNorm = pureNormalize(root.replace(/\\/g, "/"));
+  const normalized = pureNormalize(path);
+  if (!purePath(path).absolute) {
+    if (normalized === ".." || normalized.startsWith("../")) {
+      return HDict.of({ ...base, kind: "invalid", normalized, workspace_path: null, host_path: null, reason: "path escapes the workspace root" });
+    }
+    const hostPath = normalized === "." ? rootNorm : pushPath(rootNorm, normalized);
+    return HDict.of({ ...base, kind: "workspace_relative", normalized, workspace_path: normalized, host_path: hostPath, reason: null });
+  }
+  const rel = pureRelative(normalized, rootNorm);
+  const inside = rel !== null && rel !== ".." && !rel.startsWith("../");
+  return HDict.of({
+    ...base,
+    kind: "host_absolute",
+    normalized,
+    workspace_path: inside ? rel : null,
+    host_path: normalized,
+    reason: inside ? null : "path is outside the workspace root",
+  });
+}
+
 // ---------------------------------------------------------------------------
 // Runtime locations
 
@@ -204,6 +238,13 @@ export function installPaths(rt: Runtime): void {
   rt.defineBuiltin("path_segments", (args) => purePath(strArg(args, 0)).segments);
   rt.defineBuiltin("path_to_posix", (args) => strArg(args, 0).replace(/\\/g, "/"));
   rt.defineBuiltin("path_to_native", (args) => strArg(args, 0).replace(/\\/g, "/"));
+
+  rt.defineBuiltin("path_workspace_info", (args, ctx) =>
+    workspaceInfo(strArg(args, 0), args.length > 1 && args[1] !== null ? strArg(args, 1) : ctx.runtime.cwd),
+  );
+  rt.defineBuiltin("path_workspace_normalize", (args, ctx) =>
+    workspaceInfo(strArg(args, 0), args.length > 1 && args[1] !== null ? strArg(args, 1) : ctx.runtime.cwd).get("workspace_path"),
+  );
 
   rt.defineBuiltin("temp_dir", (_args, ctx) => tempDir(ctx.runtime));
   rt.defineBuiltin("cwd", (_args, ctx) => ctx.runtime.cwd);

@@ -133,3 +133,16 @@ describe("paths", () => {
     expect(display(paths)).toContain(`worktree_root: ${root}/.harn/worktrees`);
   });
 });
+
+describe("workspace paths", () => {
+  const r = rig({ cwd: "/work/repo", env: {} });
+  it("classifies relative, absolute-inside, absolute-outside and escaping paths", () => {
+    expect(display(r.call("path_workspace_info", "src/./a.harn"))).toBe(
+      "{host_path: /work/repo/src/a.harn, input: src/./a.harn, kind: workspace_relative, normalized: src/a.harn, reason: nil, recovered_root_drift: false, workspace_path: src/a.harn}",
+    );
+    expect(r.call("path_workspace_normalize", "/work/repo/lib/x.harn")).toBe("lib/x.harn");
+    expect(r.call("path_workspace_normalize", "/etc/passwd")).toBe(null);
+    expect((r.call("path_workspace_info", "../outside") as import("@harn/vm").HDict).get("kind")).toBe("invalid");
+    expect(r.call("path_workspace_normalize", "a/b", "/other")).toBe("a/b");
+  });
+});
