@@ -1,6 +1,7 @@
 /**
  * @harn/lexer: the Harn token vocabulary and `tokenize()`.
- * Chevrotain is an implementation detail; nothing chevrotain leaves here.
+ * Chevrotain defines the vocabulary and is the reference lexer in tests;
+ * nothing chevrotain leaves this package.
  */
 export {
   Token,
@@ -16,6 +17,8 @@ export {
   type LexError,
   type LexErrorKind,
 } from "./token";
-export { tokenize, warmUpLexer, lexerConstructionMs, type TokenizeOptions, type TokenizeResult, type TokenizeOrigin } from "./tokenize";
+export { tokenize, type TokenizeOptions, type TokenizeResult, type TokenizeOrigin } from "./tokenize";
 export { displayToken, formatFloatPlain } from "./display";
 export { LineMap } from "./positions";
+// The chevrotain reference lexer is deliberately not exported from here, so
+// that chevrotain stays out of the CLI bundle; tests import it directly.

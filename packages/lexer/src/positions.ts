@@ -62,3 +62,58 @@ export class LineMap {
     return col;
   }
 }
+
+/**
+ * A forward-moving offset → line/column cursor for converting a token stream:
+ * tokens come in ascending order, so each lookup only walks forward over the
+ * line starts it passes. Moving backwards is allowed but slower.
+ */
+export class PositionCursor {
+  line = 1;
+  column = 1;
+  private lineIdx = 0;
+  private lineStart = 0;
+  private nextLineStart: number;
+  private readonly starts: number[];
+  /** False for the usual file: then columns are plain offset differences. */
+  readonly hasSurrogates: boolean;
+
+  constructor(private readonly text: string) {
+    const starts = [0];
+    let i = text.indexOf("\n");
+    while (i !== -1) {
+      starts.push(i + 1);
+      i = text.indexOf("\n", i + 1);
+    }
+    this.starts = starts;
+    this.nextLineStart = starts.length > 1 ? starts[1]! : Infinity;
+    this.hasSurrogates = /[\uD800-\uDFFF]/.test(text);
+  }
+
+  /** Sets `line` and `column` for `offset`. */
+  moveTo(offset: number): void {
+    if (offset < this.lineStart) {
+      this.lineIdx = 0;
+      this.lineStart = 0;
+      this.nextLineStart = this.starts.length > 1 ? this.starts[1]! : Infinity;
+    }
+    while (offset >= this.nextLineStart) {
+      this.lineIdx++;
+      this.lineStart = this.nextLineStart;
+      const next = this.starts[this.lineIdx + 1];
+      this.nextLineStart = next === undefined ? Infinity : next;
+    }
+    this.line = this.lineIdx + 1;
+    if (!this.hasSurrogates) {
+      this.column = offset - this.lineStart + 1;
+      return;
+    }
+    let col = 1;
+    const text = this.text;
+    for (let i = this.lineStart; i < offset; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0xdc00 || c > 0xdfff) col++;
+    }
+    this.column = col;
+  }
+}

@@ -346,6 +346,7 @@ function parseSubscript(p: ParserState, object: Node, start: number): Node {
 function tryGenericCall(p: ParserState, name: string, nameSpan: Span, start: number): Node | null {
   const save = p.pos;
   let typeArgs;
+  p.speculating++;
   try {
     p.advance(); // <
     typeArgs = parseTypeArgs(p);
@@ -353,6 +354,8 @@ function tryGenericCall(p: ParserState, name: string, nameSpan: Span, start: num
     if (!(e instanceof ParseFailure)) throw e;
     p.pos = save;
     return null;
+  } finally {
+    p.speculating--;
   }
   if (!p.at("(")) {
     p.pos = save;

@@ -17,8 +17,22 @@ import type { Token, TokenKind } from "@harn/lexer";
 import type { Span } from "./ast";
 import { displayIdentPosition, expectedDiagnostic, ParseFailure } from "./syntax-error";
 
+/** Thrown instead of a real failure while speculating: nobody reads it. */
+const SPECULATION_FAILED = new ParseFailure({
+  message: "speculation failed",
+  span: { start: 0, end: 0, line: 0, column: 0, endLine: 0, endColumn: 0 },
+  pretty: "speculation failed",
+  label: "",
+  help: null,
+  expected: null,
+  found: null,
+});
+
 export class ParserState {
   pos = 0;
+  /** > 0 while parsing speculatively (`f<T>(…)` vs `a < b`): failures are
+   * then a shared object, so a failed guess builds no message. */
+  speculating = 0;
   private readonly last: number;
 
   constructor(readonly toks: Token[]) {
@@ -113,10 +127,12 @@ export class ParserState {
 
   /** `Expected {label}, got {current token}` as a throwable failure. */
   fail(label: string, found?: string): ParseFailure {
+    if (this.speculating > 0) return SPECULATION_FAILED;
     return new ParseFailure(expectedDiagnostic(label, this.tok, found));
   }
 
   failIdent(label: string): ParseFailure {
+    if (this.speculating > 0) return SPECULATION_FAILED;
     return new ParseFailure(expectedDiagnostic(label, this.tok, displayIdentPosition(this.tok)));
   }
 
