@@ -40,6 +40,7 @@ import { installTemplates } from "./template/builtins";
 import { installLongRunning } from "./longrun/index";
 import { installSchema } from "./schema/builtins";
 import { installStdModules } from "./std/index";
+import { installFormats } from "./formats/builtins";
 
 export function installStdlib(rt: Runtime): void {
   installOutput(rt);
@@ -80,6 +81,7 @@ export function installStdlib(rt: Runtime): void {
   installLongRunning(rt);
   installSchema(rt);
   installStdModules(rt);
+  installFormats(rt);
 }
 
 export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";

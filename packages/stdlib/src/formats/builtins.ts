@@ -1,0 +1,69 @@
+/**
+ * Data-format builtins: YAML and TOML (§11.5), JSON pointers and jq
+ * (§11.4), CSV and URLs/query strings (§23).
+ */
+import { HarnError, HDict, type Runtime, type Value } from "@harn/vm";
+import { strArg } from "../core/args";
+import { parseCsv, stringifyCsv } from "./csv";
+import { jq } from "./jq";
+import { pointerDelete, pointerGet, pointerSet, pointerTokens } from "./pointer";
+import { tomlParse, tomlStringify } from "./toml";
+import { queryParse, queryStringify, urlBuild, urlParse } from "./url";
+import { yamlParse, yamlStringify } from "./yaml";
+
+function need(name: string, args: Value[], n: number): void {
+  if (args.length < n) throw HarnError.thrown(`${name} requires ${n} argument${n === 1 ? "" : "s"}`);
+}
+
+function csvOptions(v: Value | undefined): { headers: boolean; delimiter: string } {
+  const o = v instanceof HDict ? v : null;
+  const d = o?.get("delimiter");
+  const delimiter = typeof d === "string" && d.length > 0 ? d[0]! : ",";
+  return { headers: o?.get("headers") === true, delimiter };
+}
+
+export function installFormats(rt: Runtime): void {
+  rt.defineBuiltin("yaml_parse", (args) => yamlParse(strArg(args, 0)));
+  rt.defineBuiltin("yaml_stringify", (args) => yamlStringify(args[0] ?? null));
+  rt.defineBuiltin("toml_parse", (args) => tomlParse(strArg(args, 0)));
+  rt.defineBuiltin("toml_stringify", (args) => tomlStringify(args[0] ?? null));
+
+  rt.defineBuiltin("json_pointer", (args) => {
+    need("json_pointer", args, 2);
+    return pointerGet(args[0]!, pointerTokens("json_pointer", strArg(args, 1)));
+  });
+  rt.defineBuiltin("json_pointer_set", (args) => {
+    need("json_pointer_set", args, 3);
+    return pointerSet(args[0]!, pointerTokens("json_pointer_set", strArg(args, 1)), args[2]!);
+  });
+  rt.defineBuiltin("json_pointer_delete", (args) => {
+    need("json_pointer_delete", args, 2);
+    return pointerDelete(args[0]!, pointerTokens("json_pointer_delete", strArg(args, 1)));
+  });
+  rt.defineBuiltin("jq", (args) => {
+    need("jq", args, 2);
+    return jq(args[0]!, strArg(args, 1));
+  });
+  rt.defineBuiltin("jq_first", (args) => {
+    need("jq_first", args, 2);
+    return jq(args[0]!, strArg(args, 1))[0] ?? null;
+  });
+
+  rt.defineBuiltin("csv_parse", (args) => {
+    const { headers, delimiter } = csvOptions(args[1]);
+    const rows = parseCsv(strArg(args, 0), delimiter);
+    if (!headers) return rows;
+    const [head, ...rest] = rows;
+    if (!head) return [];
+    return rest.map((r) => new HDict(new Map(head.map((h, i) => [h, r[i] ?? ""]))));
+  });
+  rt.defineBuiltin("csv_stringify", (args) => {
+    const { headers, delimiter } = csvOptions(args[1]);
+    return stringifyCsv(args[0] ?? null, headers, delimiter);
+  });
+
+  rt.defineBuiltin("url_parse", (args) => urlParse(strArg(args, 0)));
+  rt.defineBuiltin("url_build", (args) => urlBuild(args[0] ?? null));
+  rt.defineBuiltin("query_parse", (args) => queryParse(strArg(args, 0)));
+  rt.defineBuiltin("query_stringify", (args) => queryStringify(args[0] ?? null));
+}
