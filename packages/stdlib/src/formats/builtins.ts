@@ -10,6 +10,7 @@ import { pointerDelete, pointerGet, pointerSet, pointerTokens } from "./pointer"
 import { tomlParse, tomlStringify } from "./toml";
 import { queryParse, queryStringify, urlBuild, urlParse } from "./url";
 import { yamlParse, yamlStringify } from "./yaml";
+import { installStore } from "./store";
 
 function need(name: string, args: Value[], n: number): void {
   if (args.length < n) throw HarnError.thrown(`${name} requires ${n} argument${n === 1 ? "" : "s"}`);
@@ -23,6 +24,7 @@ function csvOptions(v: Value | undefined): { headers: boolean; delimiter: string
 }
 
 export function installFormats(rt: Runtime): void {
+  installStore(rt);
   rt.defineBuiltin("yaml_parse", (args) => yamlParse(strArg(args, 0)));
   rt.defineBuiltin("yaml_stringify", (args) => yamlStringify(args[0] ?? null));
   rt.defineBuiltin("toml_parse", (args) => tomlParse(strArg(args, 0)));

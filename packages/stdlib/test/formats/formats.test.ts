@@ -148,3 +148,33 @@ describe("urls and query strings", () => {
     expect(await thrownText(() => r.call("query_stringify", [1]))).toBe("query_stringify: each item must be a {key, value} dict");
   });
 });
+
+describe("store", () => {
+  it("persists JSON values in .harn/store.json under the project root", async () => {
+    const { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const root = mkdtempSync(join(tmpdir(), "harn-store-"));
+    try {
+      writeFileSync(join(root, "harn.toml"), "");
+      const env = { ...process.env, HARN_STATE_DIR: undefined };
+      const a = rig({ cwd: root, env });
+      installFormats(a.rt);
+      expect(a.call("store_get", "k")).toBeNull();
+      expect(existsSync(join(root, ".harn", "store.json"))).toBe(false);
+      a.call("store_set", "k", d({ n: 1, f: new HFloat(1.5) }));
+      a.call("store_set", "b", [1, 2]);
+      expect(readFileSync(join(root, ".harn", "store.json"), "utf8")).toBe('{"b":[1,2],"k":{"f":1.5,"n":1}}');
+      expect(a.call("store_list")).toEqual(["b", "k"]);
+      const b = rig({ cwd: root, env });
+      installFormats(b.rt);
+      expect(show(b.call("store_get", "k"))).toBe("{f: 1.5, n: 1}");
+      b.call("store_delete", "k");
+      expect(b.call("store_list")).toEqual(["b"]);
+      b.call("store_clear");
+      expect(readFileSync(join(root, ".harn", "store.json"), "utf8")).toBe("{}");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

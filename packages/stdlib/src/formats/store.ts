@@ -1,0 +1,94 @@
+/**
+ * The persistent key/value store (spec/stdlib.md §21): `store.json` in the
+ * project's `.harn` state directory (the project root holding `harn.toml`,
+ * else the script's directory; `HARN_STATE_DIR` overrides), loaded on first
+ * use, saved after every change with an atomic write (temp file + rename),
+ * created lazily on the first write. Values are stored as JSON.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HarnError, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { strArg } from "../core/args";
+import { parseJson, stringifyJson } from "../core/json";
+import { osErrorText } from "../core/oserror";
+import { findProjectRoot, sourceDir } from "../core/paths";
+
+interface Store {
+  file: string | null;
+  data: Map<string, Value> | null;
+}
+
+const storeSlot = new RuntimeSlot<Store>("store", () => ({ file: null, data: null }));
+
+function stateDir(ctx: CallContext): string {
+  const env = ctx.runtime.env.HARN_STATE_DIR;
+  if (env) return env;
+  return join(findProjectRoot(ctx.runtime.cwd) ?? sourceDir(ctx), ".harn");
+}
+
+function load(ctx: CallContext): Store & { data: Map<string, Value>; file: string } {
+  const s = ctx.runtime.slot(storeSlot);
+  if (s.data === null || s.file === null) {
+    s.file = join(stateDir(ctx), "store.json");
+    s.data = new Map();
+    let text: string | null = null;
+    try {
+      text = readFileSync(s.file, "utf8");
+    } catch (e) {
+      if ((e as { code?: string }).code !== "ENOENT") throw HarnError.runtime(`store: failed to read ${s.file}: ${osErrorText(e)}`);
+    }
+    if (text !== null && text.trim() !== "") {
+      let doc: Value;
+      try {
+        doc = parseJson(text);
+      } catch {
+        throw HarnError.runtime(`store: ${s.file} is not valid JSON`);
+      }
+      if (doc instanceof HDict) for (const k of doc.keys()) s.data.set(k, doc.get(k));
+    }
+  }
+  return s as Store & { data: Map<string, Value>; file: string };
+}
+
+function save(s: { data: Map<string, Value>; file: string }): void {
+  const dir = s.file.slice(0, s.file.lastIndexOf("/"));
+  const tmp = `${s.file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, stringifyJson(new HDict(s.data)));
+    renameSync(tmp, s.file);
+  } catch (e) {
+    throw HarnError.runtime(`store: failed to write ${s.file}: ${osErrorText(e)}`);
+  }
+}
+
+/** Stored values are what JSON keeps of them. */
+function roundTrip(v: Value): Value {
+  return parseJson(stringifyJson(v));
+}
+
+export function installStore(rt: Runtime): void {
+  rt.defineBuiltin("store_get", (args, ctx) => load(ctx).data.get(strArg(args, 0)) ?? null);
+  rt.defineBuiltin("store_set", (args, ctx) => {
+    const s = load(ctx);
+    s.data.set(strArg(args, 0), roundTrip(args[1] ?? null));
+    save(s);
+    return null;
+  });
+  rt.defineBuiltin("store_delete", (args, ctx) => {
+    const s = load(ctx);
+    if (s.data.delete(strArg(args, 0))) save(s);
+    return null;
+  });
+  rt.defineBuiltin("store_list", (_args, ctx) => new HDict(load(ctx).data).keys().slice());
+  rt.defineBuiltin("store_save", (_args, ctx) => {
+    save(load(ctx));
+    return null;
+  });
+  rt.defineBuiltin("store_clear", (_args, ctx) => {
+    const s = load(ctx);
+    s.data.clear();
+    save(s);
+    return null;
+  });
+}
