@@ -91,6 +91,17 @@ describe("run_command in the foreground", () => {
     await eventually(() => liveInGroup(r.get("process_group_id") as number).length === 0);
   });
 
+  it("stops waiting for pipes held by a process that escaped the group", async () => {
+    const f = `${dir.path}/escaped.pid`;
+    try {
+      const r = await run({ argv: sh(`setsid sh -c 'echo $$ > ${f}; exec sleep 100' & sleep 100`), timeout_ms: 200 });
+      expect(r.get("status")).toBe("timed_out");
+    } finally {
+      await eventually(() => existsSync(f) && readFileSync(f, "utf8").endsWith("\n"));
+      process.kill(-Number(readFileSync(f, "utf8")), "SIGKILL");
+    }
+  });
+
   it("kills the group when the calling task is cancelled", async () => {
     const ac = new AbortController();
     const pidFile = `${dir.path}/pid`;

@@ -37,7 +37,18 @@ export interface RunningProcess {
   readonly done: Promise<ProcessOutcome>;
   /** SIGKILL to the group, then to the child. Idempotent, never throws. */
   kill(): void;
+  /**
+   * `kill`, and let go of the child: close our ends of its pipes and unref
+   * it, so that nothing it left behind (a grandchild that moved to its own
+   * session still holding the pipe) can keep this process alive. For
+   * cancellation and shutdown, where the output no longer matters.
+   */
+  abandon(): void;
 }
+
+/** How long a killed foreground command's pipes may stay open (held by a
+ * process that left the group) before the call stops waiting for them. */
+const PIPE_GRACE_MS = 1000;
 
 class LiveGroups {
   private readonly live = new Set<RunningProcess>();
@@ -56,7 +67,7 @@ class LiveGroups {
   }
 
   killAll(): void {
-    for (const p of [...this.live]) p.kill();
+    for (const p of [...this.live]) p.abandon();
   }
 }
 
@@ -126,15 +137,25 @@ export async function spawnProcess(
     }
   };
 
+  const abandon = () => {
+    kill();
+    sub.stdout?.destroy();
+    sub.stderr?.destroy();
+    sub.unref();
+  };
+
+  // Foreground timeout: kill the group, and if something that escaped it
+  // still holds the output pipes after a grace period, stop waiting for them.
   let timer: ReturnType<typeof setTimeout> | undefined;
   if (options.foreground && spec.timeoutMs !== null) {
     timer = setTimeout(() => {
       timedOut = true;
       kill();
+      timer = setTimeout(abandon, PIPE_GRACE_MS);
     }, spec.timeoutMs);
   }
   const signal = options.signal;
-  const onAbort = () => kill();
+  const onAbort = () => abandon();
   signal?.addEventListener("abort", onAbort, { once: true });
 
   const groups = rt.slot(LIVE);
@@ -142,6 +163,7 @@ export async function spawnProcess(
     pid,
     startedAtMs,
     kill,
+    abandon,
     done: sub.then((r) => {
       settled = true;
       groups.delete(running);
@@ -157,7 +179,7 @@ export async function spawnProcess(
     }),
   };
   groups.add(running);
-  if (signal?.aborted) kill();
+  if (signal?.aborted) abandon();
   return running;
 }
 

@@ -135,7 +135,7 @@ function startBackground(
     operation: spec.tool,
     descriptor,
     startedAtMs: proc.startedAtMs,
-    stop: () => proc.kill(),
+    stop: () => proc.abandon(),
   });
   rt.slot(ARTIFACTS).byHandle.set(handleId, paths);
 
