@@ -5,10 +5,14 @@
 import type { Command } from "commander";
 import * as check from "./check";
 import * as lint from "./lint";
+import * as run from "./run";
+import * as test from "./test";
 
 export type SetExitCode = (code: number) => void;
 
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
   check.register(program, setExitCode);
   lint.register(program, setExitCode);
+  run.register(program, setExitCode);
+  test.register(program, setExitCode);
 }

@@ -1,0 +1,199 @@
+/**
+ * `harn run FILE [-- ARGS]` and `harn run -e CODE` (spec/cli.md §2).
+ *
+ * Script output is streamed to stdout as it is produced (cli.md §2.4 FIX)
+ * through a small buffer that is flushed before exit. Uncaught errors are
+ * rendered with a code frame on stderr; exit codes follow §2.6.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import pc from "picocolors";
+import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
+import { HarnError, type OutputSink } from "@harn/vm";
+import { createRuntime, exitCodeFor, type Paint, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
+import type { SetExitCode } from "./index";
+
+/** Builtins `--allow` never denies (cli.md §2.1). */
+const ALWAYS_ALLOWED = [
+  "println",
+  "print",
+  "log",
+  "type_of",
+  "to_string",
+  "to_int",
+  "to_float",
+  "len",
+  "assert",
+  "assert_eq",
+  "assert_ne",
+  "json_parse",
+  "json_stringify",
+  "runtime_context",
+  "task_current",
+  "runtime_context_values",
+  "runtime_context_get",
+  "runtime_context_set",
+  "runtime_context_clear",
+];
+
+/** Batches small writes; flushed when large, on the next turn, and at exit. */
+export class BufferedStream implements OutputSink {
+  private parts: string[] = [];
+  private size = 0;
+  private scheduled = false;
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+  write(text: string): void {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= 1 << 16) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const text = this.parts.join("");
+    this.parts = [];
+    this.size = 0;
+    this.stream.write(text);
+  }
+  /** Resolves once everything written so far has been handed to the OS. */
+  drained(): Promise<void> {
+    this.flush();
+    return new Promise((resolve) => this.stream.write("", () => resolve()));
+  }
+}
+
+function splitList(v: string): string[] {
+  return v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function usage(message: string): never {
+  throw new InvalidArgumentError(message);
+}
+
+export function register(program: Command, setExitCode: SetExitCode): void {
+  program.enablePositionalOptions();
+  program
+    .command("run")
+    .description("Execute a .harn file or inline code")
+    .argument("[file]", "script to run")
+    .argument("[args...]", "arguments after `--` become `argv`")
+    .option("-e <code>", "run inline code (wrapped in `pipeline main(task) { … }`)")
+    .option("--deny <builtins>", "deny the listed builtins (comma-separated)")
+    .option("--allow <builtins>", "deny every builtin except the listed ones and the core set")
+    .passThroughOptions()
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string }, cmd: Command) => {
+      const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
+      const dash = raw.indexOf("--");
+      const argv = dash >= 0 ? raw.slice(dash + 1) : [];
+      const before = rest.length - argv.length;
+      if (opts.e !== undefined && file !== undefined && !(dash >= 0 && before < 0)) {
+        cmd.error("error: `harn run` accepts either `-e <code>` or `<file.harn>`, not both", { exitCode: 2 });
+      }
+      if (opts.e === undefined && file === undefined) cmd.error("error: `harn run` requires either `-e <code>` or `<file.harn>`", { exitCode: 2 });
+      if (before > 0) cmd.error(`error: unexpected argument '${rest[0]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
+      if (opts.deny !== undefined && opts.allow !== undefined) cmd.error("error: the argument '--deny <builtins>' cannot be used with '--allow <builtins>'", { exitCode: 2 });
+      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow });
+      setExitCode(code);
+    });
+  void usage;
+}
+
+interface RunArgs {
+  file: string | undefined;
+  inline: string | undefined;
+  argv: string[];
+  deny?: string;
+  allow?: string;
+}
+
+async function runCommand(args: RunArgs): Promise<number> {
+  let path = args.file!;
+  let tempDir: string | null = null;
+  let source: string;
+  if (args.inline !== undefined) {
+    tempDir = mkdtempSync(join(tmpdir(), "harn-eval-"));
+    path = join(tempDir, `harn-eval-${process.pid}.harn`);
+    source = `pipeline main(task) {\n${args.inline}\n}`;
+    writeFileSync(path, source);
+  } else {
+    try {
+      source = readFileSync(path, "utf8");
+    } catch (e) {
+      process.stderr.write(`Error reading ${path}: ${ioReason(e)}\n`);
+      return 1;
+    }
+  }
+  try {
+    return await execute(path, source, args);
+  } finally {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+function ioReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === "ENOENT") return "No such file or directory (os error 2)";
+  if (err.code === "EACCES") return "Permission denied (os error 13)";
+  if (err.code === "EISDIR") return "Is a directory (os error 21)";
+  return err.message;
+}
+
+function colorOn(): boolean {
+  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+}
+
+async function execute(path: string, source: string, args: RunArgs): Promise<number> {
+  const stdout = new BufferedStream(process.stdout);
+  const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
+  const rt = createRuntime({ stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
+  if (args.deny !== undefined) for (const d of splitList(args.deny)) rt.denied.add(d);
+  if (args.allow !== undefined) {
+    const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
+    for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
+  }
+  const handle = runSource(rt, source, path);
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write("[harn] signal received, flushing state...\n");
+    handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const outcome = await handle.outcome;
+    await stdout.drained();
+    const paint: Paint = colorOn() ? { red: pc.red, blue: pc.blue, bold: pc.bold } : plainPaint;
+    if (interrupted) return 124;
+    switch (outcome.kind) {
+      case "ok":
+        return exitCodeFor(outcome.value, stderr);
+      case "syntax": {
+        const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
+        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, style));
+        return 1;
+      }
+      case "compile":
+        process.stderr.write(`error: compile error: ${outcome.message}\n`);
+        return 1;
+      case "error":
+        process.stderr.write(renderRuntimeError(outcome.error, path, (f) => (f === path ? source : readSourceFile(f)), paint));
+        return 1;
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

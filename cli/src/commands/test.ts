@@ -1,0 +1,407 @@
+/**
+ * `harn test conformance [SELECTION]` (spec/cli.md §5.2) and
+ * `harn test PATH...`: golden-file tests (`NAME.harn` + `NAME.expected`
+ * or `NAME.error`), each run in a fresh Runtime in this process with its
+ * output captured in memory. A per-test timeout cancels the program; CPU-
+ * bound loops yield to the event loop every few milliseconds (the
+ * interpreter's back-edge check), so even `while true {}` times out cleanly.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+import type { Command } from "commander";
+import pc from "picocolors";
+import { HarnError } from "@harn/vm";
+import { createRuntime, runSource } from "../host";
+import type { SetExitCode } from "./index";
+
+interface TestCase {
+  /** Path relative to the suite root (conformance) or to the cwd. */
+  rel: string;
+  file: string;
+  expected: string | null;
+  errorSpec: string | null;
+}
+
+interface Result {
+  rel: string;
+  passed: boolean;
+  ms: number;
+  /** Failure message (first line is indented in the report). */
+  message: string | null;
+  /** Duration is shown in verbose mode (not for timeouts). */
+  timed: boolean;
+}
+
+interface Options {
+  filter?: string;
+  timeout: string;
+  verbose?: boolean;
+  timing?: boolean;
+  junit?: string;
+  jobs?: string;
+}
+
+const color = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const paint = {
+  red: (s: string) => (color() ? pc.red(s) : s),
+  green: (s: string) => (color() ? pc.green(s) : s),
+};
+
+export function register(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command("test")
+    .description("Run golden-file tests: `harn test conformance [SELECTION]` or `harn test PATH...`")
+    .argument("[targets...]", "`conformance` [SELECTION], or files and directories")
+    .option("--filter <pattern>", "select tests (substring, `a|b`, glob `*`/`?`, or `re:REGEX`)")
+    .option("--timeout <ms>", "per-test timeout in milliseconds", "30000")
+    .option("-v, --verbose", "per-test timing; full expected/actual on mismatch")
+    .option("--timing", "per-test timing and statistics")
+    .option("--junit <path>", "write a JUnit XML report")
+    .option("--jobs <n>", "run up to N tests at once", "1")
+    .action(async (targets: string[], opts: Options, cmd: Command) => {
+      const timeout = Number(opts.timeout);
+      if (!Number.isFinite(timeout) || timeout <= 0) cmd.error(`error: invalid --timeout value '${opts.timeout}'`, { exitCode: 2 });
+      const jobs = Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
+      if (targets[0] === "conformance") {
+        if (targets.length > 2) cmd.error(`error: unexpected argument '${targets[2]}'`, { exitCode: 2 });
+        setExitCode(await conformance(targets[1], opts, timeout, jobs));
+        return;
+      }
+      if (targets.length === 0) {
+        if (!existsSync("tests")) cmd.error("error: no path specified and no tests/ directory found", { exitCode: 2 });
+        targets = ["tests"];
+      }
+      setExitCode(await goldenPaths(targets, opts, timeout, jobs));
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Discovery
+
+/** `.harn` files below `dir`, sorted depth-first (cli.md §0.4). */
+function walk(dir: string, out: string[]): void {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const p = resolve(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.name.endsWith(".harn") && !existsSync(p.slice(0, -5) + ".conformance-skip")) out.push(p);
+  }
+}
+
+function caseFor(file: string, rel: string): TestCase | null {
+  const base = file.slice(0, -5);
+  if (existsSync(base + ".expected")) return { rel, file, expected: base + ".expected", errorSpec: null };
+  if (existsSync(base + ".error")) return { rel, file, expected: null, errorSpec: base + ".error" };
+  return null;
+}
+
+export function filterMatches(pattern: string, rel: string): boolean {
+  if (pattern.startsWith("re:")) {
+    try {
+      return new RegExp(pattern.slice(3)).test(rel);
+    } catch {
+      return false;
+    }
+  }
+  if (pattern.includes("|")) return pattern.split("|").some((p) => p.trim() !== "" && rel.includes(p.trim()));
+  if (pattern.includes("*") || pattern.includes("?")) {
+    const re = pattern.replace(/[.+^${}()[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+    return new RegExp(re).test(rel);
+  }
+  return rel.includes(pattern);
+}
+
+// ---------------------------------------------------------------------------
+// Comparison (cli.md §5.2.2)
+
+export function normalizeOutput(text: string): string {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((l) => {
+      if (l.endsWith("\r")) l = l.slice(0, -1);
+      const i = l.lastIndexOf(": ");
+      if (i >= 0 && l.endsWith("ms") && l.slice(0, i).startsWith("[timer] ")) return l.slice(0, i) + ": <ms>";
+      return l;
+    })
+    .join("\n");
+}
+
+export function errorMatches(spec: string, err: string): { ok: boolean; warnings: string[] } {
+  const warnings: string[] = [];
+  const matches = (p: string) => {
+    if (p.startsWith("re:")) {
+      try {
+        return new RegExp(p.slice(3).trim()).test(err);
+      } catch {
+        warnings.push(`    warning: invalid regex in .error file: ${p}`);
+        return false;
+      }
+    }
+    return err.includes(p);
+  };
+  const trimmed = spec.trimEnd();
+  const lines = trimmed.split("\n");
+  // Empty lines in a multi-line spec are ignored (cli.md §5.2.2 FIX).
+  const ok = lines.length > 1 ? lines.map((l) => l.trim()).filter((l) => l !== "").some(matches) : matches(trimmed.trim());
+  return { ok, warnings };
+}
+
+function lineDiff(expected: string, actual: string): string {
+  const e = expected.split("\n");
+  const a = actual.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(e.length, a.length); i++) {
+    const x = e[i] ?? "";
+    const y = a[i] ?? "";
+    if (x === y) out.push(`  ${x}`);
+    else {
+      out.push(paint.red(`- ${x}`));
+      out.push(paint.green(`+ ${y}`));
+    }
+  }
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------------------
+// Running one test
+
+interface ExecResult {
+  output: string;
+  /** The one-line error string of a failed program, or null. */
+  error: string | null;
+  timedOut: boolean;
+}
+
+export async function execute(file: string, timeoutMs: number): Promise<ExecResult> {
+  let source: string;
+  source = readFileSync(file, "utf8");
+  const out: string[] = [];
+  const rt = createRuntime({
+    stdout: { write: (t) => void out.push(t) },
+    stderr: { write: () => undefined },
+    cwd: process.cwd(),
+    env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
+    argv: [],
+  });
+  const handle = runSource(rt, source, file);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    handle.cancel(HarnError.thrown("timed out"));
+  }, timeoutMs);
+  try {
+    const o = await handle.outcome;
+    if (timedOut) return { output: out.join(""), error: null, timedOut };
+    switch (o.kind) {
+      case "ok":
+        return { output: out.join(""), error: null, timedOut };
+      case "syntax":
+        return { output: "", error: o.errors[0]!.message, timedOut };
+      case "compile":
+        return { output: "", error: o.message, timedOut };
+      case "error":
+        return { output: "", error: o.error.description(), timedOut };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promise<Result> {
+  const t0 = performance.now();
+  let expected: string | null = null;
+  let spec: string | null = null;
+  try {
+    readFileSync(tc.file, "utf8");
+  } catch (e) {
+    return { rel: tc.rel, passed: false, ms: 0, message: `${tc.rel}: IO error reading source: ${(e as Error).message}`, timed: false };
+  }
+  try {
+    if (tc.expected) expected = readFileSync(tc.expected, "utf8");
+  } catch (e) {
+    return { rel: tc.rel, passed: false, ms: 0, message: `${tc.rel}: IO error reading expected: ${(e as Error).message}`, timed: false };
+  }
+  try {
+    if (tc.errorSpec) spec = readFileSync(tc.errorSpec, "utf8");
+  } catch (e) {
+    return { rel: tc.rel, passed: false, ms: 0, message: `${tc.rel}: IO error reading expected error: ${(e as Error).message}`, timed: false };
+  }
+  const r = await execute(tc.file, timeoutMs);
+  const ms = Math.round(performance.now() - t0);
+  if (r.timedOut) return { rel: tc.rel, passed: false, ms, message: `${tc.rel}: timed out after ${timeoutMs}ms`, timed: false };
+  if (expected !== null) {
+    if (r.error !== null) return { rel: tc.rel, passed: false, ms, message: `${tc.rel}: runtime error: ${r.error}`, timed: true };
+    const want = normalizeOutput(expected);
+    const got = normalizeOutput(r.output);
+    if (want === got) return { rel: tc.rel, passed: true, ms, message: null, timed: true };
+    let msg = `${tc.rel}:\n`;
+    if (verbose) {
+      msg += "  expected:\n" + want.split("\n").map((l) => "    " + l).join("\n") + "\n";
+      msg += "  actual:\n" + got.split("\n").map((l) => "    " + l).join("\n") + "\n  diff:\n";
+    }
+    msg += lineDiff(want, got);
+    return { rel: tc.rel, passed: false, ms, message: msg, timed: true };
+  }
+  const s = spec!;
+  if (r.error === null) return { rel: tc.rel, passed: false, ms, message: `${tc.rel}: expected error containing '${s.trim()}', but succeeded`, timed: false };
+  const { ok, warnings } = errorMatches(s, r.error);
+  for (const w of warnings) process.stdout.write(w + "\n");
+  if (ok) return { rel: tc.rel, passed: true, ms, message: null, timed: true };
+  return {
+    rel: tc.rel,
+    passed: false,
+    ms,
+    message: `${tc.rel}:\n  expected error containing: ${s.trim()}\n  actual error: ${r.error}`,
+    timed: true,
+  };
+}
+
+/** Run cases with up to `jobs` at once; report in discovery order. */
+async function runAll(cases: TestCase[], timeoutMs: number, jobs: number, showMs: boolean, verbose: boolean): Promise<Result[]> {
+  const results: (Result | undefined)[] = new Array(cases.length);
+  let next = 0;
+  let printed = 0;
+  const flush = () => {
+    while (printed < cases.length && results[printed]) {
+      const r = results[printed]!;
+      const tag = r.passed ? paint.green("PASS") : paint.red("FAIL");
+      process.stdout.write(`  ${tag}  ${r.rel}${showMs && r.timed ? ` (${r.ms} ms)` : ""}\n`);
+      printed++;
+    }
+  };
+  const worker = async () => {
+    while (next < cases.length) {
+      const i = next++;
+      results[i] = await runCase(cases[i]!, timeoutMs, verbose);
+      flush();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, cases.length)) }, worker));
+  flush();
+  return results as Result[];
+}
+
+function report(results: Result[], opts: Options, totalMs: number, plain: boolean): number {
+  const failed = results.filter((r) => !r.passed);
+  const passed = results.length - failed.length;
+  const stats = opts.verbose || opts.timing;
+  if (plain) {
+    // `harn test PATH`: failures first, then the closing count line.
+    if (failed.length > 0) {
+      process.stdout.write("\nFailures:\n");
+      for (const f of failed) process.stdout.write(`  ${f.message}\n`);
+    }
+    const line = `${passed} passed, ${failed.length} failed`;
+    process.stdout.write(`\n${failed.length > 0 ? paint.red(line) : paint.green(line)}\n`);
+  } else {
+    const line = `${passed} passed, ${failed.length} failed, ${results.length} total`;
+    process.stdout.write(`\n${failed.length > 0 ? paint.red(line) : paint.green(line)}\n`);
+  }
+  if (stats && results.length > 0) {
+    const ds = results.map((r) => r.ms).sort((a, b) => a - b);
+    const n = ds.length;
+    const pct = (p: number) => ds[Math.min(n - 1, Math.floor((n * p) / 100))]!;
+    process.stdout.write(`\nTotal time: ${Math.round(totalMs)} ms\n`);
+    process.stdout.write(`Per-test: avg=${Math.floor(ds.reduce((a, b) => a + b, 0) / n)} ms  p50=${pct(50)} ms  p95=${pct(95)} ms  p99=${pct(99)} ms\n\n`);
+    const slow = [...results].sort((a, b) => b.ms - a.ms).slice(0, Math.min(10, n));
+    process.stdout.write(`Slowest ${slow.length} tests:\n`);
+    for (const r of slow) process.stdout.write(`  ${String(r.ms).padStart(6)} ms  ${r.rel}\n`);
+  }
+  if (opts.junit) writeJunit(opts.junit, results, totalMs);
+  if (!plain && failed.length > 0) {
+    process.stdout.write("\nFailures:\n");
+    for (const f of failed) process.stdout.write(`  ${f.message}\n`);
+  }
+  return failed.length > 0 ? 1 : 0;
+}
+
+function xmlEscape(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+}
+
+function writeJunit(path: string, results: Result[], totalMs: number): void {
+  const failures = results.filter((r) => !r.passed).length;
+  let xml = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="harn" tests="${results.length}" failures="${failures}" time="${(totalMs / 1000).toFixed(3)}">\n`;
+  for (const r of results) {
+    const t = (r.ms / 1000).toFixed(3);
+    if (r.passed) xml += `  <testcase name="${xmlEscape(r.rel)}" time="${t}" />\n`;
+    else xml += `  <testcase name="${xmlEscape(r.rel)}" time="${t}">\n    <failure message="test failed">${xmlEscape(r.message ?? "")}</failure>\n  </testcase>\n`;
+  }
+  xml += "</testsuite>\n";
+  try {
+    writeFileSync(path, xml);
+    process.stdout.write(`JUnit XML written to ${path}\n`);
+  } catch (e) {
+    process.stderr.write(`Failed to write JUnit XML to ${path}: ${(e as Error).message}\n`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Modes
+
+async function conformance(selection: string | undefined, opts: Options, timeoutMs: number, jobs: number): Promise<number> {
+  const root = resolve("conformance");
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    process.stderr.write("Directory not found: conformance\n");
+    return 1;
+  }
+  let start = root;
+  if (selection !== undefined) {
+    const candidates = [resolve(selection), resolve(root, selection)];
+    const found = candidates.find((c) => existsSync(c));
+    if (!found) {
+      process.stderr.write(`Conformance target not found: ${selection}. Expected a file or directory under ${root}\n`);
+      return 1;
+    }
+    if (found !== root && !found.startsWith(root + sep)) {
+      process.stderr.write(`Conformance target must be inside ${root}: ${found}\n`);
+      return 1;
+    }
+    if (statSync(found).isFile() && !found.endsWith(".harn")) {
+      process.stderr.write(`Conformance target must be a .harn file or directory: ${found}\n`);
+      return 1;
+    }
+    start = found;
+  }
+  const files: string[] = [];
+  if (statSync(start).isFile()) files.push(start);
+  else walk(start, files);
+  if (selection !== undefined && files.length === 0) {
+    process.stderr.write(`No .harn conformance tests found under ${selection}\n`);
+    return 1;
+  }
+  const cases: TestCase[] = [];
+  for (const f of files) {
+    const rel = relative(root, f).split(sep).join("/");
+    if (opts.filter !== undefined && !filterMatches(opts.filter, rel)) continue;
+    const tc = caseFor(f, rel);
+    if (tc) cases.push(tc);
+  }
+  const t0 = performance.now();
+  const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
+  return report(results, opts, performance.now() - t0, false);
+}
+
+async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, jobs: number): Promise<number> {
+  const cases: TestCase[] = [];
+  for (const t of targets) {
+    const p = resolve(t);
+    if (!existsSync(p)) {
+      process.stderr.write(`Path not found: ${t}\n`);
+      return 1;
+    }
+    const files: string[] = [];
+    if (statSync(p).isFile()) files.push(p);
+    else walk(p, files);
+    for (const f of files) {
+      const rel = relative(process.cwd(), f).split(sep).join("/");
+      if (opts.filter !== undefined && !filterMatches(opts.filter, rel)) continue;
+      const tc = caseFor(f, rel);
+      if (tc) cases.push(tc);
+    }
+  }
+  const t0 = performance.now();
+  const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
+  return report(results, opts, performance.now() - t0, true);
+}

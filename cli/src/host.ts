@@ -1,0 +1,176 @@
+/**
+ * The host side of running a script: builds a Runtime (sinks, cwd, env,
+ * argv, the stdlib), loads modules from disk, parses and runs a file, and
+ * renders uncaught runtime errors (spec/cli.md §2.5).
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, isAbsolute, resolve } from "node:path";
+import { checkStructure, parse, type Program, type Span } from "@harn/parser";
+import { installStdlib } from "@harn/stdlib";
+import { CompileError, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
+
+export interface HostOptions {
+  stdout: OutputSink;
+  stderr: OutputSink;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** The `argv` global; null leaves it undefined. */
+  argv: string[] | null;
+  denied?: Iterable<string>;
+}
+
+export function createRuntime(opts: HostOptions): Runtime {
+  const rt = new Runtime({ stdout: opts.stdout, stderr: opts.stderr, cwd: opts.cwd, env: opts.env, argv: opts.argv });
+  if (opts.argv) rt.globals.set("argv", opts.argv);
+  installStdlib(rt);
+  for (const d of opts.denied ?? []) rt.denied.add(d);
+  return rt;
+}
+
+/** Modules on disk, relative to the importing file; `std/...` from the
+ * runtime's bundled sources. */
+export function fileModuleHost(rt: Runtime): ModuleHost {
+  return {
+    resolve(fromFile, path) {
+      if (path.startsWith("std/")) return rt.stdModules.has(path) ? path : null;
+      const base = isAbsolute(path) ? path : resolve(dirname(resolve(rt.cwd, fromFile)), path);
+      const candidates = extname(base) === ".harn" ? [base] : [base + ".harn", base, resolve(base, "index.harn")];
+      for (const c of candidates) if (existsSync(c) && statSync(c).isFile()) return c;
+      return null;
+    },
+    load(key) {
+      const source = key.startsWith("std/") ? rt.stdModules.get(key)! : readFileSync(key, "utf8");
+      const { program, errors } = parse(source, { file: key });
+      if (errors.length > 0) throw new ModuleSyntaxError(`${key}: ${errors[0]!.message}`);
+      return program;
+    },
+  };
+}
+
+export class ModuleSyntaxError extends Error {}
+
+export type Outcome =
+  | { kind: "ok"; value: Value }
+  /** Lex/parse errors: `message` is the plain reference text of the first. */
+  | { kind: "syntax"; program: Program | null; errors: ReturnType<typeof parse>["errors"] }
+  | { kind: "compile"; message: string; span: Span | null }
+  | { kind: "error"; error: HarnError };
+
+export interface RunHandle {
+  outcome: Promise<Outcome>;
+  /** Cancel the running program (Ctrl-C, timeout). */
+  cancel(reason: unknown): void;
+}
+
+/** Parse, check and run one source text. Never rejects for script faults. */
+export function runSource(rt: Runtime, source: string, file: string): RunHandle {
+  let runner: ProgramRunner | null = null;
+  let cancelled: unknown = undefined;
+  const outcome = (async (): Promise<Outcome> => {
+    const { program, errors } = parse(source, { file });
+    if (errors.length > 0) return { kind: "syntax", program, errors };
+    const structural = checkStructure(program);
+    if (structural.length > 0) return { kind: "compile", message: structural[0]!.message, span: structural[0]!.span };
+    runner = new ProgramRunner(rt, { file, modules: fileModuleHost(rt) });
+    if (cancelled !== undefined) return { kind: "error", error: toHarnError(cancelled) };
+    try {
+      const value = await runner.run(program);
+      return { kind: "ok", value };
+    } catch (e) {
+      if (e instanceof HarnError) return { kind: "error", error: e };
+      if (e instanceof CompileError) return { kind: "compile", message: e.message, span: e.span };
+      if (e instanceof ModuleSyntaxError) return { kind: "compile", message: e.message, span: null };
+      throw e;
+    } finally {
+      await rt.shutdown();
+    }
+  })();
+  return {
+    outcome,
+    cancel(reason) {
+      cancelled = reason;
+      runner?.cancel(reason);
+    },
+  };
+}
+
+function toHarnError(e: unknown): HarnError {
+  return e instanceof HarnError ? e : HarnError.runtime(String(e));
+}
+
+// ---------------------------------------------------------------------------
+// Rendering of uncaught runtime errors (cli.md §2.5)
+
+export interface Paint {
+  red(s: string): string;
+  blue(s: string): string;
+  bold(s: string): string;
+}
+
+export const plainPaint: Paint = { red: (s) => s, blue: (s) => s, bold: (s) => s };
+
+function lineOf(source: string, line: number): string | null {
+  const lines = source.split("\n");
+  if (line < 1 || line > lines.length) return null;
+  return lines[line - 1]!.replace(/\r$/, "");
+}
+
+/** `error: …` plus the code frame and `= note:` lines. `sources` maps a
+ * file to its text (the frame's own file is read). */
+export function renderRuntimeError(e: HarnError, entryFile: string, readSource: (file: string) => string | null, paint: Paint = plainPaint): string {
+  let out = `${paint.bold(paint.red("error"))}: ${e.description()}\n`;
+  const span = e.span;
+  const file = e.file ?? entryFile;
+  if (span && span.line > 0) {
+    const pad = " ".repeat(String(span.line).length + 1);
+    out += `${pad}${paint.blue("-->")} ${file}:${span.line}:${span.column}\n`;
+    const text = (() => {
+      const src = readSource(file);
+      return src === null ? null : lineOf(src, span.line);
+    })();
+    if (text !== null) {
+      out += `${pad}${paint.blue("|")}\n`;
+      out += `${String(span.line).padStart(pad.length)} ${paint.blue("|")} ${text}\n`;
+      const chars = Array.from(text);
+      const rest = chars.slice(span.column - 1).join("");
+      const ident = /^[\p{L}\p{N}_]+/u.exec(rest);
+      const n = ident ? Array.from(ident[0]).length : 1;
+      out += `${pad}${paint.blue("|")} ${" ".repeat(Math.max(0, span.column - 1))}${paint.red("^".repeat(n))}\n`;
+    }
+  }
+  // Runs of identical frames (deep recursion) are collapsed after three.
+  for (let i = 0; i < e.frames.length; ) {
+    const f = e.frames[i]!;
+    let j = i + 1;
+    while (j < e.frames.length && e.frames[j]!.name === f.name && e.frames[j]!.file === f.file && e.frames[j]!.line === f.line) j++;
+    const run = j - i;
+    for (let k = 0; k < Math.min(run, 3); k++) out += `  = note: called from ${f.name} at ${f.file}:${f.line}\n`;
+    if (run > 3) out += `  = note: … ${run - 3} more calls from ${f.name} at ${f.file}:${f.line}\n`;
+    i = j;
+  }
+  return out;
+}
+
+/** Exit status for an entry value (cli.md §2.6); writes Err payloads. */
+export function exitCodeFor(value: Value, stderr: OutputSink): number {
+  if (typeof value === "number" || typeof value === "bigint") {
+    const n = typeof value === "bigint" ? (value < 0n ? 0 : 255) : value;
+    return Math.max(0, Math.min(255, n));
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && "enumName" in value && value.enumName === "Result" && value.variant === "Err") {
+    const text = displayValue(value.fields[0] ?? null);
+    stderr.write(text === "" ? "error\n" : text.endsWith("\n") ? text : text + "\n");
+    return 1;
+  }
+  return 0;
+}
+
+import { display as displayValue } from "@harn/vm";
+
+export function readSourceFile(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
