@@ -1042,6 +1042,32 @@ export class Compiler {
         };
       }
     }
+    if (!this.loop.inFinallyTry && this.fs.proto.generator === "none" && v.kind === "BinaryOp" && v.op === "|>" && v.right.kind !== "PipePlaceholder") {
+      const l = this.expr(v.left);
+      const r = this.expr(v.right);
+      const interp = this.interp;
+      const site = this.site(v.span);
+      const file = this.file;
+      const span = v.right.span;
+      const pipe = (fr: Frame, x: Value, f: Value): any => {
+        if (f instanceof HClosure && fr.defers === null && (f.impl as ClosureImpl).native === null) return new TailCall(f, [x], fr, site);
+        try {
+          return interp.pipeInto(fr, x, f, site);
+        } catch (e) {
+          throw located(e, span, file);
+        }
+      };
+      return (fr) =>
+        then(l(fr), (x) =>
+          then(r(fr), (f) =>
+            then(pipe(fr, x, f), (y: any) => {
+              if (y instanceof TailCall) return y;
+              fr.ret = y;
+              return RET;
+            }),
+          ),
+        );
+    }
     const e = this.expr(v);
     return (fr) => {
       const x = e(fr);
