@@ -12,6 +12,7 @@
 import type * as A from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
+import type { BuiltinFn, MethodFn } from "../runtime";
 import {
   HClosure,
   HDict,
@@ -30,7 +31,8 @@ import {
   typeOf,
 } from "../values";
 import { BRK, CONT, Ctl, RET, TailCall } from "./control";
-import { ClosureImpl, type Ev, FnProto, type Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
+import { ClosureImpl, type Ev, FnProto, Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
+import { fastBinary, isFastOp, type Operand } from "./fastops";
 import { evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
@@ -258,6 +260,8 @@ export class Compiler {
         if (p.type) proto.typed = true;
       }
       proto.params = infos;
+      proto.paramSlots = infos.map((p) => p.slot);
+      proto.simple = proto.generator === "none" && !proto.typed && infos.every((p) => p.def === null && !p.rest);
       this.pushScope();
       proto.body = this.block(body, opts.returnsLast || proto.generator !== "none");
       this.popScope();
@@ -369,11 +373,16 @@ export class Compiler {
       case "GuardStmt": {
         const c = this.expr(n.condition);
         const body = this.scopedBlock(n.elseBody, false);
-        return (fr) =>
-          then(c(fr), (x) => {
-            if (truthy(x)) return null;
-            return then(body(fr), (r) => (r instanceof Ctl ? r : null));
-          });
+        const orElse = (fr: Frame, x: Value): any => {
+          if (truthy(x)) return null;
+          const r = body(fr);
+          if (r instanceof Promise) return r.then((y) => (y instanceof Ctl ? y : null));
+          return r instanceof Ctl ? r : null;
+        };
+        return (fr) => {
+          const x = c(fr);
+          return x instanceof Promise ? x.then((y) => orElse(fr, y)) : orElse(fr, x);
+        };
       }
       case "RequireStmt": {
         const c = this.expr(n.condition);
@@ -487,7 +496,11 @@ export class Compiler {
       };
     }
     const bind = this.pattern(p, mutable);
-    return (fr) => then(v(fr), (x) => then(bind(fr, x), () => null));
+    const done = (r: unknown) => (r instanceof Promise ? r.then(() => null) : null);
+    return (fr) => {
+      const x = v(fr);
+      return x instanceof Promise ? x.then((y) => done(bind(fr, y))) : done(bind(fr, x));
+    };
   }
 
   /** Compile a destructuring pattern: `(fr, value) => void | Promise`. */
@@ -655,23 +668,26 @@ export class Compiler {
         };
       }
       const op = n.op;
-      return (fr) =>
-        then(value(fr), (x) => {
-          const cur = fr.s[slot]!;
-          if (op === "+" && typeof cur === "number" && typeof x === "number") {
-            const r = cur + x;
-            if (Number.isSafeInteger(r)) {
-              fr.s[slot] = r;
-              return null;
-            }
+      const update = (fr: Frame, x: Value): null => {
+        const cur = fr.s[slot]!;
+        if (op === "+" && typeof cur === "number" && typeof x === "number") {
+          const r = cur + x;
+          if (Number.isSafeInteger(r)) {
+            fr.s[slot] = r;
+            return null;
           }
-          try {
-            fr.s[slot] = opFn(cur, x);
-          } catch (e) {
-            throw located(e, span, file);
-          }
-          return null;
-        });
+        }
+        try {
+          fr.s[slot] = opFn(cur, x);
+        } catch (e) {
+          throw located(e, span, file);
+        }
+        return null;
+      };
+      return (fr) => {
+        const x = value(fr);
+        return x instanceof Promise ? x.then((y) => update(fr, y)) : update(fr, x);
+      };
     }
     // Path assignment: `a.b[i] = v` rebuilds the path and rebinds `a`.
     return (fr) =>
@@ -862,7 +878,10 @@ export class Compiler {
       if (g instanceof Promise) return g.then((y) => (truthy(y) ? arm.body(fr) : tryArms(fr, v, i + 1)));
       return truthy(g) ? arm.body(fr) : tryArms(fr, v, i + 1);
     };
-    return (fr) => then(value(fr), (v) => tryArms(fr, v, 0));
+    return (fr) => {
+      const v = value(fr);
+      return v instanceof Promise ? v.then((x) => tryArms(fr, x, 0)) : tryArms(fr, v, 0);
+    };
   }
 
   /** Match-arm pattern (§6.5): `(fr, v) => boolean | Promise<boolean>`. */
@@ -1302,16 +1321,23 @@ export class Compiler {
       case "UnaryOp": {
         const a = this.expr(n.operand);
         const span = n.operand.span;
-        if (n.op === "!") return (fr) => then(a(fr), (x) => !truthy(x));
-        return (fr) =>
-          then(a(fr), (x) => {
-            if (typeof x === "number" && x !== 0) return -x;
-            try {
-              return ops.neg(x);
-            } catch (e) {
-              throw located(e, span, file);
-            }
-          });
+        if (n.op === "!")
+          return (fr) => {
+            const x = a(fr);
+            return x instanceof Promise ? x.then((y) => !truthy(y)) : !truthy(x);
+          };
+        const negate = (x: Value): Value => {
+          if (typeof x === "number" && x !== 0) return -x;
+          try {
+            return ops.neg(x);
+          } catch (e) {
+            throw located(e, span, file);
+          }
+        };
+        return (fr) => {
+          const x = a(fr);
+          return x instanceof Promise ? x.then(negate) : negate(x);
+        };
       }
       case "Ternary": {
         const c = this.expr(n.condition);
@@ -1327,20 +1353,29 @@ export class Compiler {
         const a = this.expr(n.start);
         const b = this.expr(n.end);
         const inclusive = n.inclusive;
-        return (fr) => then(evalArgs([a, b], null, fr), ([x, y]) => ops.makeRange(x!, y!, inclusive));
+        return (fr) => {
+          const x = a(fr);
+          if (x instanceof Promise) return x.then((p) => then(b(fr), (q) => ops.makeRange(p, q, inclusive)));
+          const y = b(fr);
+          if (y instanceof Promise) return y.then((q) => ops.makeRange(x, q, inclusive));
+          return ops.makeRange(x, y, inclusive);
+        };
       }
       case "TryOperator": {
         const a = this.expr(n.operand);
         const span = n.span;
-        return (fr) =>
-          then(a(fr), (x) => {
-            if (isResult(x)) {
-              if (x.variant === "Ok") return x.fields[0] ?? null;
-              fr.ret = x;
-              throw RET;
-            }
-            throw located(HarnError.type(`? operator requires a Result value, got ${typeOf(x)}`), span, file);
-          });
+        const unwrapOk = (fr: Frame, x: Value): Value => {
+          if (isResult(x)) {
+            if (x.variant === "Ok") return x.fields[0] ?? null;
+            fr.ret = x;
+            throw RET;
+          }
+          throw located(HarnError.type(`? operator requires a Result value, got ${typeOf(x)}`), span, file);
+        };
+        return (fr) => {
+          const x = a(fr);
+          return x instanceof Promise ? x.then((y) => unwrapOk(fr, y)) : unwrapOk(fr, x);
+        };
       }
       case "TryStar": {
         if (this.fs.outer === null && this.fs.proto.name === null && !this.inPipelineRoot) {
@@ -1523,34 +1558,68 @@ export class Compiler {
     const span = n.span;
     const slot = b ? b.slot : -1;
     const special = SPECIAL_CALLS.has(name);
-    const call = (fr: Frame, args: Value[]): any => {
-      let fn: Value = slot >= 0 ? fr.s[slot]! : null;
-      if (!(fn instanceof HClosure)) fn = special ? null : interp.lookupCallable(fr, name, site);
-      if (fn instanceof HClosure) {
+    const resolve = (fr: Frame): HClosure | null => {
+      const v = slot >= 0 ? fr.s[slot]! : null;
+      if (v instanceof HClosure) return v;
+      return special ? null : interp.lookupCallable(fr, name, site);
+    };
+    let builtin: BuiltinFn | null = null;
+    const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {
+      if (fn !== null) {
         if (tail && fr.defers === null && (fn.impl as ClosureImpl).native === null) return new TailCall(fn, args, fr, site);
         return interp.callClosure(fn, args, fr, site);
       }
+      if (builtin === null) builtin = interp.builtinFor(name);
+      if (builtin !== null) return interp.invokeBuiltin(builtin, name, fr, args, site);
       return interp.callBuiltinByName(fr, name, args, site);
     };
-    // Fast paths for small fixed arities avoid the argument-array helper.
-    if (spread === null && evs.length === 1) {
-      const a0 = evs[0]!;
-      return (fr) => {
-        const x = a0(fr);
-        if (x instanceof Promise) return x.then((y) => call(fr, [y]));
-        return call(fr, [x]);
-      };
-    }
-    if (spread === null && evs.length === 0) return (fr) => call(fr, []);
-    return (fr) => {
+    const generic = (fr: Frame, fn: HClosure | null): any => {
       let args;
       try {
         args = evalArgs(evs, spread, fr);
       } catch (e) {
         throw located(e, span, file);
       }
-      if (args instanceof Promise) return args.then((a) => call(fr, a));
-      return call(fr, args);
+      if (args instanceof Promise) return args.then((a) => call(fr, fn, a));
+      return call(fr, fn, args);
+    };
+    if (spread !== null) return (fr) => generic(fr, resolve(fr));
+    const nargs = evs.length;
+    // Direct calls of simple closures evaluate the arguments straight into
+    // the callee's parameter slots: no argument array, no binding loop.
+    const finishAsync = async (fr: Frame, nf: Frame, i: number, pending: Promise<Value>): Promise<any> => {
+      const ps = nf.proto.paramSlots;
+      for (;;) {
+        const v = await pending;
+        if (i < ps.length) nf.s[ps[i]!] = v;
+        if (++i >= nargs) break;
+        const r = evs[i]!(fr);
+        pending = r instanceof Promise ? r : Promise.resolve(r);
+      }
+      return interp.enterBound(nf, fr, site);
+    };
+    return (fr) => {
+      const fn = resolve(fr);
+      if (fn !== null && !(tail && fr.defers === null)) {
+        const impl = fn.impl as ClosureImpl;
+        const proto = impl.proto;
+        if (proto.simple && impl.native === null) {
+          const nf = new Frame(proto, fr.task, fr, site);
+          const s = nf.s;
+          const to = proto.captureTo;
+          const cap = impl.captured;
+          for (let i = 0; i < to.length; i++) s[to[i]!] = cap[i]!;
+          const ps = proto.paramSlots;
+          const np = ps.length;
+          for (let i = 0; i < nargs; i++) {
+            const v = evs[i]!(fr);
+            if (v instanceof Promise) return finishAsync(fr, nf, i, v);
+            if (i < np) s[ps[i]!] = v;
+          }
+          return interp.enterBound(nf, fr, site);
+        }
+      }
+      return generic(fr, fn);
     };
   }
 
@@ -1568,8 +1637,20 @@ export class Compiler {
     const optional = n.kind === "OptionalMethodCall";
     const interp = this.interp;
     const site = this.site(n.span);
+    // One-entry cache of the method table entry for list and string
+    // receivers (the tables are fixed once the stdlib is installed).
+    let cacheKind: string | null = null;
+    let cacheFn: MethodFn | undefined;
     const call = (fr: Frame, recv: Value, args: Value[]): any => {
       if (optional && recv === null) return null;
+      const kind = Array.isArray(recv) ? "list" : typeof recv === "string" ? "string" : null;
+      if (kind !== null) {
+        if (kind !== cacheKind) {
+          cacheKind = kind;
+          cacheFn = interp.rt.methods.get(kind)?.get(name);
+        }
+        if (cacheFn !== undefined) return interp.runMethod(cacheFn, recv, args, fr, site, span);
+      }
       return interp.callMethod(fr, recv, name, args, site, span);
     };
     if (spread === null && evs.length === 0) {
@@ -1608,24 +1689,51 @@ export class Compiler {
     const file = this.file;
     const op = n.op;
     if (op === "|>") return this.pipe(n);
+    if (isFastOp(op)) {
+      const fn = binaryFn(op);
+      const span = n.right.span;
+      const slow = (a: Value, b: Value): Value => {
+        try {
+          return fn(a, b);
+        } catch (e) {
+          throw located(e, span, file);
+        }
+      };
+      const fast = fastBinary(op, this.operand(n.left), this.operand(n.right), slow);
+      if (fast) return fast;
+    }
     const l = this.expr(n.left);
     const r = this.expr(n.right);
     const span = n.right.span;
     switch (op) {
-      case "&&":
-        return (fr) =>
-          then(l(fr), (a) => {
-            if (!truthy(a)) return false;
-            return then(r(fr), (b) => truthy(b));
-          });
-      case "||":
-        return (fr) =>
-          then(l(fr), (a) => {
-            if (truthy(a)) return true;
-            return then(r(fr), (b) => truthy(b));
-          });
+      case "&&": {
+        const right = (fr: Frame): any => {
+          const b = r(fr);
+          return b instanceof Promise ? b.then(truthy) : truthy(b);
+        };
+        return (fr) => {
+          const a = l(fr);
+          if (a instanceof Promise) return a.then((x) => (truthy(x) ? right(fr) : false));
+          return truthy(a) ? right(fr) : false;
+        };
+      }
+      case "||": {
+        const right = (fr: Frame): any => {
+          const b = r(fr);
+          return b instanceof Promise ? b.then(truthy) : truthy(b);
+        };
+        return (fr) => {
+          const a = l(fr);
+          if (a instanceof Promise) return a.then((x) => (truthy(x) ? true : right(fr)));
+          return truthy(a) ? true : right(fr);
+        };
+      }
       case "??":
-        return (fr) => then(l(fr), (a) => (a !== null ? a : r(fr)));
+        return (fr) => {
+          const a = l(fr);
+          if (a instanceof Promise) return a.then((x) => (x !== null ? x : r(fr)));
+          return a !== null ? a : r(fr);
+        };
     }
     const fn = binaryFn(op);
     const slow = (a: Value, b: Value): Value => {
@@ -1738,6 +1846,19 @@ export class Compiler {
       if (b instanceof Promise) return b.then((y) => slow(a, y));
       return slow(a, b);
     };
+  }
+
+  /** How a binary operand is read (fastops.ts). */
+  private operand(n: A.Node): Operand {
+    if (n.kind === "Identifier" && n.name !== "_") {
+      const b = this.scope.resolve(n.name);
+      if (b) return { kind: "slot", slot: b.slot };
+    }
+    if (n.kind === "IntLiteral") {
+      const v = normBig(n.value);
+      if (typeof v === "number") return { kind: "int", value: v };
+    }
+    return { kind: "ev", ev: this.expr(n) };
   }
 
   private pipe(n: A.BinaryOp): Ev {

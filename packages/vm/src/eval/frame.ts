@@ -54,6 +54,11 @@ export class FnProto {
   home: ModuleHome = NO_HOME;
   /** Rest parameter index, or -1. */
   restIndex = -1;
+  /** No defaults, rest or typed parameters and not a generator: calls bind
+   * arguments straight into parameter slots. */
+  simple = false;
+  /** Parameter slots, in order (for simple prototypes). */
+  paramSlots: number[] = [];
   constructor(
     readonly name: string | null,
     readonly file: string,
@@ -76,12 +81,23 @@ export class ClosureImpl {
 
 /** A call site: where late-bound function names are looked up (§5.4). */
 export class Site {
+  /** One-entry memo of `scope.slotAt(name, order)` (late-bound lookups
+   * through this site ask for the same name again and again). */
+  memoName: string | null = null;
+  memoSlot = -1;
   constructor(
     readonly scope: BlockScope,
     /** Declarations with a smaller order are visible here. */
     readonly order: number,
     readonly span: Span | null,
   ) {}
+  slotOf(name: string): number {
+    if (this.memoName === name) return this.memoSlot;
+    const slot = this.scope.slotAt(name, this.order);
+    this.memoName = name;
+    this.memoSlot = slot;
+    return slot;
+  }
 }
 
 export class Frame {
@@ -103,6 +119,9 @@ export class Frame {
     readonly dynFr: Frame | null,
     readonly dynSite: Site | null,
   ) {
-    this.s = new Array(proto.nslots).fill(null);
+    const n = proto.nslots;
+    const s: Value[] = new Array(n);
+    for (let i = 0; i < n; i++) s[i] = null;
+    this.s = s;
   }
 }

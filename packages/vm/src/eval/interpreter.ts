@@ -7,7 +7,7 @@
 import type { Span } from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
-import type { CallContext, Runtime } from "../runtime";
+import type { BuiltinFn, CallContext, MethodFn, Runtime } from "../runtime";
 import {
   HBuiltinRef,
   HChannel,
@@ -98,7 +98,7 @@ export class Interpreter {
       const caller = f.dynFr;
       const site = f.dynSite;
       if (!caller || !site) break;
-      const slot = site.scope.slotAt(name, site.order);
+      const slot = site.slotOf(name);
       if (slot >= 0) {
         const v = caller.s[slot];
         result = v instanceof HClosure ? v : null;
@@ -164,22 +164,28 @@ export class Interpreter {
     return c;
   }
 
-  callBuiltinByName(fr: Frame, name: string, args: Value[], site: Site): any {
-    const sp = this.concurrency.specials.get(name);
-    if (sp) return this.guardBuiltin(sp(args, this.ctx(fr, site)), site, fr);
-    const f = this.rt.builtins.get(name);
-    if (f) {
-      if (this.rt.denied.size > 0 && this.rt.denied.has(name)) {
-        throw located(HarnError.categorized(`Tool '${name}' is not permitted.`, "tool_rejected"), site.span, fr.proto.file);
-      }
-      let r;
-      try {
-        r = f(args, this.ctx(fr, site));
-      } catch (e) {
-        throw located(convertJsError(e), site.span, fr.proto.file);
-      }
-      return this.guardBuiltin(r, site, fr);
+  /** The builtin a call of `name` reaches when no closure shadows it. */
+  builtinFor(name: string): BuiltinFn | null {
+    return this.concurrency.specials.get(name) ?? this.rt.builtins.get(name) ?? null;
+  }
+
+  invokeBuiltin(f: BuiltinFn, name: string, fr: Frame, args: Value[], site: Site): any {
+    if (this.rt.denied.size > 0 && this.rt.denied.has(name) && !this.concurrency.specials.has(name)) {
+      throw located(HarnError.categorized(`Tool '${name}' is not permitted.`, "tool_rejected"), site.span, fr.proto.file);
     }
+    let r;
+    try {
+      r = f(args, this.ctx(fr, site));
+    } catch (e) {
+      throw located(convertJsError(e), site.span, fr.proto.file);
+    }
+    if (r instanceof Promise) return this.guardBuiltin(r, site, fr);
+    return r;
+  }
+
+  callBuiltinByName(fr: Frame, name: string, args: Value[], site: Site): any {
+    const f = this.builtinFor(name);
+    if (f) return this.invokeBuiltin(f, name, fr, args, site);
     if (name === "Ok") return ok(args.length > 0 ? args[0]! : null);
     if (name === "Err") return err(args.length > 0 ? args[0]! : null);
     const s = suggest(name, this.rt.builtins.keys());
@@ -215,6 +221,8 @@ export class Interpreter {
           const f = this.newFrame(impl, args, caller, site);
           return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
         });
+      } else if (impl.proto.simple) {
+        r = this.runFrame(this.simpleFrame(impl, args, caller, site));
       } else {
         const fr = this.newFrame(impl, args, caller, site);
         r = fr instanceof Promise ? fr.then((f) => this.start(f)) : this.start(fr);
@@ -249,6 +257,49 @@ export class Interpreter {
       if (site.span) e.frames.push({ name: caller.proto.name ?? "pipeline", file: caller.proto.file, line: site.span.line });
     }
     return e;
+  }
+
+  /** Frame of a simple prototype: captures, then arguments into the
+   * parameter slots (missing ones stay nil). */
+  simpleFrame(impl: ClosureImpl, args: Value[], caller: Frame, site: Site): Frame {
+    const proto = impl.proto;
+    const fr = new Frame(proto, caller.task, caller, site);
+    const s = fr.s;
+    const to = proto.captureTo;
+    const cap = impl.captured;
+    for (let i = 0; i < to.length; i++) s[to[i]!] = cap[i]!;
+    const ps = proto.paramSlots;
+    const n = ps.length < args.length ? ps.length : args.length;
+    for (let i = 0; i < n; i++) s[ps[i]!] = args[i]!;
+    return fr;
+  }
+
+  /** Enter a frame whose parameters the call site already bound. */
+  enterBound(fr: Frame, caller: Frame, site: Site): any {
+    const task = caller.task;
+    if (task.depth >= MAX_FRAMES - 1) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
+    task.depth++;
+    let r;
+    try {
+      r = (task.depth & STACK_HOP_MASK) === 0 ? Promise.resolve().then(() => this.runFrame(fr)) : this.runFrame(fr);
+    } catch (e) {
+      task.depth--;
+      throw this.noteFrame(e, caller, site);
+    }
+    if (r instanceof Promise) {
+      return r.then(
+        (v) => {
+          task.depth--;
+          return v;
+        },
+        (e) => {
+          task.depth--;
+          throw this.noteFrame(e, caller, site);
+        },
+      );
+    }
+    task.depth--;
+    return r;
   }
 
   /** A new frame with captures and parameters bound (§7.2, §7.3). */
@@ -472,7 +523,7 @@ export class Interpreter {
     return null;
   }
 
-  private runMethod(m: (r: Value, a: Value[], c: CallContext) => any, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): any {
+  runMethod(m: MethodFn, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): any {
     const file = fr.proto.file;
     let r;
     try {

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// The evaluator benchmark: each workload in workloads/ has a Harn script, a
+// CPython 3 twin and a plain-JS twin. Every program runs as a fresh process;
+// a runtime's net time is its best wall time minus its best empty-program
+// start-up time. Prints per-workload net times, the ratios harn/CPython and
+// harn/Node, and their geometric means.
+//
+//   node bench/vm/run.mjs [--runs N] [--filter SUBSTRING]
+//
+// Run `pnpm build` first (harn runs from cli/dist).
+//
+// Times are CPU time (user + sys, from bash's `time`) by default: on the
+// shared 2-core machines wall time swings with other people's load, CPU time
+// much less. `--wall` uses wall-clock time instead.
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = join(here, "workloads");
+const harn = join(here, "..", "..", "cli", "bin", "harn.mjs");
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const runs = Number(opt("--runs", "3"));
+const wall = args.includes("--wall");
+const filter = opt("--filter", "");
+
+const runtimes = {
+  harn: (base) => [process.execPath, [harn, "run", base + ".harn"]],
+  python: (base) => ["python3", [base + ".py"]],
+  node: (base) => [process.execPath, [base + ".js"]],
+};
+
+function best(cmd, argv) {
+  let min = Infinity;
+  let out = "";
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync("bash", ["-c", 'TIMEFORMAT="@@%3R %3U %3S"; time "$@"', "bash", cmd, ...argv], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`${cmd} ${argv.join(" ")} failed: ${r.stderr}`);
+    const m = /@@([\d.]+) ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
+    if (!m) throw new Error(`no timing for ${cmd} ${argv.join(" ")}: ${r.stderr}`);
+    const dt = wall ? Number(m[1]) * 1000 : (Number(m[2]) + Number(m[3])) * 1000;
+    out = r.stdout;
+    min = Math.min(min, dt);
+  }
+  return { ms: min, out: out.trim() };
+}
+
+const startup = {};
+for (const [name, mk] of Object.entries(runtimes)) startup[name] = best(...mk(join(dir, "empty"))).ms;
+
+const names = [...new Set(readdirSync(dir).filter((f) => f.endsWith(".harn") && f !== "empty.harn").map((f) => f.slice(0, -5)))]
+  .filter((n) => n.includes(filter))
+  .sort();
+
+const pad = (s, n) => String(s).padEnd(n);
+const num = (x) => x.toFixed(1).padStart(8);
+const ratio = (x) => x.toFixed(2).padStart(7);
+console.log(`${wall ? "wall" : "cpu (user+sys)"} time; start-up (ms): harn ${startup.harn.toFixed(1)}, python ${startup.python.toFixed(1)}, node ${startup.node.toFixed(1)}; best of ${runs}`);
+console.log(`${pad("workload", 20)} ${"harn ms".padStart(8)} ${"py ms".padStart(8)} ${"node ms".padStart(8)} ${"h/py".padStart(7)} ${"h/node".padStart(7)}`);
+const rp = [];
+const rn = [];
+for (const n of names) {
+  const base = join(dir, n);
+  const r = {};
+  for (const [name, mk] of Object.entries(runtimes)) r[name] = best(...mk(base));
+  if (r.harn.out !== r.python.out || r.harn.out !== r.node.out) {
+    console.log(`${pad(n, 20)} OUTPUT MISMATCH: harn=${r.harn.out} python=${r.python.out} node=${r.node.out}`);
+    process.exitCode = 1;
+    continue;
+  }
+  // Net times are floored at 0.5 ms so a ratio never divides by ~zero.
+  const h = Math.max(0.5, r.harn.ms - startup.harn);
+  const p = Math.max(0.5, r.python.ms - startup.python);
+  const j = Math.max(0.5, r.node.ms - startup.node);
+  rp.push(h / p);
+  rn.push(h / j);
+  console.log(`${pad(n, 20)} ${num(h)} ${num(p)} ${num(j)} ${ratio(h / p)} ${ratio(h / j)}`);
+}
+const geo = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+if (rp.length > 0) console.log(`${pad("geometric mean", 20)} ${"".padStart(8)} ${"".padStart(8)} ${"".padStart(8)} ${ratio(geo(rp))} ${ratio(geo(rn))}`);

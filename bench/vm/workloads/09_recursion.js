@@ -1,0 +1,11 @@
+function countdown(n) {
+  if (n === 0) return 0;
+  return 1 + countdown(n - 1);
+}
+let total = 0;
+let i = 0;
+while (i < 50000) {
+  total = total + countdown(60);
+  i = i + 1;
+}
+console.log(total);

@@ -1,0 +1,82 @@
+/**
+ * Specialised closures for the hot binary operators.
+ *
+ * A closure-compiled evaluator spends most of its time in calls between
+ * node closures, and a call site shared by every instance of one closure
+ * literal is megamorphic, so V8 cannot inline through it. For the common
+ * shapes `slot OP slot`, `slot OP 123`, `expr OP 123`, … this module
+ * generates one closure literal per (operator, left kind, right kind) whose
+ * operand reads are inline (`fr.s[3]`, a constant) and whose int fast path
+ * needs no call at all. Everything else goes to `slow(a, b)`, the general
+ * operator with the error location attached.
+ *
+ * The factories are generated with `new Function` once, when this module
+ * loads, into a frozen table (they are plain functions of their parameters,
+ * with no free variables, so no state is shared between runtimes).
+ */
+import type { Value } from "../values";
+import type { Ev, Frame } from "./frame";
+
+export type Operand = { kind: "slot"; slot: number } | { kind: "int"; value: number } | { kind: "ev"; ev: Ev };
+
+type Factory = (l: unknown, r: unknown, slow: (a: Value, b: Value) => Value) => Ev;
+
+const FAST: Record<string, string> = {
+  "+": "{ const x = a + b; if (Number.isSafeInteger(x)) return x; }",
+  "-": "{ const x = a - b; if (Number.isSafeInteger(x)) return x; }",
+  "*": "{ const x = a * b; if (Number.isSafeInteger(x)) return x + 0; }",
+  "%": "{ if (b !== 0) return (a % b) + 0; }",
+  "<": "return a < b;",
+  ">": "return a > b;",
+  "<=": "return a <= b;",
+  ">=": "return a >= b;",
+  "==": "return a === b;",
+  "!=": "return a !== b;",
+};
+
+export function isFastOp(op: string): boolean {
+  return op in FAST;
+}
+
+
+function read(kind: Operand["kind"], name: "l" | "r"): string {
+  switch (kind) {
+    case "slot":
+      return `fr.s[${name}]`;
+    case "int":
+      return name;
+    case "ev":
+      return `${name}(fr)`;
+  }
+}
+
+function generate(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory {
+  const lines = [`return function (fr) {`, `const a = ${read(lk, "l")};`];
+  if (lk === "ev") lines.push(`if (a instanceof Promise) return a.then((x) => { const y = ${rk === "ev" ? "r(fr)" : read(rk, "r")}; return y instanceof Promise ? y.then((z) => slow(x, z)) : slow(x, y); });`);
+  lines.push(`const b = ${read(rk, "r")};`);
+  if (rk === "ev") lines.push(`if (b instanceof Promise) return b.then((y) => slow(a, y));`);
+  lines.push(`if (typeof a === "number" && typeof b === "number") ${FAST[op]}`);
+  lines.push(`return slow(a, b);`, `};`);
+  return new Function("l", "r", "slow", lines.join("\n")) as Factory;
+}
+
+const KINDS: Operand["kind"][] = ["slot", "int", "ev"];
+const FACTORIES: Readonly<Record<string, Factory>> = Object.freeze(
+  Object.fromEntries(
+    Object.keys(FAST).flatMap((op) =>
+      KINDS.flatMap((lk) => KINDS.filter((rk) => !(lk === "int" && rk === "int")).map((rk) => [`${op}|${lk}|${rk}`, generate(op, lk, rk)] as const)),
+    ),
+  ),
+);
+
+function arg(o: Operand): unknown {
+  return o.kind === "slot" ? o.slot : o.kind === "int" ? o.value : o.ev;
+}
+
+/** A specialised closure for `left OP right`, or null when the operator
+ * has no fast path. */
+export function fastBinary(op: string, left: Operand, right: Operand, slow: (a: Value, b: Value) => Value): ((fr: Frame) => any) | null {
+  if (!isFastOp(op)) return null;
+  if (left.kind === "int" && right.kind === "int") return null;
+  return FACTORIES[`${op}|${left.kind}|${right.kind}`]!(arg(left), arg(right), slow);
+}
