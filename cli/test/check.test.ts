@@ -14,10 +14,14 @@ const bin = join(root, "cli/bin/harn.mjs");
 let dir: string;
 
 function harn(args: string[], env: Record<string, string> = {}) {
+  // Node warns when NO_COLOR and FORCE_COLOR are both set, even if empty.
+  const base = { ...process.env };
+  delete base.NO_COLOR;
+  delete base.FORCE_COLOR;
   const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: dir,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", ...env },
+    env: { ...base, ...env },
     timeout: 30_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
