@@ -13,6 +13,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import type { Token } from "@harn/lexer";
 import { parse, syntaxDiagnostic, type Program, type SyntaxDiagnostic } from "@harn/parser";
 import {
   applyFixes,
@@ -85,6 +86,7 @@ interface Loaded {
   file: string;
   source: string;
   program: Program | null;
+  tokens: Token[];
   errors: SyntaxDiagnostic[];
   readError: string | null;
 }
@@ -117,7 +119,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   const graph = new ProjectGraph({ stdModules: known.stdModules });
   const loaded: Loaded[] = [];
   for (const file of files) {
-    const l: Loaded = { file, source: "", program: null, errors: [], readError: null };
+    const l: Loaded = { file, source: "", program: null, tokens: [], errors: [], readError: null };
     loaded.push(l);
     try {
       l.source = readFileSync(file, "utf8");
@@ -131,6 +133,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       break;
     }
     l.program = r.program;
+    l.tokens = r.tokens;
     graph.addFile(file, r.program);
   }
 
@@ -140,10 +143,11 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   let exit = 0;
   let warnings = 0;
 
-  const lintFile = (l: Loaded, source: string, program: Program): LintDiagnostic[] => {
+  const lintFile = (l: Loaded, source: string, program: Program, tokens: Token[]): LintDiagnostic[] => {
     const cfg = configOf.get(l.file)!;
     return lintProgram(program, {
       source,
+      tokens,
       file: l.file,
       requireFileHeader: flags.requireFileHeader || cfg.requireFileHeader,
       ...(cfg.complexityThreshold !== null ? { complexityThreshold: cfg.complexityThreshold } : {}),
@@ -184,7 +188,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       exit = 1;
       break;
     }
-    let diagnostics = lintFile(l, l.source, l.program);
+    let diagnostics = lintFile(l, l.source, l.program, l.tokens);
     let source = l.source;
     if (flags.fix) {
       const fixed = applyFixes(l.source, diagnostics);
@@ -213,7 +217,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         exit = 1;
         break;
       }
-      diagnostics = lintFile(l, source, again.program);
+      diagnostics = lintFile(l, source, again.program, again.tokens);
       emit({ path: l.file, source, diagnostics, fatal: [] });
       continue;
     }

@@ -101,6 +101,29 @@ export function addTypeNames(t: TypeExpr | null, out: Set<string>): void {
 
 const IDENT_TOKEN = /[\p{L}_][\p{L}\p{N}_]*/gu;
 
+/** The identifier-like tokens of an interpolation's text (lint.md §1.6):
+ * split on anything that is neither alphanumeric nor `_`, keep the pieces
+ * that start with a letter or `_`. ASCII text takes a fast path. */
+export function addIdentTokens(text: string, out: Set<string>): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(text)) {
+    for (const m of text.matchAll(IDENT_TOKEN)) out.add(m[0]);
+    return;
+  }
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      const first = text.charCodeAt(start);
+      if (first < 48 || first > 57) out.add(text.slice(start, i));
+      start = -1;
+    }
+  }
+}
+
 /** Visitors that fill `facts`; registered before every rule. */
 export function factCollector(f: Facts): Visitors {
   /** Plain `x = ..` targets are writes, not reads. */
@@ -131,10 +154,7 @@ export function factCollector(f: Facts): Visitors {
       f.typeRefs.add(n.name);
     },
     InterpolatedString(n) {
-      for (const s of n.segments) {
-        if (s.kind !== "expr") continue;
-        for (const m of s.source.matchAll(IDENT_TOKEN)) f.references.add(m[0]);
-      }
+      for (const s of n.segments) if (s.kind === "expr") addIdentTokens(s.source, f.references);
     },
     Assignment(n) {
       const root = rootName(n.target);

@@ -58,7 +58,7 @@ export function lintProgram(program: Program, options: LintOptions = {}): LintDi
   const diagnostics: LintDiagnostic[] = [];
   const cfgs = new Map<CfgOwner, Cfg>();
   const memos = new Map<object, unknown>();
-  const src = opts.source === null ? null : new SourceText(opts.source);
+  const src = opts.source === null ? null : new SourceText(opts.source, options.tokens ?? null);
 
   dispatch.add(factCollector(facts));
   const active = new Set<string>();
@@ -134,5 +134,5 @@ export interface SourceLintResult {
 export function lintSource(source: string, options: Omit<LintOptions, "source"> = {}): SourceLintResult {
   const r = parse(source, options.file ? { file: options.file } : {});
   if (r.errors.length > 0) return { parseErrors: r.errors, diagnostics: [], program: null };
-  return { parseErrors: [], diagnostics: lintProgram(r.program, { ...options, source }), program: r.program };
+  return { parseErrors: [], diagnostics: lintProgram(r.program, { ...options, source, tokens: r.tokens }), program: r.program };
 }

@@ -38,8 +38,7 @@ const DIRECTIVE = /^harn-lint-(disable-next-line|disable|enable)\b(.*)$/s;
 
 function parseDirectives(src: SourceText): Directive[] {
   const out: Directive[] = [];
-  for (const t of src.tokens()) {
-    if (t.kind !== "Comment") continue;
+  for (const t of src.comments()) {
     const body = t.image.startsWith("//") ? t.image.replace(/^\/\/+/, "") : t.image.replace(/^\/\*+/, "").replace(/\*\/$/, "");
     const m = DIRECTIVE.exec(body.trim());
     if (!m) continue;
@@ -49,7 +48,7 @@ function parseDirectives(src: SourceText): Directive[] {
       kind: m[1] === "disable-next-line" ? "next-line" : (m[1] as "disable" | "enable"),
       rules: rules && rules.length > 0 ? rules : null,
       span: src.span(t.start, t.end),
-      line: t.line,
+      line: src.lineOf(t.start),
     });
   }
   return out;

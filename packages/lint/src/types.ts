@@ -133,6 +133,9 @@ export interface RuleContext {
 export interface LintOptions {
   /** The file's text: needed by source-aware rules and nearly every fix. */
   source?: string | null;
+  /** The lexer's tokens of `source` (ParseResult.tokens), so the
+   * source-aware rules need not lex the file again. */
+  tokens?: import("@harn/lexer").Token[] | null;
   file?: string | null;
   requireFileHeader?: boolean;
   complexityThreshold?: number;

@@ -95,12 +95,12 @@ export class Walker {
 
   private visit(n: Node): void {
     const enter = this.d.enter.get(n.kind);
-    if (enter) for (const h of enter) (h as (n: Node) => void)(n);
+    if (enter !== undefined) for (let i = 0; i < enter.length; i++) (enter[i] as (n: Node) => void)(n);
     this.stack.push(n);
     this.children(n);
     this.stack.pop();
     const exit = this.d.exit.get(n.kind);
-    if (exit) for (const h of exit) (h as (n: Node) => void)(n);
+    if (exit !== undefined) for (let i = 0; i < exit.length; i++) (exit[i] as (n: Node) => void)(n);
   }
 
   private list(stmts: Node[] | null, owner: AnyNode, role: BlockRole): void {
@@ -129,6 +129,34 @@ export class Walker {
 
   private children(n: Node): void {
     switch (n.kind) {
+      // the most frequent kinds first: a switch on strings tests in order
+      case "Identifier":
+      case "StringLiteral":
+      case "IntLiteral":
+      case "BoolLiteral":
+      case "NilLiteral":
+      case "FloatLiteral":
+      case "InterpolatedString":
+      case "RawStringLiteral":
+      case "DurationLiteral":
+        return;
+      case "FunctionCall":
+        for (let i = 0; i < n.args.length; i++) this.visit(n.args[i]!);
+        return;
+      case "MethodCall":
+      case "OptionalMethodCall":
+        this.visit(n.object);
+        for (let i = 0; i < n.args.length; i++) this.visit(n.args[i]!);
+        return;
+      case "PropertyAccess":
+      case "OptionalPropertyAccess":
+        this.visit(n.object);
+        return;
+      case "LetBinding":
+      case "VarBinding":
+        if (n.pattern.kind !== "ident") forEachPatternDefault(n.pattern, (x) => this.visit(x));
+        this.visit(n.value);
+        return;
       case "Pipeline":
       case "OverrideDecl":
         this.list(n.body, n, "body");
@@ -152,11 +180,6 @@ export class Walker {
         return;
       case "AttributedDecl":
         this.visit(n.inner);
-        return;
-      case "LetBinding":
-      case "VarBinding":
-        forEachPatternDefault(n.pattern, (x) => this.visit(x));
-        this.visit(n.value);
         return;
       case "Assignment":
         this.visit(n.target);
@@ -263,18 +286,6 @@ export class Walker {
         return;
       case "Spread":
         this.visit(n.expr);
-        return;
-      case "FunctionCall":
-        for (const a of n.args) this.visit(a);
-        return;
-      case "MethodCall":
-      case "OptionalMethodCall":
-        this.visit(n.object);
-        for (const a of n.args) this.visit(a);
-        return;
-      case "PropertyAccess":
-      case "OptionalPropertyAccess":
-        this.visit(n.object);
         return;
       case "SubscriptAccess":
       case "OptionalSubscriptAccess":

@@ -16,7 +16,7 @@
  * errors. A missing separator between top-level items stops parsing and
  * replaces earlier errors ([quirk], reproduced).
  */
-import { LineMap, tokenize, type TokenKind } from "@harn/lexer";
+import { LineMap, tokenize, type Token, type TokenKind } from "@harn/lexer";
 import type { Node, Program, Span } from "./ast";
 import { parseAttributed, parseDeclarationAfterPub, parseEvalPack, parseImport, parsePipeline } from "./declarations";
 import { parseStatement } from "./statements";
@@ -32,6 +32,9 @@ export interface ParseResult {
   /** As complete as recovery allows; treat any error as failure. */
   program: Program;
   errors: SyntaxDiagnostic[];
+  /** The lexer's tokens (no comments), ending with EOF; empty after a lex
+   * error. The linter reuses them instead of lexing the file again. */
+  tokens: Token[];
 }
 
 const TOP_LEVEL_SEPARATOR = "top-level item separator (`;` or newline)";
@@ -47,9 +50,9 @@ export function parse(source: string, options: ParseOptions = {}): ParseResult {
   void options;
   const lexed = tokenize(source);
   if (lexed.error !== null) {
-    return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)] };
+    return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)], tokens: [] };
   }
-  return parseTokens(new ParserState(lexed.tokens), source);
+  return { ...parseTokens(new ParserState(lexed.tokens), source), tokens: lexed.tokens };
 }
 
 function wholeFile(source: string): Span {
@@ -62,7 +65,7 @@ function emptyProgram(source: string): Program {
   return { kind: "Program", items: [], span: wholeFile(source) };
 }
 
-function parseTokens(p: ParserState, source: string): ParseResult {
+function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"> {
   const items: Node[] = [];
   let errors: SyntaxDiagnostic[] = [];
   p.skipNL();

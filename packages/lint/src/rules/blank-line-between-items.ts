@@ -1,6 +1,7 @@
 /** `blank-line-between-items` (lint.md §3.33). */
 import type { Node } from "@harn/parser";
 import { unwrapAttributes } from "../ast-util";
+import { LineKind } from "../source/source-text";
 import type { Rule } from "../types";
 
 const ITEM_KINDS = new Set([
@@ -32,14 +33,14 @@ export const blankLineBetweenItems: Rule = {
     return {
       Program(p) {
         const src = ctx.sourceText!;
-        const lines = src.lines();
+        const { kind } = src.lines();
         for (let i = 0; i + 1 < p.items.length; i++) {
           const a = p.items[i]!;
           const b = p.items[i + 1]!;
           if (!(isItem(a) || isImport(a)) || !(isItem(b) || isImport(b)) || (isImport(a) && isImport(b))) continue;
           // doc comments directly above an item stay glued to it
           let start = b.span.line;
-          while (start - 1 > a.span.endLine && lines[start - 1]!.kind === "comment") start--;
+          while (start - 1 > a.span.endLine && kind[start - 1] === LineKind.Comment) start--;
           if (start > a.span.endLine + 1) continue;
           const at = src.lineStart(a.span.endLine + 1);
           ctx.report({

@@ -5,7 +5,8 @@
  * FIX: a trailing comment on a code line is not a doc comment).
  */
 import type { Node } from "@harn/parser";
-import type { SourceToken } from "../source/tokens";
+import { LineKind } from "../source/source-text";
+import type { Comment } from "../source/tokens";
 import type { AnyNode, Rule, RuleContext } from "../types";
 
 /** Items that always count as `pub` for this rule. */
@@ -57,13 +58,14 @@ export const legacyDocComment: Rule = {
 
 function check(ctx: RuleContext, line: number): void {
   const src = ctx.sourceText!;
-  const lines = src.lines();
-  const collected: SourceToken[] = [];
+  const { kind, leadingComment } = src.lines();
+  const collected: Comment[] = [];
+  let firstLine = line;
   for (let l = line - 1; l >= 1; l--) {
-    const info = lines[l]!;
-    const t = info.first;
-    if (info.kind !== "comment" || !t || t.kind !== "Comment" || !t.image.startsWith("//") || t.line !== l) break;
-    collected.unshift(t);
+    const c = leadingComment.get(l);
+    if (kind[l] !== LineKind.Comment || !c || !c.line || c.image.startsWith("#!")) break;
+    collected.unshift(c);
+    firstLine = l;
   }
   if (collected.length === 0) return;
   const docs = collected.filter((t) => t.isDoc).length;
@@ -75,16 +77,16 @@ function check(ctx: RuleContext, line: number): void {
         : ["adjacent `//` / `///`", "line-comment block adjacent to the definition"];
   const first = collected[0]!;
   const last = collected[collected.length - 1]!;
-  const indent = /^[ \t]*/.exec(src.line(first.line))![0];
+  const indent = /^[ \t]*/.exec(src.line(firstLine))![0];
   ctx.report({
     span: src.span(first.start, last.end),
     message: `${prefix} doc comment(s) above this item should use \`/** */\` form`,
     help: `rewrite the ${form} as a canonical \`/** ... */\` block`,
-    fix: [{ span: src.span(src.lineStart(first.line), last.end), replacement: canonicalBlock(collected, indent) }],
+    fix: [{ span: src.span(src.lineStart(firstLine), last.end), replacement: canonicalBlock(collected, indent) }],
   });
 }
 
-export function canonicalBlock(comments: SourceToken[], indent: string): string {
+export function canonicalBlock(comments: Comment[], indent: string): string {
   let texts = comments.map((t) => {
     let body = t.image.slice(t.isDoc ? 3 : 2);
     if (body.startsWith(" ")) body = body.slice(1);

@@ -24,9 +24,11 @@ export const longRunningWithoutCleanup: Rule = {
   fixable: false,
   create(ctx) {
     if (ctx.options.checkedHandles) return checkedHandleVisitors(ctx);
-    const stack: boolean[] = [];
+    // owner bodies, innermost last; whether one provides cleanup is worked
+    // out only when a long-running call is found in it
+    const stack: { body: Node[]; cleanup: boolean | null }[] = [];
     const enter = (n: { body: Node[] }): void => {
-      stack.push(n.body.some(providesCleanup));
+      stack.push({ body: n.body, cleanup: null });
     };
     const exit = (): void => {
       stack.pop();
@@ -42,7 +44,8 @@ export const longRunningWithoutCleanup: Rule = {
       "Closure:exit": exit,
       FunctionCall(n) {
         if (!isLongRunningCall(n)) return;
-        if (stack.length > 0 && stack[stack.length - 1]) return;
+        const top = stack[stack.length - 1];
+        if (top && (top.cleanup ??= top.body.some(providesCleanup))) return;
         ctx.report({ node: n, message: longRunningMessage(n.name), help: LONG_RUNNING_HELP });
       },
     };

@@ -34,7 +34,7 @@ export const trailingComma: Rule = {
         const src = ctx.sourceText!;
         const stack: Open[] = [];
         for (const t of src.tokens()) {
-          if (t.kind === "Comment" || t.kind === "NL" || t.kind === "EOF") continue;
+          if (t.kind === "NL" || t.kind === "EOF") continue;
           const top = stack[stack.length - 1];
           // a brace decides what it is from its first tokens
           if (top && (top.state === "pending" || top.state === "afterKey") && t.kind !== ")" && t.kind !== "]" && t.kind !== "}") {

@@ -4,23 +4,33 @@
  * lines, code-point columns) and, lazily, the comment-preserving token list.
  */
 import type { Span } from "@harn/parser";
-import { scanTokens, type SourceToken } from "./tokens";
+import { commentsBetween, scanTokens, type Comment, type SourceToken } from "./tokens";
 
 /** What a line holds, judged by its tokens. */
-export type LineKind = "blank" | "comment" | "code";
+export const LineKind = { Blank: 0, Comment: 1, Code: 2 } as const;
 
 export interface LineInfo {
-  kind: LineKind;
-  /** The first token that starts on the line (comments included). */
-  first: SourceToken | null;
+  /** Per 1-based line (index 0 unused). */
+  kind: Uint8Array;
+  /** The comment a line starts with, for lines whose first content is a
+   * comment. */
+  leadingComment: Map<number, Comment>;
 }
 
 export class SourceText {
   private starts: number[] | null = null;
-  private toks: SourceToken[] | null = null;
-  private lineInfo: LineInfo[] | null = null;
+  private toks: SourceToken[] | null;
+  private comms: Comment[] | null = null;
+  private lineInfo: LineInfo | null = null;
 
-  constructor(readonly text: string) {}
+  /** `tokens`: the lexer's tokens of `text` when the caller has them (the
+   * parser's), so the file is not lexed twice. */
+  constructor(
+    readonly text: string,
+    tokens: SourceToken[] | null = null,
+  ) {
+    this.toks = tokens;
+  }
 
   private lineStarts(): number[] {
     if (this.starts) return this.starts;
@@ -96,27 +106,60 @@ export class SourceText {
     };
   }
 
-  /** Tokens including comments and newlines (see tokens.ts). */
+  /** The significant tokens (newlines included, comments not). */
   tokens(): SourceToken[] {
     return (this.toks ??= scanTokens(this.text));
   }
 
-  /** Per 1-based line: blank, comment only (including the inside of a
-   * multi-line block comment), or code. Index 0 is unused. */
-  lines(): LineInfo[] {
+  comments(): Comment[] {
+    return (this.comms ??= commentsBetween(this.text, this.tokens()));
+  }
+
+  /** Per line: whether it holds nothing but comments (including the
+   * inside of a multi-line block comment), and the comment a line starts
+   * with. Worked out from the comments alone, so it costs nothing for
+   * files without them. */
+  lines(): LineInfo {
     if (this.lineInfo) return this.lineInfo;
-    const info: LineInfo[] = Array.from({ length: this.lineCount + 2 }, () => ({ kind: "blank" as LineKind, first: null }));
-    for (const t of this.tokens()) {
-      if (t.kind === "NL" || t.kind === "EOF") continue;
-      const comment = t.kind === "Comment";
-      const first = info[t.line];
-      if (first && first.first === null) first.first = t;
-      for (let l = t.line; l <= t.endLine && l < info.length; l++) {
-        const li = info[l]!;
-        if (!comment) li.kind = "code";
-        else if (li.kind === "blank") li.kind = "comment";
+    const kind = new Uint8Array(this.lineCount + 2);
+    const leadingComment = new Map<number, Comment>();
+    const comments = this.comments();
+    for (const c of comments) {
+      const first = this.lineOf(c.start);
+      const before = this.text.slice(this.lineStart(first), c.start);
+      if (before.trim() === "" && !leadingComment.has(first)) leadingComment.set(first, c);
+    }
+    for (const c of comments) {
+      const first = this.lineOf(c.start);
+      const last = this.lineOf(Math.max(c.start, c.end - 1));
+      for (let l = first; l <= last; l++) {
+        if (kind[l] !== LineKind.Blank) continue;
+        kind[l] = this.onlyComments(l, comments) ? LineKind.Comment : LineKind.Code;
       }
     }
-    return (this.lineInfo = info);
+    return (this.lineInfo = { kind, leadingComment });
+  }
+
+  /** Does line `l` hold nothing but blanks and (parts of) comments? */
+  private onlyComments(l: number, comments: readonly Comment[]): boolean {
+    const from = this.lineStart(l);
+    const to = this.lineEnd(l);
+    let at = from;
+    // comments are in source order: start at the first one ending after `from`
+    let lo = 0;
+    let hi = comments.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (comments[mid]!.end <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < comments.length; i++) {
+      const c = comments[i]!;
+      if (c.start >= to) break;
+      if (this.text.slice(at, Math.max(at, c.start)).trim() !== "") return false;
+      at = Math.max(at, c.end);
+      if (at >= to) return true;
+    }
+    return this.text.slice(at, to).trim() === "";
   }
 }

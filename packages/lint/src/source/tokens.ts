@@ -1,26 +1,84 @@
 /**
- * The comment-preserving token stream the source-aware rules scan
- * (trailing commas, doc comments, suppressions). It comes from the shared
- * lexer, so strings, nested block comments and raw strings are never
- * mistaken for brackets or comments.
+ * Tokens and comments for the source-aware rules. The significant tokens
+ * come from the shared lexer (usually the very array the parser consumed,
+ * so a file is lexed once). Comments are recovered from the gaps between
+ * tokens: the lexer turns everything except blanks, line continuations,
+ * a shebang and comments into tokens, so a gap holds nothing else and
+ * scanning it needs no knowledge of strings.
  */
 import { tokenize, type Token } from "@harn/lexer";
 
 export type SourceToken = Token;
 
-/** All tokens of a file that lexes; `[]` when it does not (lint only runs
- * on files that parse, so that never happens in practice). */
+export interface Comment {
+  /** The whole comment, markers included. */
+  image: string;
+  start: number;
+  end: number;
+  /** `//`/`///` (and a shebang line) as opposed to a block comment. */
+  line: boolean;
+  /** `///…` (not `////`), or `/**…` (not `/***`, not `/**\/`). */
+  isDoc: boolean;
+}
+
+/** The significant tokens of a file that lexes (`[]` if it does not). */
 export function scanTokens(text: string): SourceToken[] {
-  const r = tokenize(text, { comments: true });
+  const r = tokenize(text);
   return r.error ? [] : r.tokens;
 }
 
-/** Comment tokens only. */
-export function isComment(t: SourceToken): boolean {
-  return t.kind === "Comment";
+/** Every comment of `text`, found between the given tokens. */
+export function commentsBetween(text: string, tokens: readonly SourceToken[]): Comment[] {
+  const out: Comment[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    if (t.start > at) scanGap(text, at, t.start, out);
+    if (t.end > at) at = t.end;
+  }
+  if (at < text.length) scanGap(text, at, text.length, out);
+  return out;
 }
 
-/** `//` comment (including `///`) as opposed to a block comment. */
-export function isLineComment(t: SourceToken): boolean {
-  return t.kind === "Comment" && t.image.startsWith("//");
+function scanGap(text: string, from: number, to: number, out: Comment[]): void {
+  let i = from;
+  if (i === 0 && text.startsWith("#!")) {
+    const nl = text.indexOf("\n");
+    i = nl < 0 || nl > to ? to : nl;
+    out.push({ image: text.slice(0, i), start: 0, end: i, line: true, isDoc: false });
+  }
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (c !== 47 /* / */) {
+      i++;
+      continue;
+    }
+    const next = text.charCodeAt(i + 1);
+    if (next === 47) {
+      let end = text.indexOf("\n", i);
+      if (end < 0 || end > to) end = to;
+      if (text.charCodeAt(end - 1) === 13 && end > i + 2) end--;
+      const image = text.slice(i, end);
+      out.push({ image, start: i, end, line: true, isDoc: image.startsWith("///") && !image.startsWith("////") });
+      i = end;
+    } else if (next === 42) {
+      let depth = 0;
+      let j = i;
+      while (j < to) {
+        if (text.startsWith("/*", j)) {
+          depth++;
+          j += 2;
+        } else if (text.startsWith("*/", j)) {
+          depth--;
+          j += 2;
+          if (depth === 0) break;
+        } else j++;
+      }
+      const image = text.slice(i, j);
+      const isDoc = image.startsWith("/**") && !image.startsWith("/***") && !image.startsWith("/**/");
+      out.push({ image, start: i, end: j, line: false, isDoc });
+      i = j;
+    } else {
+      i++;
+    }
+  }
 }

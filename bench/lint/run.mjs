@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * bench/lint — `harn lint` throughput on a generated project.
+ *
+ * Generates (once per run of this script, in a temp dir) a project of
+ * FILES files with about 100,000 lines of ordinary Harn in total —
+ * documented pub fns with loops and branches, background walks with their
+ * cleanup, closures, dict/list literals, match, pipelines — then times the
+ * whole `harn lint DIR` process (parse included, start-up included) RUNS
+ * times after one untimed warm-up, and reports the median and lines/s. A
+ * second row times the same work in process (parse + lint of every file,
+ * no start-up) to show where the time goes.
+ *
+ *   pnpm build && node bench/lint/run.mjs [--runs N] [--files N] [--lines N]
+ *   node bench/lint/run.mjs --out DIR     (only generate the project)
+ *
+ * The goal (issue 9): at least 100,000 lines/s for the whole process.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..", "..");
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "5" },
+    files: { type: "string", default: "200" },
+    lines: { type: "string", default: "100000" },
+    /** Only generate the project into this directory (for profiling). */
+    out: { type: "string" },
+  },
+});
+const runs = Math.max(1, Number(values.runs));
+const fileCount = Math.max(1, Number(values.files));
+const targetLines = Math.max(100, Number(values.lines));
+
+const harnBin = join(repo, "cli", "bin", "harn.mjs");
+if (!existsSync(join(repo, "cli", "dist", "harn.mjs"))) {
+  console.error("bench/lint: cli/dist/harn.mjs is missing; run `pnpm build` first");
+  process.exit(2);
+}
+
+/** One unit of ordinary code (about 40 lines), numbered to keep names apart. */
+function unit(f, i) {
+  const n = `${f}_${i}`;
+  return `/** Scores batch ${n}: doubles the even items above the limit. */
+pub fn score_${n}(items: list<int>, limit: int) -> int {
+  var total = 0
+  for item in items {
+    if item > limit && item % 2 == 0 {
+      total = total + item * 2
+    } else if item < 0 {
+      continue
+    } else {
+      total += item
+    }
+  }
+  let label = "batch ${n}: \${total} over \${limit}"
+  log(label)
+  return total
+}
+
+/** Collects batch ${n} in the background and summarises it. */
+pub fn collect_${n}(root: string) -> dict {
+  let scan = walk_dir(root, {long_running: true, max_depth: 3})
+  defer { cancel_handle(scan) }
+  let cfg = {name: "job_${n}", retries: 3, tags: ["a", "b", "c"]}
+  let picked = cfg.tags.map({ t -> t + "_${i}" }).filter({ t -> len(t) > 2 })
+  match cfg.retries {
+    0 -> { return {ok: false} }
+    1 -> { log("once") }
+    _ -> { log(picked) }
+  }
+  let result = try { json_parse("{}") } catch (e) { {} }
+  while len(picked) > 10 {
+    break
+  }
+  return {
+    ok: true,
+    root: root,
+    count: score_${n}([1, 2, 3], 2),
+    result: result,
+  }
+}
+
+`;
+}
+
+function generate(dir) {
+  const unitLines = unit(0, 0).split("\n").length - 1;
+  const unitsPerFile = Math.max(1, Math.round(targetLines / fileCount / unitLines));
+  let lines = 0;
+  for (let f = 0; f < fileCount; f++) {
+    let text = "";
+    for (let i = 0; i < unitsPerFile; i++) text += unit(f, i);
+    text += `pipeline main() {\n  let out = collect_${f}_0("src")\n  log(out)\n}\n`;
+    lines += text.split("\n").length - 1;
+    writeFileSync(join(dir, `module_${String(f).padStart(4, "0")}.harn`), text);
+  }
+  return lines;
+}
+
+if (values.out) {
+  console.log(`bench/lint: ${generate(values.out)} lines in ${values.out}`);
+  process.exit(0);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const work = mkdtempSync(join(tmpdir(), "harn-bench-lint-"));
+try {
+  const lines = generate(work);
+  console.log(`bench/lint: ${fileCount} files, ${lines} lines in ${work}`);
+
+  const once = () => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [harnBin, "lint", work], { encoding: "utf8", maxBuffer: 64 << 20 });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) {
+      console.error(r.stderr.slice(0, 2000));
+      throw new Error(`harn lint exited ${r.status}`);
+    }
+    return { ms, findings: (r.stderr.match(/^(warning|error|info): /gm) ?? []).length };
+  };
+  const warm = once();
+  console.log(`bench/lint: warm-up run reported ${warm.findings} finding(s)`);
+  const times = Array.from({ length: runs }, () => once().ms);
+  const ms = median(times);
+
+  // in process: parse + lint only (the packages are TypeScript source:
+  // bundle the two entry points with esbuild first, as the CLI build does)
+  const { build } = await import("esbuild");
+  const entry = join(work, "..", `${work.split("/").pop()}-entry.mjs`);
+  await build({
+    stdin: { contents: 'export { parse } from "@harn/parser"; export { lintProgram } from "@harn/lint";', resolveDir: here },
+    outfile: entry,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    logLevel: "warning",
+  });
+  const { parse, lintProgram } = await import(entry);
+  rmSync(entry, { force: true });
+  const sources = readdirSync(work).map((n) => readFileSync(join(work, n), "utf8"));
+  const inProc = () => {
+    const t0 = performance.now();
+    for (const s of sources) lintProgram(parse(s).program, { source: s });
+    return performance.now() - t0;
+  };
+  inProc();
+  const inMs = median(Array.from({ length: runs }, inProc));
+
+  const rate = (t) => Math.round(lines / (t / 1000)).toLocaleString("en-US");
+  console.log("");
+  console.log("| measure | median ms | lines/s |");
+  console.log("|---|---:|---:|");
+  console.log(`| \`harn lint DIR\` (whole process, ${runs} runs) | ${ms.toFixed(0)} | ${rate(ms)} |`);
+  console.log(`| parse + lint in process | ${inMs.toFixed(0)} | ${rate(inMs)} |`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
