@@ -9,6 +9,7 @@
  */
 import {
   HarnError,
+  HChannel,
   HDict,
   HGenerator,
   HIter,
@@ -81,6 +82,34 @@ export function iterGenerator(g: HGenerator): HIter {
   return makeIter(() => (g.done ? DONE : g.pull()));
 }
 
+/** The parts of the evaluator's channel state that iteration needs. */
+interface ChannelQueue {
+  closed: boolean;
+  tryTake(): { v: Value } | null;
+  changed(signal: AbortSignal): Promise<void>;
+}
+
+function isChannelQueue(x: unknown): x is ChannelQueue {
+  const q = x as Partial<ChannelQueue> | null;
+  return q !== null && typeof q === "object" && typeof q.tryTake === "function" && typeof q.changed === "function" && "closed" in q;
+}
+
+/**
+ * Items received from a channel until it is closed and drained. Waits honour
+ * the signal of the task that created the iterator. The evaluator owns
+ * channels; this reads its queue through the small interface above (a
+ * channel method table `iter` entry, when registered, takes precedence).
+ */
+export function iterChannel(q: ChannelQueue, signal: AbortSignal): HIter {
+  const next = (): Maybe<IterStep> => {
+    const t = q.tryTake();
+    if (t) return item(t.v);
+    if (q.closed) return DONE;
+    return q.changed(signal).then(next);
+  };
+  return makeIter(next);
+}
+
 /**
  * Lift any iterable value into an iterator; an iterator is returned as is.
  * Kinds owned by the evaluator (channels) lift through their method table's
@@ -101,6 +130,7 @@ export function toIter(v: Value, ctx: CallContext): Maybe<HIter> | null {
       if (isPromise(r)) return r.then((x) => (x instanceof HIter ? x : notIterable(v)));
       if (r instanceof HIter) return r;
     }
+    if (v instanceof HChannel && isChannelQueue(v.impl)) return iterChannel(v.impl, ctx.signal);
   }
   return null;
 }
