@@ -123,3 +123,47 @@ describe("lazy iterators", () => {
     expect(await settle(res)).toEqual([1, 3]);
   });
 });
+
+describe("iterating channels", () => {
+  /** A stand-in for the evaluator's channel state (the interface iter uses). */
+  class Queue {
+    queue: Value[] = [];
+    closed = false;
+    private waiters: (() => void)[] = [];
+    tryTake() {
+      return this.queue.length > 0 ? { v: this.queue.shift()! } : null;
+    }
+    changed(): Promise<void> {
+      return new Promise((res) => this.waiters.push(res));
+    }
+    push(v: Value) {
+      this.queue.push(v);
+      this.wake();
+    }
+    close() {
+      this.closed = true;
+      this.wake();
+    }
+    private wake() {
+      const w = this.waiters;
+      this.waiters = [];
+      for (const f of w) f();
+    }
+  }
+
+  it("yields received items (nil included) until closed and drained, waiting for late sends", async () => {
+    const { HChannel } = await import("@harn/vm");
+    const r = rig();
+    const q = new Queue();
+    q.push(1);
+    q.push(null);
+    const it = r.call("iter", new HChannel("c", q)) as HIter;
+    const all = r.methodP(it, "to_list");
+    setTimeout(() => {
+      q.push(3);
+      q.close();
+    }, 10);
+    expect(await settle(all)).toEqual([1, null, 3]);
+    expect(display(it)).toBe("<iter (exhausted)>");
+  });
+});
