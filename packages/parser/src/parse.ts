@@ -21,7 +21,7 @@ import type { Node, Program, Span } from "./ast";
 import { parseAttributed, parseDeclarationAfterPub, parseEvalPack, parseImport, parsePipeline } from "./declarations";
 import { parseStatement } from "./statements";
 import { ParserState } from "./state";
-import { lexDiagnostic, ParseFailure, type SyntaxDiagnostic } from "./syntax-error";
+import { lexDiagnostic, ParseFailure, tooDeepDiagnostic, type SyntaxDiagnostic } from "./syntax-error";
 
 export interface ParseOptions {
   /** The file name, for callers that want it echoed; positions do not depend on it. */
@@ -80,6 +80,10 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
     try {
       items.push(parseTopLevelItem(p));
     } catch (e) {
+      if (isStackOverflow(e)) {
+        errors.push(tooDeepDiagnostic(p.tok));
+        break;
+      }
       if (!(e instanceof ParseFailure)) throw e;
       errors.push(e.diagnostic);
       recover(p);
@@ -150,4 +154,9 @@ function recover(p: ParserState): void {
     }
     p.advance();
   }
+}
+
+/** A JavaScript stack overflow from pathologically deep nesting. */
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }

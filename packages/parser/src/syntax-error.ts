@@ -101,3 +101,17 @@ export function lexDiagnostic(e: LexError): SyntaxDiagnostic {
     found: null,
   };
 }
+
+/** Input nested deeper than the parser's stack allows (our addition: the
+ * reference has no such message). Reported at the token being parsed. */
+export function tooDeepDiagnostic(at: Token): SyntaxDiagnostic {
+  return {
+    message: `Nesting too deep at ${at.line}:${at.column}`,
+    span: tokenSpan(at),
+    pretty: "nesting too deep",
+    label: "the parser gives up at this depth",
+    help: "split the expression into smaller parts",
+    expected: null,
+    found: null,
+  };
+}

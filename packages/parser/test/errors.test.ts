@@ -88,6 +88,13 @@ describe("recovery (§9.2)", () => {
   it("a later same-line top-level separator error replaces the earlier ones ([quirk])", () => {
     expect(errors("fn f() { ; log(1) }")).toEqual(["Expected top-level item separator (`;` or newline), got } at 1:19"]);
   });
+  it("reports input nested deeper than the stack allows as a positioned error", () => {
+    for (const src of ["let x = " + "[".repeat(100_000), "let y = " + "-".repeat(200_000) + "1", "f(" + "{a: ".repeat(50_000)]) {
+      const r = parse(src);
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors[0]!.message).toMatch(/^Nesting too deep at 1:\d+$/);
+    }
+  });
   it("never loops on garbage", () => {
     const garbage = ") ] } , ; : -> => @ . ? else catch in to\n".repeat(50);
     const r = parse(garbage);
