@@ -11,6 +11,7 @@ import { execute, responseDict, type Response } from "./client";
 import { clearMocks, mockArgs, mockCalls, mockSlot, registerMock, takeMock } from "./mocks";
 import { buildRequest, mergeOptions, optionsArg, type RequestSpec } from "./request";
 import { open, TransportError } from "./transport";
+import { installStreams } from "./streams";
 
 interface Stream {
   status: number;
@@ -58,6 +59,7 @@ function request(ctx: CallContext, spec: RequestSpec): Value | Promise<Value> {
 }
 
 export function installHttp(rt: Runtime): void {
+  installStreams(rt);
   for (const verb of ["get", "delete"]) {
     const fn = `http_${verb}`;
     rt.defineBuiltin(fn, (args, ctx) => {

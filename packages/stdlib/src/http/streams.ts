@@ -1,0 +1,348 @@
+/**
+ * Server-sent events and WebSocket clients with their mocks (spec/stdlib.md
+ * §19.3). Handles are string ids (`sse-1`, `ws-1`); receiving pulls from a
+ * per-handle queue, waiting up to `timeout_ms` (a `{type: "timeout"}`
+ * answer) and answering nil once the stream is closed and drained. SSE
+ * frames are parsed with eventsource-parser; WebSockets use undici's client.
+ * Every handle is closed when the runtime shuts down.
+ */
+import { createParser } from "eventsource-parser";
+import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { strArg } from "../core/args";
+import { urlMatches } from "./form";
+import { buildRequest, optionsArg } from "./request";
+import { open, TransportError } from "./transport";
+
+type Message = HDict;
+
+/** A queue of messages with waiters, closed once the source ends. */
+class Inbox {
+  private readonly items: Message[] = [];
+  private waiters: ((m: Message | null) => void)[] = [];
+  closed = false;
+
+  push(m: Message): void {
+    const w = this.waiters.shift();
+    if (w) w(m);
+    else this.items.push(m);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiters) w(null);
+    this.waiters = [];
+  }
+
+  /** The next message, `{type: "timeout"}` after `timeoutMs`, or nil once
+   * closed and drained. */
+  take(timeoutMs: number, signal: AbortSignal): Value | Promise<Value> {
+    const m = this.items.shift();
+    if (m) return m;
+    if (this.closed) return null;
+    if (timeoutMs <= 0) return HDict.of({ type: "timeout" });
+    return new Promise<Value>((resolve, reject) => {
+      const done = (v: Message | null) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        signal.removeEventListener("abort", onAbort);
+        resolve(HDict.of({ type: "timeout" }));
+      }, timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(done);
+    });
+  }
+}
+
+interface Handle {
+  kind: "sse" | "websocket";
+  url: string;
+  inbox: Inbox;
+  mocked: boolean;
+  /** websocket mocks with `echo: true` */
+  echo: boolean;
+  send: ((data: string | Uint8Array) => void) | null;
+  close: () => void;
+}
+
+interface SseMock {
+  pattern: string;
+  events: Value[];
+}
+
+interface WsMock {
+  pattern: string;
+  messages: Value[];
+  echo: boolean;
+}
+
+interface TransportState {
+  handles: Map<string, Handle>;
+  sseMocks: SseMock[];
+  wsMocks: WsMock[];
+  calls: HDict[];
+  next: number;
+}
+
+const transportSlot = new RuntimeSlot<TransportState>("http.transports", (rt) => {
+  const s: TransportState = { handles: new Map(), sseMocks: [], wsMocks: [], calls: [], next: 1 };
+  rt.onShutdown(() => {
+    for (const h of s.handles.values()) h.close();
+    s.handles.clear();
+  });
+  return s;
+});
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function str(v: Value): string {
+  return typeof v === "string" ? v : display(v);
+}
+
+function timeoutArg(v: Value | undefined): number {
+  return typeof v === "number" ? Math.max(0, v) : DEFAULT_TIMEOUT_MS;
+}
+
+function handle(rt: Runtime, fn: string, args: Value[]): Handle {
+  const id = strArg(args, 0);
+  const h = rt.slot(transportSlot).handles.get(id);
+  if (!h) throw HarnError.thrown(`${fn}: unknown handle '${id}'`);
+  return h;
+}
+
+function record(s: TransportState, entry: Record<string, Value>): void {
+  s.calls.push(HDict.of(entry));
+}
+
+function sseMessage(e: { event?: string | undefined; data: string; id?: string | undefined }, retry: number | null): HDict {
+  return HDict.of({ type: "event", event: e.event ?? "message", data: e.data, id: e.id ?? null, retry_ms: retry });
+}
+
+function mockedSseEvent(v: Value): HDict {
+  if (v instanceof HDict) {
+    const retry = v.get("retry") ?? v.get("retry_ms");
+    return HDict.of({
+      type: "event",
+      event: v.get("event") === null ? "message" : str(v.get("event")),
+      data: str(v.get("data") ?? ""),
+      id: v.get("id") === null ? null : str(v.get("id")),
+      retry_ms: typeof retry === "number" ? retry : null,
+    });
+  }
+  return HDict.of({ type: "event", event: "message", data: str(v), id: null, retry_ms: null });
+}
+
+function wsMessage(v: Value): HDict {
+  if (v instanceof HDict && typeof v.get("type") === "string") return v;
+  if (v instanceof HBytes) return HDict.of({ type: "binary", data_base64: Buffer.from(v.data).toString("base64") });
+  return HDict.of({ type: "text", data: str(v) });
+}
+
+/** An SSE frame (`event:`, `id:`, `retry:`, one `data:` per line, blank line). */
+export function sseFrame(event: Value, options: Value): string {
+  const o = event instanceof HDict ? event : options instanceof HDict ? options : HDict.empty();
+  const name = event instanceof HDict ? o.get("event") : event;
+  let out = "";
+  if (name !== null && name !== undefined) out += `event: ${str(name)}\n`;
+  if (o.get("id") !== null) out += `id: ${str(o.get("id"))}\n`;
+  const retry = o.get("retry") ?? o.get("retry_ms");
+  if (retry !== null) out += `retry: ${str(retry)}\n`;
+  const data = o.get("data");
+  const text = data === null ? "" : typeof data === "string" ? data : display(data);
+  for (const line of text.split("\n")) out += `data: ${line}\n`;
+  return out + "\n";
+}
+
+function connectSse(ctx: CallContext, s: TransportState, id: string, method: string, url: string, options: HDict | null): Value | Promise<Value> {
+  const mock = s.sseMocks.find((m) => urlMatches(m.pattern, url));
+  if (mock) {
+    const inbox = new Inbox();
+    inbox.push(HDict.of({ type: "open" }));
+    for (const e of mock.events) inbox.push(mockedSseEvent(e));
+    inbox.close();
+    s.handles.set(id, { kind: "sse", url, inbox, mocked: true, echo: false, send: null, close: () => inbox.close() });
+    record(s, { transport: "sse", action: "connect", method, url });
+    return id;
+  }
+  const spec = buildRequest("sse_connect", method, url, null, options);
+  const hasAccept = spec.headers.some(([k]) => k.toLowerCase() === "accept");
+  if (!hasAccept) spec.headers.push(["Accept", "text/event-stream"]);
+  spec.totalTimeoutMs = 0;
+  return open(ctx, spec, false).then(
+    (o) => {
+      const inbox = new Inbox();
+      inbox.push(HDict.of({ type: "open", status: o.status }));
+      let retry: number | null = null;
+      const parser = createParser({
+        onEvent: (e) => inbox.push(sseMessage(e, retry)),
+        onRetry: (ms) => {
+          retry = ms;
+        },
+      });
+      const reader = o.body instanceof Uint8Array ? null : o.body;
+      const decoder = new TextDecoder();
+      const pump = async () => {
+        if (!reader) {
+          parser.feed(decoder.decode(o.body as Uint8Array));
+          return;
+        }
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.feed(decoder.decode(value, { stream: true }));
+        }
+      };
+      pump().then(
+        () => inbox.close(),
+        () => inbox.close(),
+      );
+      s.handles.set(id, { kind: "sse", url, inbox, mocked: false, echo: false, send: null, close: () => (o.close(), inbox.close()) });
+      return id;
+    },
+    (e) => {
+      if (e instanceof TransportError) throw HarnError.thrown(`http: request failed: ${e.detail}`);
+      throw e;
+    },
+  );
+}
+
+async function connectWebSocket(ctx: CallContext, s: TransportState, id: string, url: string, options: HDict | null): Promise<Value> {
+  const { WebSocket } = await import("undici");
+  const headers: Record<string, string> = {};
+  const h = options?.get("headers");
+  if (h instanceof HDict) for (const k of h.keys()) headers[k] = str(h.get(k));
+  const inbox = new Inbox();
+  const ws = new WebSocket(url, { headers } as unknown as string[]);
+  ws.binaryType = "arraybuffer";
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      ws.close();
+      reject(ctx.signal.reason);
+    };
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    ws.addEventListener("open", () => {
+      ctx.signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    ws.addEventListener("error", () => {
+      ctx.signal.removeEventListener("abort", onAbort);
+      reject(HarnError.thrown(`websocket_connect: failed to connect to ${url}`));
+    });
+  });
+  ws.addEventListener("message", (ev) => {
+    const d = ev.data as unknown;
+    if (typeof d === "string") inbox.push(HDict.of({ type: "text", data: d }));
+    else inbox.push(HDict.of({ type: "binary", data_base64: Buffer.from(d as ArrayBuffer).toString("base64") }));
+  });
+  ws.addEventListener("close", (ev) => {
+    inbox.push(HDict.of({ type: "close", code: ev.code, reason: ev.reason }));
+    inbox.close();
+  });
+  s.handles.set(id, {
+    kind: "websocket",
+    url,
+    inbox,
+    mocked: false,
+    echo: false,
+    send: (data) => ws.send(data),
+    close: () => ws.close(),
+  });
+  return id;
+}
+
+export function installStreams(rt: Runtime): void {
+  rt.defineBuiltin("sse_mock", (args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    const pattern = strArg(args, 0);
+    const events = Array.isArray(args[1]) ? args[1] : [];
+    s.sseMocks = s.sseMocks.filter((m) => m.pattern !== pattern);
+    s.sseMocks.push({ pattern, events });
+    return null;
+  });
+  rt.defineBuiltin("sse_event", (args) => sseFrame(args[0] ?? null, args[1] ?? null));
+  rt.defineBuiltin("sse_connect", (args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    const method = args.length > 1 ? strArg(args, 0) : "GET";
+    const url = args.length > 1 ? strArg(args, 1) : strArg(args, 0);
+    if (url === "") throw HarnError.thrown("sse_connect: URL is required");
+    const id = `sse-${s.next++}`;
+    return connectSse(ctx, s, id, method.toUpperCase(), url, optionsArg(args[2]));
+  });
+  rt.defineBuiltin("sse_receive", (args, ctx) => handle(ctx.runtime, "sse_receive", args).inbox.take(timeoutArg(args[1]), ctx.signal));
+  rt.defineBuiltin("sse_close", (args, ctx) => closeHandle(ctx.runtime, args));
+
+  rt.defineBuiltin("websocket_mock", (args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    const pattern = strArg(args, 0);
+    const cfg = args[1] ?? null;
+    const messages = Array.isArray(cfg) ? cfg : cfg instanceof HDict && Array.isArray(cfg.get("messages")) ? (cfg.get("messages") as Value[]) : [];
+    const echo = cfg instanceof HDict && cfg.get("echo") === true;
+    s.wsMocks = s.wsMocks.filter((m) => m.pattern !== pattern);
+    s.wsMocks.push({ pattern, messages, echo });
+    return null;
+  });
+  rt.defineBuiltin("websocket_connect", (args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    const url = strArg(args, 0);
+    if (!/^wss?:\/\//.test(url)) throw HarnError.thrown(`websocket_connect: URL must start with ws:// or wss://, got '${url}'`);
+    const id = `ws-${s.next++}`;
+    const mock = s.wsMocks.find((m) => urlMatches(m.pattern, url));
+    if (mock) {
+      const inbox = new Inbox();
+      for (const m of mock.messages) inbox.push(wsMessage(m));
+      const h: Handle = { kind: "websocket", url, inbox, mocked: true, echo: mock.echo, send: null, close: () => inbox.close() };
+      if (mock.echo) h.send = (data) => inbox.push(typeof data === "string" ? HDict.of({ type: "text", data }) : wsMessage(new HBytes(data)));
+      else if (mock.messages.length > 0) inbox.close();
+      s.handles.set(id, h);
+      record(s, { transport: "websocket", action: "connect", url });
+      return id;
+    }
+    return connectWebSocket(ctx, s, id, url, optionsArg(args[1]));
+  });
+  rt.defineBuiltin("websocket_send", (args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    const h = handle(ctx.runtime, "websocket_send", args);
+    const v = args[1] ?? null;
+    const data = v instanceof HBytes ? v.data : str(v);
+    if (h.mocked) record(s, { transport: "websocket", action: "send", url: h.url, data: v instanceof HBytes ? v : (data as string) });
+    if (h.inbox.closed && !h.echo) throw HarnError.thrown("websocket_send: connection is closed");
+    h.send?.(data);
+    return true;
+  });
+  rt.defineBuiltin("websocket_receive", (args, ctx) => {
+    const h = handle(ctx.runtime, "websocket_receive", args);
+    const r = h.inbox.take(timeoutArg(args[1]), ctx.signal);
+    // a mock that has played all its messages closes normally
+    if (r === null && h.mocked) return HDict.of({ type: "close", code: 1000, reason: "" });
+    return r;
+  });
+  rt.defineBuiltin("websocket_close", (args, ctx) => closeHandle(ctx.runtime, args));
+
+  rt.defineBuiltin("transport_mock_calls", (_args, ctx) => ctx.runtime.slot(transportSlot).calls.slice());
+  rt.defineBuiltin("transport_mock_clear", (_args, ctx) => {
+    const s = ctx.runtime.slot(transportSlot);
+    s.sseMocks = [];
+    s.wsMocks = [];
+    s.calls = [];
+    return null;
+  });
+}
+
+function closeHandle(rt: Runtime, args: Value[]): boolean {
+  const s = rt.slot(transportSlot);
+  const id = strArg(args, 0);
+  const h = s.handles.get(id);
+  if (!h) return false;
+  if (h.mocked) record(s, { transport: h.kind, action: "close", url: h.url });
+  h.close();
+  s.handles.delete(id);
+  return true;
+}

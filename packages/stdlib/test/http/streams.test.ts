@@ -1,0 +1,133 @@
+import { createHash } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { display, HDict, type Value } from "@harn/vm";
+import { installHttp } from "../../src/http/builtins";
+import { raised, rig, settle } from "../core/harness";
+
+function setup() {
+  const r = rig();
+  installHttp(r.rt);
+  return r;
+}
+const d = (o: Record<string, Value>) => HDict.of(o);
+const show = (v: Value) => display(v);
+
+describe("sse mocks", () => {
+  it("replays open, events, then nil", async () => {
+    const r = setup();
+    r.call("sse_mock", "https://events.test/*", ["hello", d({ event: "update", data: "x", id: "7", retry: 500 })]);
+    const h = (await settle(r.callP("sse_connect", "GET", "https://events.test/stream"))) as string;
+    expect(h).toBe("sse-1");
+    expect(show(await settle(r.callP("sse_receive", h)))).toBe("{type: open}");
+    expect(show(await settle(r.callP("sse_receive", h)))).toBe("{data: hello, event: message, id: nil, retry_ms: nil, type: event}");
+    expect(show(await settle(r.callP("sse_receive", h)))).toBe("{data: x, event: update, id: 7, retry_ms: 500, type: event}");
+    expect(await settle(r.callP("sse_receive", h))).toBeNull();
+    expect(r.call("sse_close", h)).toBe(true);
+    expect(show(r.call("transport_mock_calls"))).toBe(
+      "[{action: connect, method: GET, transport: sse, url: https://events.test/stream}, {action: close, transport: sse, url: https://events.test/stream}]",
+    );
+    r.call("transport_mock_clear");
+    expect(r.call("transport_mock_calls")).toEqual([]);
+  });
+  it("formats frames", () => {
+    const r = setup();
+    expect(r.call("sse_event", "update", d({ data: "a\nb", id: 3 }))).toBe("event: update\nid: 3\ndata: a\ndata: b\n\n");
+    expect(r.call("sse_event", d({ data: "x" }))).toBe("data: x\n\n");
+  });
+});
+
+describe("websocket mocks", () => {
+  it("plays scripted messages then closes", async () => {
+    const r = setup();
+    r.call("websocket_mock", "wss://ws.test/*", ["hi", d({ type: "text", data: "there" })]);
+    const h = (await settle(r.callP("websocket_connect", "wss://ws.test/chat"))) as string;
+    expect(show(await settle(r.callP("websocket_receive", h)))).toBe("{data: hi, type: text}");
+    expect(show(await settle(r.callP("websocket_receive", h)))).toBe("{data: there, type: text}");
+    expect(show(await settle(r.callP("websocket_receive", h)))).toBe("{code: 1000, reason: , type: close}");
+  });
+  it("echoes sends and times out when idle", async () => {
+    const r = setup();
+    r.call("websocket_mock", "wss://echo.test", d({ echo: true }));
+    const h = (await settle(r.callP("websocket_connect", "wss://echo.test"))) as string;
+    expect(r.call("websocket_send", h, "ping")).toBe(true);
+    expect(show(await settle(r.callP("websocket_receive", h, 10)))).toBe("{data: ping, type: text}");
+    expect(show(await settle(r.callP("websocket_receive", h, 10)))).toBe("{type: timeout}");
+    expect(show(r.call("transport_mock_calls"))).toContain("{action: send, data: ping, transport: websocket, url: wss://echo.test}");
+    expect(r.call("websocket_close", h)).toBe(true);
+  });
+  it("rejects non-ws URLs and unknown handles", async () => {
+    const r = setup();
+    expect((await raised(() => r.callP("websocket_connect", "https://x"))).caughtValue()).toBe(
+      "websocket_connect: URL must start with ws:// or wss://, got 'https://x'",
+    );
+    expect((await raised(() => r.callP("websocket_receive", "ws-99"))).caughtValue()).toBe("websocket_receive: unknown handle 'ws-99'");
+  });
+});
+
+/** The smallest WebSocket server that can echo short text frames. */
+function acceptWebSocket(socket: Socket, key: string): void {
+  const accept = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  const frame = (opcode: number, payload: Buffer) => Buffer.concat([Buffer.from([0x80 | opcode, payload.length]), payload]);
+  socket.write(frame(1, Buffer.from("welcome")));
+  socket.on("data", (buf: Buffer) => {
+    const opcode = buf[0]! & 0x0f;
+    const len = buf[1]! & 0x7f;
+    const mask = buf.subarray(2, 6);
+    const payload = Buffer.from(buf.subarray(6, 6 + len).map((b, i) => b ^ mask[i % 4]!));
+    if (opcode === 8) {
+      socket.end(frame(8, payload));
+      return;
+    }
+    socket.write(frame(1, Buffer.from("echo:" + payload.toString())));
+  });
+}
+
+describe("against real servers", () => {
+  let server: Server;
+  let port = 0;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.write("retry: 250\n\n");
+      res.write("event: greet\ndata: hello\nid: 1\n\n");
+      setTimeout(() => res.end("data: bye\n\n"), 30);
+    });
+    server.on("upgrade", (req, socket) => acceptWebSocket(socket as Socket, String(req.headers["sec-websocket-key"])));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("reads server-sent events until the stream ends", async () => {
+    const r = setup();
+    const h = (await settle(r.callP("sse_connect", "GET", `http://127.0.0.1:${port}/events`))) as string;
+    const seen: string[] = [];
+    for (;;) {
+      const m = await settle(r.callP("sse_receive", h, 2000));
+      if (m === null) break;
+      seen.push(show(m));
+    }
+    expect(seen).toEqual([
+      "{status: 200, type: open}",
+      "{data: hello, event: greet, id: 1, retry_ms: 250, type: event}",
+      "{data: bye, event: message, id: nil, retry_ms: 250, type: event}",
+    ]);
+    await r.rt.shutdown();
+  });
+
+  it("talks to a WebSocket server", async () => {
+    const r = setup();
+    const h = (await settle(r.callP("websocket_connect", `ws://127.0.0.1:${port}/`))) as string;
+    expect(show(await settle(r.callP("websocket_receive", h, 2000)))).toBe("{data: welcome, type: text}");
+    r.call("websocket_send", h, "ping");
+    expect(show(await settle(r.callP("websocket_receive", h, 2000)))).toBe("{data: echo:ping, type: text}");
+    expect(r.call("websocket_close", h)).toBe(true);
+    await r.rt.shutdown();
+  });
+});
