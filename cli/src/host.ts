@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { checkStructure, parse, type Program, type Span } from "@harn/parser";
 import { installStdlib } from "@harn/stdlib";
-import { CompileError, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
+import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
 export interface HostOptions {
   stdout: OutputSink;
@@ -54,7 +54,9 @@ export type Outcome =
   /** Lex/parse errors: `message` is the plain reference text of the first. */
   | { kind: "syntax"; program: Program | null; errors: ReturnType<typeof parse>["errors"] }
   | { kind: "compile"; message: string; span: Span | null }
-  | { kind: "error"; error: HarnError };
+  | { kind: "error"; error: HarnError }
+  /** `exit(n)` was called. */
+  | { kind: "exit"; code: number };
 
 export interface RunHandle {
   outcome: Promise<Outcome>;
@@ -80,6 +82,7 @@ export function runSource(rt: Runtime, source: string, file: string): RunHandle 
       if (e instanceof HarnError) return { kind: "error", error: e };
       if (e instanceof CompileError) return { kind: "compile", message: e.message, span: e.span };
       if (e instanceof ModuleSyntaxError) return { kind: "compile", message: e.message, span: null };
+      if (e instanceof ExitRequest) return { kind: "exit", code: e.code };
       throw e;
     } finally {
       await rt.shutdown();

@@ -96,13 +96,18 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
-      const before = rest.length - argv.length;
-      if (opts.e !== undefined && file !== undefined && !(dash >= 0 && before < 0)) {
+      // Positionals before `--` (commander may or may not keep the `--`).
+      let positionals = [file, ...rest].filter((x): x is string => x !== undefined);
+      const k = positionals.indexOf("--");
+      if (k >= 0) positionals = positionals.slice(0, k);
+      else if (dash >= 0) positionals = positionals.slice(0, Math.max(0, positionals.length - argv.length));
+      if (opts.e !== undefined && positionals.length > 0) {
         cmd.error("error: `harn run` accepts either `-e <code>` or `<file.harn>`, not both", { exitCode: 2 });
       }
-      if (opts.e === undefined && file === undefined) cmd.error("error: `harn run` requires either `-e <code>` or `<file.harn>`", { exitCode: 2 });
-      if (before > 0) cmd.error(`error: unexpected argument '${rest[0]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
+      if (opts.e === undefined && positionals.length === 0) cmd.error("error: `harn run` requires either `-e <code>` or `<file.harn>`", { exitCode: 2 });
+      if (positionals.length > 1) cmd.error(`error: unexpected argument '${positionals[1]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
       if (opts.deny !== undefined && opts.allow !== undefined) cmd.error("error: the argument '--deny <builtins>' cannot be used with '--allow <builtins>'", { exitCode: 2 });
+      file = positionals[0];
       const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow });
       setExitCode(code);
     });
@@ -180,6 +185,8 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     switch (outcome.kind) {
       case "ok":
         return exitCodeFor(outcome.value, stderr);
+      case "exit":
+        return outcome.code;
       case "syntax": {
         const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
         for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, style));

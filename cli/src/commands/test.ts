@@ -202,6 +202,8 @@ export async function execute(file: string, timeoutMs: number): Promise<ExecResu
         return { output: "", error: o.message, timedOut };
       case "error":
         return { output: "", error: o.error.description(), timedOut };
+      case "exit":
+        return o.code === 0 ? { output: out.join(""), error: null, timedOut } : { output: "", error: `exit code ${o.code}`, timedOut };
     }
   } finally {
     clearTimeout(timer);

@@ -57,7 +57,7 @@ export function intSub(a: Int, b: Int): Int {
 export function intMul(a: Int, b: Int): Int {
   if (typeof a === "number" && typeof b === "number") {
     const r = a * b;
-    if (Number.isSafeInteger(r)) return r;
+    if (Number.isSafeInteger(r)) return r + 0; // `+ 0` turns -0 into 0
   }
   return normBig(big(a) * big(b));
 }

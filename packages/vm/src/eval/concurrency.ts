@@ -35,7 +35,7 @@ import { type Compiler, DONE, type Stepper } from "./compile";
 import { ClosureImpl, type Ev, type Frame } from "./frame";
 import { located, thenMaybe as then } from "./helpers";
 import type { Interpreter, VmCallContext } from "./interpreter";
-import { CANCELLED_TEXT, Task, raceSignal, sleepMs } from "./task";
+import { CANCELLED_TEXT, ExitRequest, Task, raceSignal, sleepMs } from "./task";
 
 // ---------------------------------------------------------------------------
 // Channels
@@ -156,6 +156,11 @@ export class Concurrency {
       return null;
     });
     this.specials.set("cancel_graceful", (args, ctx) => this.cancelGraceful(args[0] ?? null, args[1] ?? null, ctx));
+    this.specials.set("exit", (args) => {
+      const v = args[0] ?? 0;
+      const n = typeof v === "number" ? v : typeof v === "bigint" ? (v < 0n ? 0 : 255) : 0;
+      throw new ExitRequest(Math.max(0, Math.min(255, n)));
+    });
     this.specials.set("is_cancelled", (_args, ctx) => taskOf(ctx).cancelRequested || taskOf(ctx).ac.signal.aborted);
     this.installBuiltins();
   }

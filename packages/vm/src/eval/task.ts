@@ -98,3 +98,10 @@ export function sleepMs(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/** `exit(n)`: ends the program at once with status `n` (cli.md §2.6). Not
+ * a Harn error, so `try`/`catch` cannot intercept it; pending `finally`
+ * and `defer` blocks still run while it unwinds. */
+export class ExitRequest {
+  constructor(readonly code: number) {}
+}

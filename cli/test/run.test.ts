@@ -1,0 +1,195 @@
+/**
+ * `harn run` end to end: the real bundle as a child process, scripts in a
+ * temp dir. Checks what a user sees: stdout, stderr, exit codes, argv, the
+ * rendered runtime error (and never a JavaScript stack trace), signals, and
+ * that nothing keeps the process alive after the script ends.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/harn.mjs");
+let dir: string;
+
+/** The environment of a plain, colourless terminal-less run. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  delete env.FORCE_COLOR;
+  return env;
+}
+
+function harn(args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env: plainEnv(), timeout: 50_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return name;
+}
+
+/** A JS stack frame line, e.g. `    at foo (file.js:1:2)`. */
+const JS_STACK = /^\s+at .+\(.*:\d+:\d+\)$|^\s+at .*:\d+:\d+$/m;
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+  dir = mkdtempSync(join(tmpdir(), "harn-run-"));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("harn run", () => {
+  it("runs the default pipeline and prints its output", () => {
+    file("hello.harn", 'println("top-level is ignored")\npipeline default() {\n  log("hi")\n  println([1, "a", {b: 2}])\n}\n');
+    expect(harn(["run", "hello.harn"])).toEqual({ code: 0, stdout: "[harn] hi\n[1, a, {b: 2}]\n", stderr: "" });
+  });
+
+  it("supports the `harn FILE.harn` shorthand", () => {
+    file("short.harn", "println(1 + 2)\n");
+    expect(harn(["short.harn"])).toMatchObject({ code: 0, stdout: "3\n" });
+  });
+
+  it("passes the arguments after `--` as argv", () => {
+    file("args.harn", "println(argv)\nprintln(len(argv))\n");
+    expect(harn(["run", "args.harn", "--", "--date", "2025-01-31", "fast"]).stdout).toBe("[--date, 2025-01-31, fast]\n3\n");
+    expect(harn(["run", "args.harn"]).stdout).toBe("[]\n0\n");
+  });
+
+  it("maps the entry value to the exit code", () => {
+    file("int.harn", "pipeline default() {\n  40 + 2\n}\n");
+    expect(harn(["run", "int.harn"]).code).toBe(42);
+    file("big.harn", "pipeline default() {\n  999\n}\n");
+    expect(harn(["run", "big.harn"]).code).toBe(255);
+    file("neg.harn", "pipeline default() {\n  0 - 5\n}\n");
+    expect(harn(["run", "neg.harn"]).code).toBe(0);
+    file("err.harn", 'pipeline default() {\n  Err("bad input")\n}\n');
+    expect(harn(["run", "err.harn"])).toMatchObject({ code: 1, stderr: "bad input\n" });
+    file("ok.harn", "pipeline default() {\n  Ok(5)\n}\n");
+    expect(harn(["run", "ok.harn"]).code).toBe(0);
+    file("script.harn", "let x = 7\nx\n");
+    expect(harn(["run", "script.harn"]).code).toBe(0);
+    file("ret.harn", "println(\"a\")\nreturn 3\n");
+    expect(harn(["run", "ret.harn"])).toMatchObject({ code: 3, stdout: "a\n" });
+  });
+
+  it("exit(n) ends the run with that status after flushing output", () => {
+    file("exit.harn", 'println("before")\nexit(7)\nprintln("after")\n');
+    expect(harn(["run", "exit.harn"])).toMatchObject({ code: 7, stdout: "before\n" });
+  });
+
+  it("renders an uncaught error with a code frame and call notes, exit 1", () => {
+    file(
+      "boom.harn",
+      'fn helper(x) {\n  let z = x + "a"\n  return z\n}\npipeline default() {\n  println("partial")\n  helper(1)\n}\n',
+    );
+    const r = harn(["run", "boom.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("partial\n");
+    expect(r.stderr).toBe(
+      [
+        "error: Type error: Cannot add int and string (line 2)",
+        "  --> boom.harn:2:15",
+        "  |",
+        ' 2 |   let z = x + "a"',
+        "  |               ^",
+        "  = note: called from pipeline at boom.harn:7",
+        "",
+      ].join("\n"),
+    );
+    expect(r.stderr).not.toMatch(JS_STACK);
+  });
+
+  it("reports thrown values and stack overflow without a JS trace", () => {
+    file("throw.harn", 'throw {code: 1}\n');
+    expect(harn(["run", "throw.harn"])).toMatchObject({ code: 1 });
+    expect(harn(["run", "throw.harn"]).stderr).toMatch(/^error: Thrown: \{code: 1\}\n/);
+    file("deep.harn", "fn f(n) {\n  return 1 + f(n + 1)\n}\nf(0)\n");
+    const r = harn(["run", "deep.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: Runtime error: Stack overflow: too many nested calls \(line 2\)/);
+    expect(r.stderr).not.toMatch(JS_STACK);
+  });
+
+  it("rejects syntax errors with a rendered diagnostic, exit 1", () => {
+    file("syntax.harn", "let x = (1 +\n");
+    const r = harn(["run", "syntax.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toContain("--> syntax.harn:");
+  });
+
+  it("reports compile errors before running anything", () => {
+    file("brk.harn", 'println("never")\nbreak\n');
+    expect(harn(["run", "brk.harn"])).toEqual({ code: 1, stdout: "", stderr: "error: compile error: break outside of loop\n" });
+  });
+
+  it("reads a missing file as an error, exit 1", () => {
+    expect(harn(["run", "nope.harn"])).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
+  });
+
+  it("runs inline code with -e and rejects bad combinations with exit 2", () => {
+    expect(harn(["run", "-e", "println(len(argv))", "--", "a", "b"])).toMatchObject({ code: 0, stdout: "2\n" });
+    expect(harn(["run", "-e", "println(1)", "x.harn"]).code).toBe(2);
+    expect(harn(["run"]).code).toBe(2);
+    file("pos.harn", "println(1)\n");
+    expect(harn(["run", "pos.harn", "extra"]).code).toBe(2);
+    expect(harn(["run", "--deny", "len", "--allow", "len", "pos.harn"]).code).toBe(2);
+  });
+
+  it("denies builtins with --deny and --allow", () => {
+    file("deny.harn", "println(len([1]))\n");
+    const r = harn(["run", "--deny", "len, exec", "deny.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: Error \[tool_rejected\]: Tool 'len' is not permitted\.\n/);
+    file("allow.harn", 'println(len([1]))\nprintln(uppercase("a"))\n');
+    const a = harn(["run", "--allow", "println", "allow.harn"]);
+    expect(a.stdout).toBe("1\n");
+    expect(a.stderr).toContain("Tool 'uppercase' is not permitted.");
+  });
+
+  it("runs spawned sleeps concurrently and cancels what is left at the end", () => {
+    // Sequential sleeps would take 1000 ms and miss the deadline.
+    file(
+      "conc.harn",
+      'let r = deadline 900ms {\n  let a = spawn { sleep(500ms)\n "a" }\n  let b = spawn { sleep(500ms)\n "b" }\n  await(a) + await(b)\n}\nprintln(r)\nspawn { sleep(1h) }\nprintln("end")\n',
+    );
+    // The un-awaited hour-long sleep must not keep the process alive.
+    expect(harn(["run", "conc.harn"])).toMatchObject({ code: 0, stdout: "ab\nend\n" });
+  });
+
+  it("exits 124 on SIGINT, running the script's cleanup", async () => {
+    file("wait.harn", 'defer { eprintln("cleanup ran") }\nprintln("ready")\nsleep(1h)\n');
+    const child = spawn(process.execPath, [bin, "run", "wait.harn"], { cwd: dir, env: plainEnv() });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stdout.on("data", (d) => {
+        stdout += d;
+        if (stdout.includes("ready")) child.kill("SIGINT");
+      });
+      child.on("exit", (c) => resolveExit(c));
+    });
+    expect(code).toBe(124);
+    expect(stderr).toContain("[harn] signal received, flushing state...");
+    expect(stderr).toContain("cleanup ran");
+  });
+
+  it("interrupts a CPU-bound loop on SIGINT", async () => {
+    file("spin.harn", 'println("spinning")\nvar i = 0\nwhile true { i += 1 }\n');
+    const child = spawn(process.execPath, [bin, "run", "spin.harn"], { cwd: dir, env: plainEnv() });
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stdout.on("data", () => child.kill("SIGINT"));
+      child.on("exit", (c) => resolveExit(c));
+    });
+    expect(code).toBe(124);
+  });
+});

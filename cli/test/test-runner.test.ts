@@ -1,0 +1,164 @@
+/**
+ * `harn test` end to end: golden-file suites written into a temp dir and run
+ * through the real bundle. Checks the report lines, the comparison rules
+ * (trailing whitespace, CRLF, timer lines, `re:` specs), failure messages,
+ * exit codes, timeouts of hanging tests, --filter, --jobs and --junit.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/harn.mjs");
+let dir: string;
+
+function harn(args: string[], cwd = dir) {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  delete env.FORCE_COLOR;
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env, timeout: 50_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): void {
+  const path = join(dir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+  dir = mkdtempSync(join(tmpdir(), "harn-test-"));
+  const c = "conformance/tests/";
+  file(c + "a_pass.harn", 'println("one")\nprintln("two  ")\nprintln("")\n');
+  // trailing whitespace at the end and CRLF line ends are tolerated
+  file(c + "a_pass.expected", "one\r\ntwo  \r\n\n\n");
+  file(c + "b_timer.harn", 'println("[timer] load: 17ms")\n');
+  file(c + "b_timer.expected", "[timer] load: <ms>\n");
+  file(c + "c_mismatch.harn", 'println("same")\nprintln("got")\n');
+  file(c + "c_mismatch.expected", "same\nwant\n");
+  file(c + "d_fails.harn", 'throw "boom"\n');
+  file(c + "d_fails.expected", "anything\n");
+  file(c + "helpers/no_sidecar.harn", 'println("skipped")\n');
+  file(c + "skipped.harn", 'println("x")\n');
+  file(c + "skipped.expected", "y\n");
+  file(c + "skipped.conformance-skip", "");
+  const e = "conformance/errors/";
+  file(e + "e_substring.harn", "let x = 1\nx = 2\n");
+  file(e + "e_substring.error", "Cannot assign to immutable binding: x\n");
+  file(e + "f_regex.harn", "println(nope)\n");
+  file(e + "f_regex.error", "re:Undefined variable: no+pe \\(line \\d\\)\n");
+  file(e + "g_wrong_error.harn", 'throw "actual"\n');
+  file(e + "g_wrong_error.error", "expected text\n");
+  file(e + "h_succeeds.harn", "println(1)\n");
+  file(e + "h_succeeds.error", "should fail\n");
+  file(e + "i_syntax.harn", "let = 5\n");
+  file(e + "i_syntax.error", "re:^Expected .* at 1:5$\n");
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("harn test conformance", () => {
+  it("reports each test, the summary and the failures, exit 1", () => {
+    const r = harn(["test", "conformance"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      [
+        "  FAIL  errors/e_substring.harn".replace("FAIL", "PASS"),
+        "  PASS  errors/f_regex.harn",
+        "  FAIL  errors/g_wrong_error.harn",
+        "  FAIL  errors/h_succeeds.harn",
+        "  PASS  errors/i_syntax.harn",
+        "  PASS  tests/a_pass.harn",
+        "  PASS  tests/b_timer.harn",
+        "  FAIL  tests/c_mismatch.harn",
+        "  FAIL  tests/d_fails.harn",
+        "",
+        "5 passed, 4 failed, 9 total",
+        "",
+        "Failures:",
+        "  errors/g_wrong_error.harn:",
+        "  expected error containing: expected text",
+        "  actual error: Thrown: actual",
+        "  errors/h_succeeds.harn: expected error containing 'should fail', but succeeded",
+        "  tests/c_mismatch.harn:",
+        "  same",
+        "- want",
+        "+ got",
+        "  tests/d_fails.harn: runtime error: Thrown: boom",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("narrows by selection and --filter; zero selected tests pass", () => {
+    const sel = harn(["test", "conformance", "tests"]);
+    expect(sel.stdout).toContain("2 passed, 2 failed, 4 total");
+    const alt = harn(["test", "conformance", "conformance/tests/a_pass.harn"]);
+    expect(alt).toMatchObject({ code: 0 });
+    expect(alt.stdout).toContain("1 passed, 0 failed, 1 total");
+    expect(harn(["test", "conformance", "--filter", "a_pass|b_timer"]).stdout).toContain("2 passed, 0 failed, 2 total");
+    expect(harn(["test", "conformance", "--filter", "tests/*_pass"]).stdout).toContain("1 passed, 0 failed, 1 total");
+    expect(harn(["test", "conformance", "--filter", "re:^errors/[ef]_"]).stdout).toContain("2 passed, 0 failed, 2 total");
+    const none = harn(["test", "conformance", "--filter", "no-such-test"]);
+    expect(none).toMatchObject({ code: 0 });
+    expect(none.stdout).toContain("0 passed, 0 failed, 0 total");
+  });
+
+  it("rejects selections outside the suite or missing", () => {
+    const missing = harn(["test", "conformance", "nowhere"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^Conformance target not found: nowhere\. Expected a file or directory under /);
+    const other = mkdtempSync(join(tmpdir(), "harn-test-empty-"));
+    const r = harn(["test", "conformance"], other);
+    rmSync(other, { recursive: true, force: true });
+    expect(r).toMatchObject({ code: 1, stderr: "Directory not found: conformance\n" });
+  });
+
+  it("writes a JUnit report", () => {
+    const out = join(dir, "report.xml");
+    const r = harn(["test", "conformance", "tests", "--junit", out]);
+    expect(r.stdout).toContain(`JUnit XML written to ${out}`);
+    const xml = readFileSync(out, "utf8");
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuite name="harn" tests="4" failures="2" time="\d+\.\d{3}">/);
+    expect(xml).toContain('<testcase name="tests/a_pass.harn" time=');
+    expect(xml).toContain('<failure message="test failed">tests/d_fails.harn: runtime error: Thrown: boom</failure>');
+  });
+});
+
+describe("harn test PATH", () => {
+  it("runs golden files below the paths and ends with the count line", () => {
+    file("suite/ok.harn", "println(2 * 21)\n");
+    file("suite/ok.expected", "42\n");
+    file("suite/sub/bad.harn", "println(1)\n");
+    file("suite/sub/bad.expected", "2\n");
+    const r = harn(["test", "suite"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/  PASS  suite\/ok\.harn\n  FAIL  suite\/sub\/bad\.harn\n/);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("1 passed, 1 failed");
+  });
+
+  it("times out a hanging test cleanly, even a CPU-bound loop", () => {
+    file("hang/spin.harn", "var i = 0\nwhile true { i += 1 }\n");
+    file("hang/spin.expected", "never\n");
+    file("hang/sleepy.harn", "sleep(1h)\n");
+    file("hang/sleepy.expected", "never\n");
+    file("hang/fine.harn", 'println("fine")\n');
+    file("hang/fine.expected", "fine\n");
+    const r = harn(["test", "hang", "--timeout", "300", "--jobs", "2"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("  PASS  hang/fine.harn");
+    expect(r.stdout).toContain("hang/spin.harn: timed out after 300ms");
+    expect(r.stdout).toContain("hang/sleepy.harn: timed out after 300ms");
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("1 passed, 2 failed");
+  });
+
+  it("reports a missing path", () => {
+    expect(harn(["test", "no/such/dir"])).toMatchObject({ code: 1, stderr: "Path not found: no/such/dir\n" });
+  });
+});
