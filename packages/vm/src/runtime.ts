@@ -16,6 +16,9 @@ import type { Value } from "./values";
 /** Where text goes. Writes are synchronous from the script's point of view. */
 export interface OutputSink {
   write(text: string): void;
+  /** Hand buffered text to the OS now. Optional; the stdlib calls it before
+   * blocking on stdin so a prompt is visible while the script waits. */
+  flush?(): void;
 }
 
 /**

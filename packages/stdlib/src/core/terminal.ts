@@ -103,15 +103,25 @@ function progressLine(args: Value[]): string {
   return `[${phase}] ${message}`;
 }
 
+/** Blocks the thread for `ms` without spinning the CPU. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /** Read more of the real stdin (blocking, like the reference). */
-function fillStdin(st: TerminalState): boolean {
+function fillStdin(rt: Runtime, st: TerminalState): boolean {
   if (st.stdinEof) return false;
+  rt.stdout.flush?.(); // a prompt written just before must be visible while we wait
   const buf = Buffer.alloc(65536);
   let n = 0;
   try {
     n = readSync(0, buf, 0, buf.length, null);
   } catch (e) {
-    if ((e as { code?: string }).code === "EAGAIN") return true;
+    // a non-blocking stdin (Node may have made it so) has no data yet
+    if ((e as { code?: string }).code === "EAGAIN") {
+      pause(10);
+      return true;
+    }
     n = 0;
   }
   if (n === 0) {
@@ -139,7 +149,7 @@ function readLine(rt: Runtime): string | null {
       st.stdinBuffer = st.stdinBuffer.slice(nl + 1);
       return line.endsWith("\r") ? line.slice(0, -1) : line;
     }
-    if (!fillStdin(st)) {
+    if (!fillStdin(rt, st)) {
       if (st.stdinBuffer === "") return null;
       const line = st.stdinBuffer;
       st.stdinBuffer = "";
@@ -155,7 +165,7 @@ function readAll(rt: Runtime): string {
     st.stdinMock = "";
     return all;
   }
-  while (fillStdin(st));
+  while (fillStdin(rt, st));
   const all = st.stdinBuffer;
   st.stdinBuffer = "";
   return all;
