@@ -167,6 +167,23 @@ describe("harn.toml", () => {
   });
 });
 
+describe("the module graph", () => {
+  test("a function another file imports by name is not unused; wildcard imports make names known", () => {
+    file("lib/util.harn", "fn helper() {\n  return 1\n}\n\nfn orphan() {\n  return 2\n}\n");
+    file("app.harn", 'import "lib/more"\nimport { helper } from "lib/util"\n\npipeline main() {\n  log(helper())\n  log(extra())\n  log(missing())\n}\n');
+    file("lib/more.harn", "pub fn extra() {\n  return 3\n}\n");
+    const r = harn(["lint", "--format", "json", "."]);
+    const byFile = Object.fromEntries(
+      JSON.parse(r.stdout).map((f: { filePath: string; messages: { ruleId: string; message: string }[] }) => [
+        f.filePath.slice(dir.length + 1),
+        f.messages.map((m) => m.message),
+      ]),
+    );
+    expect(byFile["lib/util.harn"]).toEqual(["function `orphan` is declared but never used"]);
+    expect(byFile["app.harn"]).toEqual(["function `missing` is not defined"]);
+  });
+});
+
 describe("suppressions", () => {
   test("an inline suppression silences a finding; an unused one is reported", () => {
     file(

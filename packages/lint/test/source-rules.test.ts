@@ -154,3 +154,11 @@ test("source-aware rules do not run without the source text", () => {
     expect(ids).not.toContain(r);
   }
 });
+
+test("without the source only the two source-free fixes are produced (lint.md §1.1)", () => {
+  const src = "pipeline main() {\n  var n = 1\n  let xs: list<int> = items.map(f)\n  log(n == n, ready == true, to_int(3), xs)\n}\n";
+  const withFix = lintProgram(parse(src).program, {})
+    .filter((d) => d.fix)
+    .map((d) => d.rule);
+  expect([...new Set(withFix)].sort()).toEqual(["eager-collection-conversion", "pointless-comparison"]);
+});

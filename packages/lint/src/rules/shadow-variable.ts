@@ -36,12 +36,14 @@ export const shadowVariable: Rule = {
   description: "Redeclaring an immutable name in the same scope, or shadowing an outer-scope name",
   fixable: false,
   create(ctx) {
-    const scopes: Set<string>[] = [new Set()];
+    // a scope's set is created on its first declaration: most blocks
+    // declare nothing
+    const scopes: (Set<string> | null)[] = [new Set()];
     const pushed: boolean[] = [];
 
     const declare = (name: string, span: Span, immutable: boolean, checked: boolean): void => {
       if (name === "_") return;
-      const inner = scopes[scopes.length - 1]!;
+      const inner = (scopes[scopes.length - 1] ??= new Set());
       if (checked) {
         if (immutable && inner.has(name)) {
           ctx.report({
@@ -51,7 +53,7 @@ export const shadowVariable: Rule = {
           });
         }
         for (let i = 0; i < scopes.length - 1; i++) {
-          if (!scopes[i]!.has(name)) continue;
+          if (!scopes[i]?.has(name)) continue;
           ctx.report({
             span,
             message: `variable \`${name}\` shadows a variable in an outer scope`,
@@ -68,7 +70,7 @@ export const shadowVariable: Rule = {
         const opens = SCOPED.has(b.role) || (b.role === "body" && SCOPED_BODIES.has(b.owner.kind));
         pushed.push(opens);
         if (!opens) return;
-        scopes.push(new Set());
+        scopes.push(null);
         const o = b.owner;
         switch (b.role) {
           case "body":

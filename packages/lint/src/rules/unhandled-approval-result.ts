@@ -4,9 +4,10 @@
  * a block whose value is used (a try expression, a closure, spawn or
  * parallel body, a branch of an `if`/`match` used as a value).
  */
+import type { Node } from "@harn/parser";
 import type { BlockInfo, Rule } from "../types";
 
-function producesValue(b: BlockInfo, statementOwners: ReadonlySet<object>): boolean {
+function producesValue(b: BlockInfo, statementOwners: ReadonlySet<Node>): boolean {
   switch (b.role) {
     case "tryExpr":
     case "spawn":
@@ -19,7 +20,7 @@ function producesValue(b: BlockInfo, statementOwners: ReadonlySet<object>): bool
     case "arm":
     case "try":
     case "catch":
-      return !statementOwners.has(b.owner);
+      return !statementOwners.has(b.owner as Node);
     default:
       return false;
   }
@@ -32,14 +33,14 @@ export const unhandledApprovalResult: Rule = {
   fixable: false,
   create(ctx) {
     /** if/match/try nodes that are statements (their branches' values are dropped). */
-    const statementOwners = new WeakSet<object>();
+    const statementOwners = new Set<Node>();
     return {
       Block(b) {
         for (const s of b.stmts) {
           if (s.kind === "IfElse" || s.kind === "MatchExpr" || s.kind === "TryCatch") statementOwners.add(s);
         }
         if (b.role === "program") return;
-        const valueBlock = producesValue(b, statementOwners as unknown as ReadonlySet<object>);
+        const valueBlock = producesValue(b, statementOwners);
         b.stmts.forEach((s, i) => {
           if (s.kind !== "FunctionCall" || s.name !== "request_approval") return;
           if (valueBlock && i === b.stmts.length - 1) return;
