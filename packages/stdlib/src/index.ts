@@ -23,6 +23,7 @@ import { installProcess } from "./core/process";
 import { installRandom } from "./core/random";
 import { installResult } from "./core/result";
 import { installSets } from "./core/sets";
+import { installShared } from "./core/shared";
 import { installSleep } from "./core/sleep";
 import { installStrings } from "./core/strings";
 import { installTerminal } from "./core/terminal";
@@ -65,6 +66,7 @@ export function installStdlib(rt: Runtime): void {
   installBytes(rt);
   installSleep(rt);
   installCircuits(rt);
+  installShared(rt);
 
   installStringMethods(rt);
   installListMethods(rt);
