@@ -1605,6 +1605,7 @@ export class Compiler {
         const proto = impl.proto;
         if (proto.simple && impl.native === null) {
           const nf = new Frame(proto, fr.task, fr, site);
+          interp.inheritLate(nf, fr, site);
           const s = nf.s;
           const to = proto.captureTo;
           const cap = impl.captured;

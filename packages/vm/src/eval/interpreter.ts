@@ -91,8 +91,8 @@ export class Interpreter {
 
   /** A late-bound closure visible from the call site chain (§5.4). */
   lookupDyn(fr: Frame, name: string): HClosure | null {
-    if (!this.lateNames.has(name)) return null;
     if (fr.ck === name) return fr.cv as HClosure | null;
+    if (!this.lateNames.has(name)) return null;
     let result: HClosure | null = null;
     for (let f: Frame = fr; ; ) {
       const caller = f.dynFr;
@@ -271,7 +271,19 @@ export class Interpreter {
     const ps = proto.paramSlots;
     const n = ps.length < args.length ? ps.length : args.length;
     for (let i = 0; i < n; i++) s[ps[i]!] = args[i]!;
+    this.inheritLate(fr, caller, site);
     return fr;
+  }
+
+  /** A callee sees the caller's late-bound names unless the call site
+   * itself binds the name (§5.4): hand the caller's one-entry cache down so
+   * recursion through a late-bound name looks it up once, not per call. */
+  inheritLate(nf: Frame, caller: Frame, site: Site): void {
+    const k = caller.ck;
+    if (k !== null && site.slotOf(k) < 0) {
+      nf.ck = k;
+      nf.cv = caller.cv;
+    }
   }
 
   /** Enter a frame whose parameters the call site already bound. */
