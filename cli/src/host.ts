@@ -65,7 +65,7 @@ export interface RunHandle {
 }
 
 /** Parse, check and run one source text. Never rejects for script faults. */
-export function runSource(rt: Runtime, source: string, file: string): RunHandle {
+export function runSource(rt: Runtime, source: string, file: string, entry?: string): RunHandle {
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
   const outcome = (async (): Promise<Outcome> => {
@@ -73,7 +73,7 @@ export function runSource(rt: Runtime, source: string, file: string): RunHandle 
     if (errors.length > 0) return { kind: "syntax", program, errors };
     const structural = checkStructure(program);
     if (structural.length > 0) return { kind: "compile", message: structural[0]!.message, span: structural[0]!.span };
-    runner = new ProgramRunner(rt, { file, modules: fileModuleHost(rt) });
+    runner = new ProgramRunner(rt, { file, modules: fileModuleHost(rt), entry });
     if (cancelled !== undefined) return { kind: "error", error: toHarnError(cancelled) };
     try {
       const value = await runner.run(program);

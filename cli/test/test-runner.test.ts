@@ -5,7 +5,7 @@
  * exit codes, timeouts of hanging tests, --filter, --jobs and --junit.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -156,6 +156,28 @@ describe("harn test PATH", () => {
     expect(r.stdout).toContain("hang/spin.harn: timed out after 300ms");
     expect(r.stdout).toContain("hang/sleepy.harn: timed out after 300ms");
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("1 passed, 2 failed");
+  });
+
+  it("runs user test pipelines when a path holds no golden files", () => {
+    file(
+      "user/test_things.harn",
+      'fn add(a, b) { return a + b }\npipeline test_add() {\n  assert_eq(add(1, 2), 3)\n}\n@test\npipeline tagged() {\n  assert(true)\n}\npipeline test_broken() {\n  assert_eq(add(1, 1), 3)\n}\npipeline test() {\n  throw "never runs"\n}\n',
+    );
+    file("user/other.harn", "pipeline main() {}\n");
+    const r = harn(["test", "user"]);
+    expect(r.code).toBe(1);
+    const abs = realpathSync(join(dir, "user/test_things.harn"));
+    expect(r.stdout).toMatch(/^Running 3 tests from 1 file\.\.\.\n\n/);
+    expect(r.stdout).toMatch(new RegExp(`  PASS  test_add \\[${abs.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\] \\(\\d+ ms\\)\n`));
+    expect(r.stdout).toContain(`  PASS  tagged [${abs}]`);
+    expect(r.stdout).toContain(`  FAIL  test_broken [${abs}]\n        error: Thrown: Assertion failed: expected 3, got 2\n`);
+    expect(r.stdout).not.toContain("never runs");
+    expect(r.stdout).toMatch(/\n2 passed, 1 failed, 3 total \(\d+ ms\)\n$/);
+    const only = harn(["test", "user", "--filter", "add"]);
+    expect(only.code).toBe(0);
+    expect(only.stdout).toMatch(/\n1 passed, 1 total \(\d+ ms\)\n$/);
+    file("nothing/readme.harn", "println(1)\n");
+    expect(harn(["test", "nothing"])).toMatchObject({ code: 0, stdout: "No test pipelines found\n" });
   });
 
   it("reports a missing path", () => {

@@ -6,12 +6,13 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
+import { type Node, parse } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { HarnError } from "@harn/vm";
-import { createRuntime, runSource } from "../host";
+import { createRuntime, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
 import type { SetExitCode } from "./index";
 
 interface TestCase {
@@ -403,7 +404,127 @@ async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, 
       if (tc) cases.push(tc);
     }
   }
+  // Without golden files, the paths hold user test pipelines (cli.md §5.1).
+  if (cases.length === 0) return userTests(targets, opts, timeoutMs);
   const t0 = performance.now();
   const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
   return report(results, opts, performance.now() - t0, true);
+}
+
+// ---------------------------------------------------------------------------
+// User test pipelines (cli.md §5.1)
+
+interface UserTest {
+  name: string;
+  file: string;
+  source: string;
+  /** Set for the `<file error>` pseudo-test of a file that does not parse. */
+  parseError: string | null;
+}
+
+function testPipelines(items: Node[]): string[] {
+  const names: string[] = [];
+  for (const item of items) {
+    let n = item;
+    let tagged = false;
+    while (n.kind === "AttributedDecl") {
+      if (n.attributes.some((a) => a.name === "test")) tagged = true;
+      n = n.inner;
+    }
+    if (n.kind === "Pipeline" && n.name !== "test" && (tagged || n.name.startsWith("test_"))) names.push(n.name);
+  }
+  return names;
+}
+
+async function userTests(targets: string[], opts: Options, timeoutMs: number): Promise<number> {
+  const files: string[] = [];
+  for (const t of targets) {
+    const p = resolve(t);
+    if (statSync(p).isFile()) files.push(p);
+    else {
+      const all: string[] = [];
+      walk(p, all);
+      for (const f of all) {
+        const text = readSourceFile(f) ?? "";
+        if (text.includes("test_") || text.includes("@test")) files.push(f);
+      }
+    }
+  }
+  const tests: UserTest[] = [];
+  const usedFiles = new Set<string>();
+  for (const f of files) {
+    const file = realpathSync(f);
+    const source = readFileSync(file, "utf8");
+    const { program, errors } = parse(source, { file });
+    if (errors.length > 0) {
+      tests.push({ name: "<file error>", file, source, parseError: errors[0]!.message });
+      usedFiles.add(file);
+      continue;
+    }
+    for (const name of testPipelines(program.items)) {
+      if (opts.filter !== undefined && !name.includes(opts.filter)) continue;
+      tests.push({ name, file, source, parseError: null });
+      usedFiles.add(file);
+    }
+  }
+  const t0 = performance.now();
+  if (tests.length > 0) {
+    const s = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
+    process.stdout.write(`Running ${s(tests.length, "test")} from ${s(usedFiles.size, "file")}...\n\n`);
+  }
+  let passed = 0;
+  for (const t of tests) {
+    const started = performance.now();
+    const failure = t.parseError ?? (await runUserTest(t, timeoutMs));
+    const ms = Math.round(performance.now() - started);
+    if (failure === null) {
+      passed++;
+      process.stdout.write(`  ${paint.green("PASS")}  ${t.name} [${t.file}] (${ms} ms)\n`);
+    } else {
+      process.stdout.write(`  ${paint.red("FAIL")}  ${t.name} [${t.file}]\n`);
+      for (const line of failure.trimEnd().split("\n")) process.stdout.write(`        ${line}\n`);
+    }
+  }
+  const total = tests.length;
+  const failed = total - passed;
+  const ms = Math.round(performance.now() - t0);
+  if (total === 0) process.stdout.write("No test pipelines found\n");
+  else if (failed > 0) process.stdout.write(`\n${paint.red(`${passed} passed, ${failed} failed, ${total} total (${ms} ms)`)}\n`);
+  else process.stdout.write(`\n${paint.green(`${passed} passed, ${total} total (${ms} ms)`)}\n`);
+  return failed > 0 ? 1 : 0;
+}
+
+/** Run one test pipeline in a fresh runtime; null when it passed. */
+async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | null> {
+  const rt = createRuntime({
+    stdout: { write: (x) => void process.stdout.write(x) },
+    stderr: { write: (x) => void process.stderr.write(x) },
+    cwd: dirname(t.file),
+    env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
+    argv: [],
+  });
+  const handle = runSource(rt, t.source, t.file, t.name);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    handle.cancel(HarnError.thrown("timed out"));
+  }, timeoutMs);
+  try {
+    const o = await handle.outcome;
+    if (timedOut) return `timed out after ${timeoutMs}ms`;
+    switch (o.kind) {
+      case "ok":
+        return null;
+      case "exit":
+        return o.code === 0 ? null : `exit code ${o.code}`;
+      case "syntax":
+        return o.errors[0]!.message;
+      case "compile":
+        return `Compile error: ${o.message}`;
+      case "error":
+        return renderRuntimeError(o.error, t.file, (f) => (f === t.file ? t.source : readSourceFile(f)), plainPaint);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }

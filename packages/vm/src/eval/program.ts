@@ -40,6 +40,9 @@ export interface RunOptions {
   modules?: ModuleHost;
   /** Called with the root task once it exists (Ctrl-C cancels it). */
   onRootTask?: (task: Task) => void;
+  /** Run this pipeline instead of the default entry (user test pipelines,
+   * cli.md §5.1). */
+  entry?: string;
 }
 
 interface LoadedModule {
@@ -160,7 +163,8 @@ export class ProgramRunner {
       proto.body = ev;
       proto.returnsLast = false;
     } else if (pipelines.length > 0) {
-      const entry = pipelines.find((p) => p.name === "default") ?? pipelines[0]!;
+      const wanted = this.opts.entry;
+      const entry = (wanted !== undefined ? pipelines.find((p) => p.name === wanted) : undefined) ?? pipelines.find((p) => p.name === "default") ?? pipelines[0]!;
       const p1 = items.filter((i) => isBinding(unwrap(i))).map((i) => c.stmt(i));
       const p2 = items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map((i) => c.stmt(i));
       const chain: A.Node[] = [];
