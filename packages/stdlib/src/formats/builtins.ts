@@ -11,6 +11,11 @@ import { tomlParse, tomlStringify } from "./toml";
 import { queryParse, queryStringify, urlBuild, urlParse } from "./url";
 import { yamlParse, yamlStringify } from "./yaml";
 import { installStore } from "./store";
+import { installArchives } from "./archive";
+import { installCompression } from "./compress";
+import { installJunit } from "./junit";
+import { installMultipart } from "./multipart";
+import { installSecretScan } from "./secrets";
 
 function need(name: string, args: Value[], n: number): void {
   if (args.length < n) throw HarnError.thrown(`${name} requires ${n} argument${n === 1 ? "" : "s"}`);
@@ -25,6 +30,11 @@ function csvOptions(v: Value | undefined): { headers: boolean; delimiter: string
 
 export function installFormats(rt: Runtime): void {
   installStore(rt);
+  installCompression(rt);
+  installArchives(rt);
+  installJunit(rt);
+  installMultipart(rt);
+  installSecretScan(rt);
   rt.defineBuiltin("yaml_parse", (args) => yamlParse(strArg(args, 0)));
   rt.defineBuiltin("yaml_stringify", (args) => yamlStringify(args[0] ?? null));
   rt.defineBuiltin("toml_parse", (args) => tomlParse(strArg(args, 0)));

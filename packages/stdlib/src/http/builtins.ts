@@ -12,6 +12,9 @@ import { clearMocks, mockArgs, mockCalls, mockSlot, registerMock, takeMock } fro
 import { buildRequest, mergeOptions, optionsArg, type RequestSpec } from "./request";
 import { open, TransportError } from "./transport";
 import { installStreams } from "./streams";
+import { installCookies } from "./cookies";
+import { checkEgress, installEgress } from "./egress";
+import { installSigning } from "./signing";
 
 interface Stream {
   status: number;
@@ -53,13 +56,18 @@ function withSession(rt: Runtime, options: HDict | null): HDict | null {
   return base === undefined ? options : mergeOptions(base, options);
 }
 
+/** The request verbs check the egress policy before the mock lookup. */
 function request(ctx: CallContext, spec: RequestSpec): Value | Promise<Value> {
+  checkEgress(ctx.runtime, spec.fn, spec.url);
   const r = execute(ctx, spec);
   return isPromise<Response>(r) ? r.then(responseDict) : responseDict(r);
 }
 
 export function installHttp(rt: Runtime): void {
   installStreams(rt);
+  installEgress(rt);
+  installSigning(rt);
+  installCookies(rt);
   for (const verb of ["get", "delete"]) {
     const fn = `http_${verb}`;
     rt.defineBuiltin(fn, (args, ctx) => {
@@ -128,7 +136,7 @@ export function installHttp(rt: Runtime): void {
       }
       return HDict.of({ status: r.status, headers: r.headers, bytes_written: r.body.length, ok: r.status >= 200 && r.status <= 299 });
     };
-    const r = execute(ctx, spec);
+    const r = execute(ctx, spec, 0, true);
     return isPromise<Response>(r) ? r.then(finish) : finish(r);
   });
 
@@ -143,6 +151,7 @@ export function installHttp(rt: Runtime): void {
       h.streams.set(id, { status: mocked.status, headers: mocked.headers, pending: new TextEncoder().encode(mocked.body), reader: null, close: () => {} });
       return id;
     }
+    checkEgress(ctx.runtime, "http_stream_open", spec.url);
     return open(ctx, spec, false).then(
       (o) => {
         const reader = o.body instanceof Uint8Array ? null : o.body;

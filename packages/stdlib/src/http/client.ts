@@ -8,6 +8,7 @@ import { realSleep } from "../time/clock";
 import { takeMock } from "./mocks";
 import type { RequestSpec } from "./request";
 import { send, TransportError } from "./transport";
+import { checkEgress } from "./egress";
 
 export interface Response {
   status: number;
@@ -28,15 +29,18 @@ export function responseDict(r: Response): HDict {
 }
 
 /** Run `spec` (retrying as configured) and return the raw response. */
-export function execute(ctx: CallContext, spec: RequestSpec, attempt = 0): Response | Promise<Response> {
+/** `egressOnNetwork`: check the egress policy only for requests no mock
+ * answers (`http_download`; the verbs check before calling). */
+export function execute(ctx: CallContext, spec: RequestSpec, attempt = 0, egressOnNetwork = false): Response | Promise<Response> {
   const mocked = takeMock(ctx.runtime, spec);
   if (mocked) {
     const r: Response = { status: mocked.status, headers: mocked.headers, body: new TextEncoder().encode(mocked.body) };
     const delay = retryDelay(spec, attempt, r);
     if (delay === null) return r;
-    if (delay <= 0) return execute(ctx, spec, attempt + 1);
-    return realSleep(delay, ctx).then(() => execute(ctx, spec, attempt + 1));
+    if (delay <= 0) return execute(ctx, spec, attempt + 1, egressOnNetwork);
+    return realSleep(delay, ctx).then(() => execute(ctx, spec, attempt + 1, egressOnNetwork));
   }
+  if (egressOnNetwork) checkEgress(ctx.runtime, spec.fn, spec.url);
   return executeNetwork(ctx, spec, attempt);
 }
 

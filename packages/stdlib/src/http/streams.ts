@@ -12,6 +12,7 @@ import { strArg } from "../core/args";
 import { urlMatches } from "./form";
 import { buildRequest, optionsArg } from "./request";
 import { open, TransportError } from "./transport";
+import { checkEgress } from "./egress";
 
 type Message = HDict;
 
@@ -273,6 +274,7 @@ export function installStreams(rt: Runtime): void {
     const method = args.length > 1 ? strArg(args, 0) : "GET";
     const url = args.length > 1 ? strArg(args, 1) : strArg(args, 0);
     if (url === "") throw HarnError.thrown("sse_connect: URL is required");
+    checkEgress(ctx.runtime, "sse_connect", url);
     const id = `sse-${s.next++}`;
     return connectSse(ctx, s, id, method.toUpperCase(), url, optionsArg(args[2]));
   });
@@ -293,6 +295,7 @@ export function installStreams(rt: Runtime): void {
     const s = ctx.runtime.slot(transportSlot);
     const url = strArg(args, 0);
     if (!/^wss?:\/\//.test(url)) throw HarnError.thrown(`websocket_connect: URL must start with ws:// or wss://, got '${url}'`);
+    checkEgress(ctx.runtime, "websocket_connect", url);
     const id = `ws-${s.next++}`;
     const mock = s.wsMocks.find((m) => urlMatches(m.pattern, url));
     if (mock) {

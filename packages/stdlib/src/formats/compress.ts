@@ -1,0 +1,53 @@
+/**
+ * gzip / brotli / zstd (spec/stdlib.md §23) on Node's zlib. zstd needs a
+ * zlib with Zstandard support (Node ≥ 22.15); on older runtimes the zstd
+ * builtins fail with a clear message rather than pretending.
+ */
+import * as zlib from "node:zlib";
+import { HarnError, isHarnError, type Runtime, type Value } from "@harn/vm";
+import { bytes, bytesOrText, requireBytes } from "./bytes";
+
+function level(v: Value | undefined, min: number, max: number): number | undefined {
+  return typeof v === "number" ? Math.max(min, Math.min(max, v)) : undefined;
+}
+
+function guard<T>(fn: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (isHarnError(e)) throw e;
+    throw HarnError.thrown(`${fn}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+type ZstdZlib = typeof zlib & {
+  zstdCompressSync?: (b: Uint8Array, o?: object) => Buffer;
+  zstdDecompressSync?: (b: Uint8Array) => Buffer;
+  constants: typeof zlib.constants & { ZSTD_c_compressionLevel?: number };
+};
+
+export function installCompression(rt: Runtime): void {
+  rt.defineBuiltin("gzip_encode", (args) => guard("gzip_encode", () => bytes(zlib.gzipSync(bytesOrText(args[0]), { level: level(args[1], 0, 9) }))));
+  rt.defineBuiltin("gzip_decode", (args) => guard("gzip_decode", () => bytes(zlib.gunzipSync(requireBytes("gzip_decode", args[0])))));
+  rt.defineBuiltin("brotli_encode", (args) =>
+    guard("brotli_encode", () => {
+      const q = level(args[1], 0, 11);
+      const params = q === undefined ? {} : { [zlib.constants.BROTLI_PARAM_QUALITY]: q };
+      return bytes(zlib.brotliCompressSync(bytesOrText(args[0]), { params }));
+    }),
+  );
+  rt.defineBuiltin("brotli_decode", (args) => guard("brotli_decode", () => bytes(zlib.brotliDecompressSync(requireBytes("brotli_decode", args[0])))));
+  const z = zlib as ZstdZlib;
+  rt.defineBuiltin("zstd_encode", (args) => {
+    if (!z.zstdCompressSync) throw HarnError.thrown("zstd_encode: zstd is not supported by this Node.js runtime (needs Node 22.15 or newer)");
+    const l = level(args[1], 1, 22);
+    const key = z.constants.ZSTD_c_compressionLevel;
+    const opts = l === undefined || key === undefined ? {} : { params: { [key]: l } };
+    return guard("zstd_encode", () => bytes(z.zstdCompressSync!(bytesOrText(args[0]), opts)));
+  });
+  rt.defineBuiltin("zstd_decode", (args) => {
+    const data = requireBytes("zstd_decode", args[0]);
+    if (!z.zstdDecompressSync) throw HarnError.thrown("zstd_decode: zstd is not supported by this Node.js runtime (needs Node 22.15 or newer)");
+    return guard("zstd_decode", () => bytes(z.zstdDecompressSync!(data)));
+  });
+}
