@@ -108,17 +108,16 @@ interface SearchParams {
 }
 
 async function runSearch(p: SearchParams, signal: AbortSignal, inSlices: boolean): Promise<SearchOutcome | null> {
-  const entries = await crawl(p.root, { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices });
-  if (!entries) return null;
   const prefix = p.root.endsWith("/") ? p.root.length : p.root.length + 1;
   const files: string[] = [];
-  for (const e of entries) {
-    if (!e.isFile) continue;
+  const crawlOptions = { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices };
+  const ok = await crawl(p.root, crawlOptions, (path, depth, _isDir, isFile) => {
+    if (!isFile) return;
     // a file root is matched by its own name
-    const rel = e.depth === 0 ? basename(e.path) : e.path.slice(prefix);
-    if (p.fileFilter && !p.fileFilter(rel)) continue;
-    files.push(e.path);
-  }
+    if (p.fileFilter && !p.fileFilter(depth === 0 ? basename(path) : path.slice(prefix))) return;
+    files.push(path);
+  });
+  if (!ok) return null;
   return searchFiles({
     files,
     spec: p.spec,

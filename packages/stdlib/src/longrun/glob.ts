@@ -46,13 +46,10 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
 /** Full paths of the entries below `root` whose root-relative path matches,
  * sorted by code unit; null when aborted. */
 export async function globUnder(root: string, matcher: GlobMatcher, signal: AbortSignal, inSlices: boolean): Promise<string[] | null> {
-  const entries = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices });
-  if (!entries) return null;
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];
-  for (let i = 1; i < entries.length; i++) {
-    const path = entries[i]!.path;
-    if (matcher(path.slice(prefix))) out.push(path);
-  }
-  return out.sort();
+  const ok = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices }, (path, depth) => {
+    if (depth > 0 && matcher(path.slice(prefix))) out.push(path);
+  });
+  return ok ? out.sort() : null;
 }

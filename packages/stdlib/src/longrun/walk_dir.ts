@@ -1,46 +1,81 @@
-/** `walk_dir(path, options?)` (agents.md §1.4). */
+/**
+ * `walk_dir(path, options?)` (agents.md §1.4).
+ *
+ * Also the optional [extension] keys of §1.4, which leave reference
+ * behaviour untouched when absent:
+ * - `hidden: false` skips entries whose name starts with `.`;
+ * - `include` / `exclude` (a glob or a list of globs, dialect of §1.5)
+ *   match the path relative to the root: an excluded directory is neither
+ *   listed nor descended into; with `include`, only matching entries are
+ *   reported but every directory is still searched. The root itself is
+ *   always reported.
+ * - `max_results: N` stops after N entries (the root counts).
+ */
 import { resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
 import type { Json } from "./json";
 import { boolOption, countOption, isLongRunning, optionsDict, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
-import { crawl, type CrawlOptions, type TreeEntry } from "./tree";
+import { crawl, type CrawlOptions } from "./tree";
 
 export function walkDir(args: Value[], ctx: CallContext): Value | Promise<Value> {
   const path = textArg(args[0]);
   if (path === "") throw HarnError.thrown("walk_dir: root path is required");
   const opts = optionsDict(args[1]);
   const root = resolve(ctx.runtime.cwd, path);
+  const include = globsOption(opts, "include");
+  const exclude = globsOption(opts, "exclude");
+  const maxResults = countOption(opts, "max_results") ?? Infinity;
+  const prefix = root.endsWith("/") ? root.length : root.length + 1;
+  const excluded = (p: string) => exclude !== null && exclude.some((m) => m(p.slice(prefix)));
+  const reported = (p: string, depth: number) => depth === 0 || (!excluded(p) && (include === null || include.some((m) => m(p.slice(prefix)))));
+
   const crawlOptions = (signal: AbortSignal, inSlices: boolean): CrawlOptions => ({
     maxDepth: countOption(opts, "max_depth") ?? Infinity,
     followSymlinks: boolOption(opts, "follow_symlinks") ?? false,
-    skipHidden: false,
+    skipHidden: boolOption(opts, "hidden") === false,
     signal,
     inSlices,
+    descendInto: exclude === null ? undefined : (p) => !excluded(p),
   });
 
   if (isLongRunning(opts)) {
     return startStdlibOp(ctx, "walk_dir", `walk_dir ${root}`, async (signal) => {
-      const entries = await crawl(root, crawlOptions(signal, false));
-      return entries && entries.map(entryJson);
+      const out: Json[] = [];
+      const ok = await crawl(root, crawlOptions(signal, false), (p, depth, isDir, isFile) => {
+        if (out.length >= maxResults) return false;
+        // keys sorted, as the reference serialises its sorted maps
+        if (reported(p, depth)) out.push({ depth, is_dir: isDir, is_file: isFile, path: p });
+      });
+      return ok ? out : null;
     });
   }
-  return crawl(root, crawlOptions(ctx.signal, true)).then((entries) => {
-    if (!entries) throw cancelled(ctx.signal);
-    return entries.map(entryValue);
+  const out: Value[] = [];
+  return crawl(root, crawlOptions(ctx.signal, true), (p, depth, isDir, isFile) => {
+    if (out.length >= maxResults) return false;
+    if (!reported(p, depth)) return;
+    const m = new Map<string, Value>();
+    m.set("path", p);
+    m.set("is_dir", isDir);
+    m.set("is_file", isFile);
+    m.set("depth", depth);
+    out.push(new HDict(m));
+  }).then((ok) => {
+    if (!ok) throw cancelled(ctx.signal);
+    return out;
   });
 }
 
-function entryValue(e: TreeEntry): HDict {
-  const m = new Map<string, Value>();
-  m.set("path", e.path);
-  m.set("is_dir", e.isDir);
-  m.set("is_file", e.isFile);
-  m.set("depth", e.depth);
-  return new HDict(m);
-}
-
-/** Keys sorted, as the reference serialises its sorted maps. */
-function entryJson(e: TreeEntry): Json {
-  return { depth: e.depth, is_dir: e.isDir, is_file: e.isFile, path: e.path };
+/** A glob or a list of globs ([extension]); other types count as absent. */
+function globsOption(opts: HDict | null, key: string): GlobMatcher[] | null {
+  const v = opts?.get(key);
+  const patterns = typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : null;
+  if (patterns === null) return null;
+  try {
+    return patterns.map(compileGlob);
+  } catch (e) {
+    if (e instanceof GlobPatternError) throw HarnError.thrown(`walk_dir: invalid ${key} pattern: ${e.message}`);
+    throw e;
+  }
 }

@@ -99,6 +99,27 @@ describe("walk_dir", () => {
     }
   });
 
+  it("[extension] hidden, include, exclude and max_results, in both modes", async () => {
+    const both = async (opts: Record<string, Value>) => {
+      const fg = ((await t.call("walk_dir", [dir.path, HDict.of(opts)])) as HDict[]).map((e) => rel(e.get("path")));
+      const env = await t.call("walk_dir", [dir.path, HDict.of({ ...opts, long_running: true })]);
+      const bg = (((await t.call("handle_wait", [env])) as HDict).get("result") as HDict[]).map((e) => rel(e.get("path")));
+      expect(bg).toEqual(fg);
+      return fg;
+    };
+    expect(await both({ hidden: false })).not.toContain("/a/.hidden");
+    expect(await both({ hidden: true })).toContain("/a/.hidden");
+    expect(await both({ include: "**/*.md" })).toEqual(["", "/a/x.md", "/c/d/e.md"]);
+    expect(await both({ include: ["*.txt", "c"] })).toEqual(["", "/a.txt", "/b.txt", "/c"]);
+    expect(await both({ exclude: ["a", "c/d"] })).toEqual(["", "/a.txt", "/b.txt", "/c"]);
+    expect(await both({ exclude: "**/*.md", include: "**/*.*" })).toEqual(["", "/a/.hidden", "/a.txt", "/b.txt"]);
+    expect(await both({ max_results: 3 })).toEqual(["", "/a", "/a/.hidden"]);
+    expect(await both({ max_results: 0 })).toEqual([]);
+    expect(await caught(() => t.call("walk_dir", [dir.path, HDict.of({ exclude: ["[x"] })]))).toBe(
+      "walk_dir: invalid exclude pattern: error parsing glob '[x': unclosed character class; missing ']'",
+    );
+  });
+
   it("throws the reference's error for an empty path", async () => {
     expect(await caught(() => t.call("walk_dir", [""]))).toBe("walk_dir: root path is required");
     expect(await caught(() => t.call("walk_dir", []))).toBe("walk_dir: root path is required");
