@@ -1,0 +1,217 @@
+/**
+ * End to end: `harn run` as a child process, checked with `ps`. Whatever
+ * way a script ends — cancel, a foreground timeout, Ctrl-C (SIGINT to
+ * `harn`), a normal end that forgot a handle, an uncaught error — no
+ * process it started may survive, and `harn` must exit promptly.
+ *
+ * Every command the scripts start writes its shell pid (= its process group
+ * id, commands run in their own group) to a file, so the test knows which
+ * group to look for. Needs the bundled CLI (`pnpm build`).
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const harnBin = join(repo, "cli", "bin", "harn.mjs");
+
+let work: string;
+beforeAll(() => {
+  if (!existsSync(join(repo, "cli", "dist", "harn.mjs"))) throw new Error("cli/dist/harn.mjs is missing: run `pnpm build` first");
+  work = mkdtempSync(join(tmpdir(), "harn-longrun-e2e-"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Live (non-zombie) members of a process group, from `ps`. */
+function liveInGroup(pgid: number): number[] {
+  const out = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" });
+  const pids: number[] = [];
+  for (const line of out.split("\n")) {
+    const [pid, group, stat] = line.trim().split(/\s+/);
+    if (Number(group) === pgid && stat && !stat.startsWith("Z")) pids.push(Number(pid));
+  }
+  return pids;
+}
+
+async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** SIGKILL was sent before harn exited; the kernel may take a moment to
+ * tear the processes down, but none may stay. */
+function gone(pgid: number): Promise<void> {
+  return eventually(() => liveInGroup(pgid).length === 0, `process group ${pgid} to be gone`);
+}
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let counter = 0;
+/** Writes `source` to a file and runs it with `harn run`. */
+function harn(source: string): Run {
+  const file = join(work, `script${++counter}.harn`);
+  writeFileSync(file, source);
+  const child = spawn(process.execPath, [harnBin, "run", file], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** A hang guard, not a speed threshold: a script that forgot its handles
+ * must still end instead of waiting for `sleep 100`. */
+async function exited(run: Run, limitMs = 20_000) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.child.kill("SIGKILL");
+      reject(new Error(`harn did not exit; stderr: ${run.stderr()}`));
+    }, limitMs);
+  });
+  try {
+    return await Promise.race([run.exit, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function pidFile(name: string): string {
+  return join(work, `${name}-${++counter}.pid`);
+}
+
+function groupOf(file: string): number {
+  return Number(readFileSync(file, "utf8").trim());
+}
+
+/** A background command whose shell records its pid, then leaves two sleeps. */
+function bgSleepers(file: string): string {
+  return `host_tool_call("run_command", {argv: ["sh", "-c", "echo $$ > ${file}; sleep 100 & sleep 100"], background: true})`;
+}
+
+describe("harn run leaves no process behind", () => {
+  it("after cancel_handle", async () => {
+    const f = pidFile("cancel");
+    const run = harn(`
+let h = ${bgSleepers(f)}
+while !file_exists("${f}") { sleep(10) }
+println("cancelled: " + to_string(cancel_handle(h).cancelled))
+sleep(60000)
+`);
+    await eventually(() => run.stdout().includes("cancelled: true"), "the cancel");
+    const pgid = groupOf(f);
+    await eventually(() => liveInGroup(pgid).length === 0, "the group to die while harn still runs");
+    expect(run.child.exitCode).toBeNull();
+    run.child.kill("SIGKILL");
+    await run.exit;
+  });
+
+  it("after a foreground timeout", async () => {
+    const f = pidFile("timeout");
+    const run = harn(`
+let r = host_tool_call("run_command", {argv: ["sh", "-c", "echo $$ > ${f}; sleep 100 & sleep 100"], timeout_ms: 300})
+println(r.status)
+sleep(60000)
+`);
+    await eventually(() => run.stdout().includes("timed_out"), "the timeout");
+    const pgid = groupOf(f);
+    await eventually(() => liveInGroup(pgid).length === 0, "the group to die while harn still runs");
+    run.child.kill("SIGKILL");
+    await run.exit;
+  });
+
+  it("at a normal end that forgot its handles, and exits promptly", async () => {
+    const f = pidFile("forgot");
+    const run = harn(`
+let h = ${bgSleepers(f)}
+let w = walk_dir("/", {long_running: true})
+let g = glob("**/*.harn-none", {base: "/", long_running: true})
+while !file_exists("${f}") { sleep(10) }
+println("leaving " + handle_status(h))
+`);
+    const { code } = await exited(run);
+    expect(run.stdout()).toBe("leaving running\n");
+    expect(code).toBe(0);
+    await gone(groupOf(f));
+  });
+
+  it("after an uncaught error", async () => {
+    const f = pidFile("error");
+    const run = harn(`
+let h = ${bgSleepers(f)}
+while !file_exists("${f}") { sleep(10) }
+throw "boom"
+`);
+    const { code } = await exited(run);
+    expect(code).toBe(1);
+    expect(run.stderr()).toContain("boom");
+    await gone(groupOf(f));
+  });
+
+  it("after Ctrl-C (SIGINT to harn), with a background and a foreground command running", async () => {
+    const bg = pidFile("sigint-bg");
+    const fg = pidFile("sigint-fg");
+    const run = harn(`
+let h = ${bgSleepers(bg)}
+defer { println("defer ran: " + to_string(cancel_handle(h).cancelled)) }
+host_tool_call("run_command", {argv: ["sh", "-c", "echo $$ > ${fg}; sleep 100 & sleep 100"]})
+println("not reached")
+`);
+    await eventually(() => existsSync(bg) && existsSync(fg) && readFileSync(fg, "utf8").endsWith("\n"), "both commands to start");
+    const groups = [groupOf(bg), groupOf(fg)];
+    await eventually(() => groups.every((g) => liveInGroup(g).length > 0), "both groups to be up");
+    run.child.kill("SIGINT");
+    const { code } = await exited(run);
+    expect(code).not.toBe(0);
+    expect(run.stdout()).not.toContain("not reached");
+    expect(run.stdout()).toContain("defer ran: true");
+    for (const g of groups) await gone(g);
+  });
+
+  it("even a process that left the group cannot keep harn alive", async () => {
+    const f = pidFile("escaped");
+    const run = harn(`
+let h = host_tool_call("run_command", {argv: ["sh", "-c", "setsid sh -c 'echo $$ > ${f}; exec sleep 100' & sleep 100"], background: true})
+while !file_exists("${f}") { sleep(10) }
+println("leaving")
+`);
+    try {
+      const { code } = await exited(run);
+      expect(code).toBe(0);
+    } finally {
+      // it moved to its own session on purpose: not ours to kill, so the test does
+      await eventually(() => existsSync(f) && readFileSync(f, "utf8").endsWith("\n"), "the escaped pid");
+      process.kill(-groupOf(f), "SIGKILL");
+    }
+  });
+
+  it("while handle_wait blocks on a command, SIGINT still ends the run", async () => {
+    const f = pidFile("wait");
+    const run = harn(`
+let h = ${bgSleepers(f)}
+while !file_exists("${f}") { sleep(10) }
+println("waiting")
+handle_wait(h)
+println("not reached")
+`);
+    await eventually(() => run.stdout().includes("waiting"), "the script to reach handle_wait");
+    run.child.kill("SIGINT");
+    await exited(run);
+    expect(run.stdout()).not.toContain("not reached");
+    await gone(groupOf(f));
+  });
+});
