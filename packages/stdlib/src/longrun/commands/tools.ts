@@ -144,7 +144,13 @@ function startBackground(
       writer.close();
       return;
     }
-    const s = await writer.finish(spec.capture);
+    let s: ArtifactSummary;
+    try {
+      s = await writer.finish(spec.capture);
+    } catch (e) {
+      writer.failure ??= `could not finalize command artifacts: ${(e as Error).message}`;
+      s = { stdout: { text: "", bytes: 0 }, stderr: { text: "", bytes: 0 }, lineCount: 0, byteCount: 0, sha256: "" };
+    }
     const header = {
       command_id: commandId,
       status: "completed",
