@@ -167,7 +167,6 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
     for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
   }
-  const handle = runSource(rt, source, path);
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) return;
@@ -175,8 +174,12 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     process.stderr.write("[harn] signal received, flushing state...\n");
     handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
   };
+  // Before the script starts: its first statements run synchronously inside
+  // runSource and may already spawn processes; a signal in that window must
+  // not end harn with the default action, leaving them behind.
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const handle = runSource(rt, source, path);
   try {
     const outcome = await handle.outcome;
     await stdout.drained();
