@@ -182,6 +182,20 @@ println("not reached")
     for (const g of groups) await gone(g);
   });
 
+  it("after SIGINT sent the moment the script's first statement started a command", async () => {
+    const f = pidFile("early");
+    const run = harn(`
+let h = ${bgSleepers(f)}
+handle_wait(h)
+`);
+    await eventually(() => existsSync(f) && readFileSync(f, "utf8").endsWith("\n"), "the command to start");
+    run.child.kill("SIGINT");
+    const { signal } = await exited(run);
+    // harn handled the signal itself (no default-action death) and cleaned up
+    expect(signal).toBeNull();
+    await gone(groupOf(f));
+  });
+
   it("even a process that left the group cannot keep harn alive", async () => {
     const f = pidFile("escaped");
     const run = harn(`
