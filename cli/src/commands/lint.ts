@@ -2,11 +2,12 @@
  * `harn lint [options] <targets...>` (spec/cli.md §3, lint.md §5,
  * extensions.md §4 and §6).
  *
- * Every file is read and parsed first, so the module graph knows every
- * name imported across the run; then files are linted in sorted order. A
- * file that cannot be read stops the run with exit 2 (the linter could not
- * run); one that does not parse stops it with exit 1, its syntax errors
- * rendered (reference). Exit codes otherwise: 1 with an error-severity
+ * Files are read, parsed and linted one by one in sorted order; output is
+ * written once all are done (a name imported by a later file can still
+ * clear an \`unused-function\` finding of an earlier one). A file that
+ * cannot be read stops the run with exit 2 (the linter could not run); one
+ * that does not parse stops it with exit 1, its syntax errors rendered
+ * (reference), after the findings of the files before it. Exit codes otherwise: 1 with an error-severity
  * finding, with a warning under `[check] strict`/`--strict`, or with more
  * warnings than `--max-warnings`; 2 for usage and configuration errors; 0
  * else. `--fix` exits 0 unless a file cannot be read, parsed or written.
@@ -25,6 +26,7 @@ import {
   lintProgram,
   ProjectGraph,
   renderReport,
+  unusedFunctionName,
   type FileReport,
   type LintConfig,
   type LintDiagnostic,
@@ -75,20 +77,11 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 
 /** The runtime's builtin names and bundled std modules, for
  * `undefined-function` and wildcard imports of `std/...`. */
-function runtimeKnowledge(): { builtins: string[]; stdModules: Map<string, string> } {
+function runtimeKnowledge(): { builtins: Set<string>; stdModules: Map<string, string> } {
   const sink = { write() {} };
   const rt = new Runtime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {} });
   installStdlib(rt);
-  return { builtins: [...rt.builtins.keys()], stdModules: new Map(rt.stdModules) };
-}
-
-interface Loaded {
-  file: string;
-  source: string;
-  program: Program | null;
-  tokens: Token[];
-  errors: SyntaxDiagnostic[];
-  readError: string | null;
+  return { builtins: new Set(rt.builtins.keys()), stdModules: new Map(rt.stdModules) };
 }
 
 export async function runLint(targets: string[], flags: LintFlags): Promise<number> {
@@ -117,123 +110,119 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
 
   const known = runtimeKnowledge();
   const graph = new ProjectGraph({ stdModules: known.stdModules });
-  const loaded: Loaded[] = [];
-  for (const file of files) {
-    const l: Loaded = { file, source: "", program: null, tokens: [], errors: [], readError: null };
-    loaded.push(l);
-    try {
-      l.source = readFileSync(file, "utf8");
-    } catch (e) {
-      l.readError = reason(e);
-      break; // the run stops here
-    }
-    const r = parse(l.source, { file });
-    if (r.errors.length > 0) {
-      l.errors = r.errors;
-      break;
-    }
-    l.program = r.program;
-    l.tokens = r.tokens;
-    graph.addFile(file, r.program);
-  }
-
-  const style = stderrStyle();
-  const human = flags.format === "human";
-  const reports: FileReport[] = [];
-  let exit = 0;
-  let warnings = 0;
-
-  const lintFile = (l: Loaded, source: string, program: Program, tokens: Token[]): LintDiagnostic[] => {
-    const cfg = configOf.get(l.file)!;
+  const lintFile = (file: string, source: string, program: Program, tokens: Token[]): LintDiagnostic[] => {
+    const cfg = configOf.get(file)!;
     return lintProgram(program, {
       source,
       tokens,
-      file: l.file,
+      file,
       requireFileHeader: flags.requireFileHeader || cfg.requireFileHeader,
       ...(cfg.complexityThreshold !== null ? { complexityThreshold: cfg.complexityThreshold } : {}),
       externallyImported: graph.externallyImported,
-      wildcardExports: graph.wildcardExports(l.file, program),
+      wildcardExports: graph.wildcardExports(file, program),
       builtins: known.builtins,
       disabled: cfg.disabled,
       checkedHandles: flags.checkedHandles || cfg.checkedHandles,
     });
   };
+  const fatal = (file: string, source: string, errors: SyntaxDiagnostic[]): FileReport => ({
+    path: file,
+    source,
+    diagnostics: [],
+    fatal: errors.map((e) => {
+      const d = syntaxDiagnostic(e, file);
+      return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
+    }),
+  });
 
-  const emit = (r: FileReport): void => {
-    reports.push(r);
-    if (!human) return;
-    if (r.fatal.length === 0 && r.diagnostics.length === 0) {
-      if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
-    } else {
-      process.stderr.write(renderReport(r, style));
-    }
-  };
-
-  for (const l of loaded) {
-    if (l.readError !== null) {
-      process.stderr.write(`Error reading ${l.file}: ${l.readError}\n`);
+  // Files are linted one by one and their trees dropped at once (a large
+  // run never holds them all); a name another file imports is learnt when
+  // that file is reached, so `unused-function` findings are settled at the
+  // end, before anything is printed.
+  const reports: FileReport[] = [];
+  /** Files whose findings are reported (in --fix mode: the fixed ones). */
+  const shown = new Set<FileReport>();
+  let exit = 0;
+  let readError: string | null = null;
+  for (const file of files) {
+    let source: string;
+    try {
+      source = readFileSync(file, "utf8");
+    } catch (e) {
+      readError = `Error reading ${file}: ${reason(e)}\n`;
       exit = 2;
       break;
     }
-    if (l.program === null) {
-      emit({
-        path: l.file,
-        source: l.source,
-        diagnostics: [],
-        fatal: l.errors.map((e) => {
-          const d = syntaxDiagnostic(e, l.file);
-          return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
-        }),
-      });
+    const parsed = parse(source, { file });
+    if (parsed.errors.length > 0) {
+      const r = fatal(file, source, parsed.errors);
+      reports.push(r);
+      shown.add(r);
       exit = 1;
       break;
     }
-    let diagnostics = lintFile(l, l.source, l.program, l.tokens);
-    let source = l.source;
-    if (flags.fix) {
-      const fixed = applyFixes(l.source, diagnostics);
-      if (fixed.applied === 0) {
-        // nothing to fix: the reference prints nothing for the file
-        if (!human) emit({ path: l.file, source, diagnostics, fatal: [] });
-        continue;
-      }
-      try {
-        writeFileSync(l.file, fixed.text);
-      } catch (e) {
-        process.stderr.write(`Failed to write ${l.file}: ${reason(e)}\n`);
-        exit = 1;
-        break;
-      }
-      (human ? process.stdout : process.stderr).write(`${l.file}: applied ${fixed.applied} fix(es)\n`);
-      source = fixed.text;
-      const again = parse(source, { file: l.file });
-      if (again.errors.length > 0) {
-        emit({
-          path: l.file,
-          source,
-          diagnostics: [],
-          fatal: again.errors.map((e) => ({ message: syntaxDiagnostic(e, l.file).message, span: e.span, label: e.label })),
-        });
-        exit = 1;
-        break;
-      }
-      diagnostics = lintFile(l, source, again.program, again.tokens);
-      emit({ path: l.file, source, diagnostics, fatal: [] });
+    graph.addFile(file, parsed.program);
+    const diagnostics = lintFile(file, source, parsed.program, parsed.tokens);
+    if (!flags.fix) {
+      const r = { path: file, source, diagnostics, fatal: [] };
+      reports.push(r);
+      shown.add(r);
       continue;
     }
-    emit({ path: l.file, source, diagnostics, fatal: [] });
-    const fileWarnings = diagnostics.filter((d) => d.severity === "warning").length;
-    warnings += fileWarnings;
-    if (diagnostics.some((d) => d.severity === "error")) exit = Math.max(exit, 1);
-    if (fileWarnings > 0 && (flags.strict || configOf.get(l.file)!.strict)) exit = Math.max(exit, 1);
+    const fixed = applyFixes(source, diagnostics);
+    if (fixed.applied === 0) {
+      // nothing to fix: the reference prints nothing for the file
+      reports.push({ path: file, source, diagnostics, fatal: [] });
+      continue;
+    }
+    try {
+      writeFileSync(file, fixed.text);
+    } catch (e) {
+      process.stderr.write(`Failed to write ${file}: ${reason(e)}\n`);
+      exit = 1;
+      break;
+    }
+    (flags.format === "human" ? process.stdout : process.stderr).write(`${file}: applied ${fixed.applied} fix(es)\n`);
+    const again = parse(fixed.text, { file });
+    if (again.errors.length > 0) {
+      const r = fatal(file, fixed.text, again.errors);
+      reports.push(r);
+      shown.add(r);
+      exit = 1;
+      break;
+    }
+    const r = { path: file, source: fixed.text, diagnostics: lintFile(file, fixed.text, again.program, again.tokens), fatal: [] };
+    reports.push(r);
+    shown.add(r);
   }
 
-  if (!flags.fix && exit === 0 && flags.maxWarnings !== undefined && warnings > flags.maxWarnings) {
-    process.stderr.write(`error: ${warnings} warning(s) found; --max-warnings allows ${flags.maxWarnings}\n`);
-    exit = 1;
+  for (const r of reports) {
+    r.diagnostics = r.diagnostics.filter((d) => {
+      const name = unusedFunctionName(d);
+      return name === null || !graph.externallyImported.has(name);
+    });
+  }
+
+  let warnings = 0;
+  if (!flags.fix) {
+    for (const r of reports) {
+      const fileWarnings = r.diagnostics.filter((d) => d.severity === "warning").length;
+      warnings += fileWarnings;
+      if (r.diagnostics.some((d) => d.severity === "error")) exit = Math.max(exit, 1);
+      if (fileWarnings > 0 && (flags.strict || configOf.get(r.path)!.strict)) exit = Math.max(exit, 1);
+    }
   }
 
   switch (flags.format) {
+    case "human": {
+      const style = stderrStyle();
+      for (const r of reports) {
+        if (!shown.has(r)) continue;
+        if (r.fatal.length > 0 || r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
+        else if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
+      }
+      break;
+    }
     case "json":
       process.stdout.write(formatJson(reports));
       break;
@@ -243,8 +232,12 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     case "github":
       process.stdout.write(formatGithub(reports));
       break;
-    case "human":
-      break;
+  }
+  if (readError !== null) process.stderr.write(readError);
+
+  if (!flags.fix && exit === 0 && flags.maxWarnings !== undefined && warnings > flags.maxWarnings) {
+    process.stderr.write(`error: ${warnings} warning(s) found; --max-warnings allows ${flags.maxWarnings}\n`);
+    exit = 1;
   }
   return exit;
 }

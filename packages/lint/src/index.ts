@@ -18,6 +18,7 @@ export type {
 } from "./types";
 export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPLEXITY_THRESHOLD } from "./linter";
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
+export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
 export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";

@@ -34,7 +34,8 @@ export function resolveOptions(o: LintOptions = {}): ResolvedLintOptions {
     complexityThreshold: o.complexityThreshold ?? DEFAULT_COMPLEXITY_THRESHOLD,
     externallyImported: o.externallyImported ?? new Set(),
     wildcardExports: o.wildcardExports ?? new Map(),
-    extraBuiltins: new Set(o.builtins ?? []),
+    // a Set is shared as is: the CLI passes the same one for every file
+    extraBuiltins: o.builtins instanceof Set ? o.builtins : new Set(o.builtins ?? []),
     disabled,
     checkedHandles: o.checkedHandles ?? false,
   };

@@ -16,10 +16,6 @@ export interface ProjectOptions {
   readFile?: (path: string) => string;
 }
 
-interface Module {
-  program: Program | null;
-}
-
 /** Resolve an import path to a file, relative to the importing file. */
 export function resolveImport(fromFile: string, path: string): string | null {
   const base = resolve(dirname(fromFile), path);
@@ -67,10 +63,17 @@ export function moduleExports(p: Program): string[] {
   return out;
 }
 
+/**
+ * Built file by file: each added file contributes its selective imports to
+ * `externallyImported`, and the files it imports are read, parsed and
+ * summarised (their exports) on first use. Only names are kept, never
+ * syntax trees, so a large run does not hold every file in memory.
+ */
 export class ProjectGraph {
-  /** Names imported by name anywhere in the graph. */
+  /** Names imported by name anywhere in the graph so far. */
   readonly externallyImported = new Set<string>();
-  private readonly modules = new Map<string, Module>();
+  /** Exports of every module seen (null: did not parse). */
+  private readonly exports = new Map<string, string[] | null>();
   private readonly readFile: (path: string) => string;
 
   constructor(private readonly options: ProjectOptions = {}) {
@@ -80,26 +83,25 @@ export class ProjectGraph {
   /** Add a linted file (already parsed) and, transitively, what it imports. */
   addFile(file: string, program: Program): void {
     const key = resolve(file);
-    if (this.modules.get(key)?.program) return;
-    this.modules.set(key, { program });
+    if (this.exports.get(key)) return;
+    this.exports.set(key, moduleExports(program));
     this.scanImports(key, program);
   }
 
   private scanImports(file: string, program: Program): void {
     for (const item of program.items) {
       if (item.kind === "SelectiveImport") for (const n of item.names) this.externallyImported.add(n);
-      if (item.kind === "SelectiveImport" || item.kind === "ImportDecl") {
-        if (item.path.startsWith("std/")) continue;
+      if ((item.kind === "SelectiveImport" || item.kind === "ImportDecl") && !item.path.startsWith("std/")) {
         const target = resolveImport(file, item.path);
         if (target) this.load(target);
       }
     }
   }
 
-  private load(path: string): Program | null {
-    const known = this.modules.get(path);
-    if (known) return known.program;
-    this.modules.set(path, { program: null }); // cycles end here
+  private load(path: string): string[] | null {
+    const known = this.exports.get(path);
+    if (known !== undefined) return known;
+    this.exports.set(path, null); // cycles end here
     let program: Program | null = null;
     try {
       const r = parse(this.readFile(path), { file: path });
@@ -107,9 +109,10 @@ export class ProjectGraph {
     } catch {
       program = null;
     }
-    this.modules.set(path, { program });
+    const names = program ? moduleExports(program) : null;
+    this.exports.set(path, names);
     if (program) this.scanImports(path, program);
-    return program;
+    return names;
   }
 
   /** What each wildcard import of `file` brings in (null: unknown). */
@@ -134,7 +137,6 @@ export class ProjectGraph {
       }
     }
     const target = resolveImport(resolve(file), path);
-    const p = target ? this.load(target) : null;
-    return p ? moduleExports(p) : null;
+    return target ? this.load(target) : null;
   }
 }

@@ -144,7 +144,8 @@ export interface LintOptions {
   /** Exports of each wildcard `import "path"` of this file; `null` (or a
    * missing entry) means the module graph could not list them. */
   wildcardExports?: ReadonlyMap<string, readonly string[] | null>;
-  /** Extra builtin names (e.g. everything a runtime registered). */
+  /** Extra builtin names (e.g. everything a runtime registered). A Set is
+   * used as is, so pass one when linting many files. */
   builtins?: Iterable<string>;
   /** Rule ids whose diagnostics are dropped (`unreachable-code` is an
    * alias of `dead-code-after-return`). */

@@ -33,49 +33,41 @@ export const trailingComma: Rule = {
       Program() {
         const src = ctx.sourceText!;
         const stack: Open[] = [];
-        for (const t of src.tokens()) {
-          if (t.kind === "NL" || t.kind === "EOF") continue;
-          const top = stack[stack.length - 1];
-          // a brace decides what it is from its first tokens
-          if (top && (top.state === "pending" || top.state === "afterKey") && t.kind !== ")" && t.kind !== "]" && t.kind !== "}") {
-            if (top.state === "pending") top.state = isKeyToken(t) ? "afterKey" : "block";
-            else if (t.kind === ":") top.state = "candidate";
-            else if (t.kind !== "(" && t.kind !== "[") top.state = "block";
-          }
-          if (top && t.kind === "->") top.state = top.token.kind === "{" ? "block" : top.state;
-          switch (t.kind) {
-            case "(":
-            case "[":
-            case "{":
-              if (top) top.last = t;
-              stack.push({ token: t, state: t.kind === "{" ? "pending" : "candidate", commas: 0, last: null });
-              continue;
-            case ")":
-            case "]":
-            case "}": {
-              const open = stack.pop();
-              if (!open) continue;
-              const parent = stack[stack.length - 1];
-              if (parent) parent.last = t;
-              if (open.state !== "candidate" || open.commas === 0 || t.line <= open.token.line) continue;
-              const last = open.last;
-              if (!last || last.kind === ",") continue;
-              ctx.report({
-                span: src.span(last.end),
-                message: "multiline comma-separated list is missing a trailing comma",
-                help: "add a trailing comma after the last item",
-                fix: [{ span: src.span(last.end), replacement: "," }],
-              });
-              continue;
+        const tokens = src.tokens();
+        for (let i = 0; i < tokens.length; i++) {
+          const t = tokens[i]!;
+          const k = t.kind;
+          if (k === "NL" || k === "EOF") continue;
+          const top = stack.length > 0 ? stack[stack.length - 1]! : undefined;
+          if (top !== undefined) {
+            // a brace decides what it is from its first tokens
+            if (top.state === "pending") {
+              if (k !== "}") top.state = isKeyToken(t) ? "afterKey" : "block";
+            } else if (top.state === "afterKey") {
+              if (k === ":") top.state = "candidate";
+              else if (k !== "(" && k !== "[" && k !== ")" && k !== "]" && k !== "}") top.state = "block";
             }
-            case ",":
-              if (top) {
-                top.commas++;
-                top.last = t;
-              }
-              continue;
-            default:
-              if (top) top.last = t;
+            if (k === "->" && top.token.kind === "{") top.state = "block";
+          }
+          if (k === "(" || k === "[" || k === "{") {
+            if (top !== undefined) top.last = t;
+            stack.push({ token: t, state: k === "{" ? "pending" : "candidate", commas: 0, last: null });
+          } else if (k === ")" || k === "]" || k === "}") {
+            const open = stack.pop();
+            if (open === undefined) continue;
+            if (stack.length > 0) stack[stack.length - 1]!.last = t;
+            if (open.state !== "candidate" || open.commas === 0 || t.line <= open.token.line) continue;
+            const last = open.last;
+            if (last === null || last.kind === ",") continue;
+            ctx.report({
+              span: src.span(last.end),
+              message: "multiline comma-separated list is missing a trailing comma",
+              help: "add a trailing comma after the last item",
+              fix: [{ span: src.span(last.end), replacement: "," }],
+            });
+          } else if (top !== undefined) {
+            if (k === ",") top.commas++;
+            top.last = t;
           }
         }
       },
