@@ -49,7 +49,7 @@ class Parser {
     return v;
   }
 
-  /** serde_json positions: line and column of the last consumed character. */
+  /** serde_json positions: line, and column of the last consumed byte. */
   private fail(what: string): never {
     let line = 1;
     let lineStart = 0;
@@ -60,8 +60,8 @@ class Parser {
         lineStart = k + 1;
       }
     }
-    let col = 0;
-    for (const _ of this.s.slice(lineStart, end)) col++;
+    // serde_json counts columns in bytes
+    const col = Buffer.byteLength(this.s.slice(lineStart, end), "utf8");
     throw new JsonError(`${what} at line ${line} column ${col}`);
   }
 
