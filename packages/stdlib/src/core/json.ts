@@ -34,9 +34,20 @@ class JsonError {
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
 
+/** serde_json's nesting limit. */
+const MAX_DEPTH = 128;
+
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
+
+  private enter(): void {
+    if (++this.depth > MAX_DEPTH) {
+      this.i++;
+      this.fail("recursion limit exceeded");
+    }
+  }
 
   parseDocument(): Value {
     this.ws();
@@ -252,12 +263,14 @@ class Parser {
   }
 
   private array(): Value[] {
+    this.enter();
     this.i++;
     const out: Value[] = [];
     this.ws();
     if (this.i >= this.s.length) this.eof("a list");
     if (this.s[this.i] === "]") {
       this.i++;
+      this.depth--;
       return out;
     }
     for (;;) {
@@ -265,7 +278,10 @@ class Parser {
       this.ws();
       if (this.i >= this.s.length) this.eof("a list");
       const c = this.s[this.i++];
-      if (c === "]") return out;
+      if (c === "]") {
+        this.depth--;
+        return out;
+      }
       if (c !== ",") this.fail("expected `,` or `]`");
       this.ws();
       if (this.s[this.i] === "]") {
@@ -276,12 +292,14 @@ class Parser {
   }
 
   private object(): HDict {
+    this.enter();
     this.i++;
     const m = new Map<string, Value>();
     this.ws();
     if (this.i >= this.s.length) this.eof("an object");
     if (this.s[this.i] === "}") {
       this.i++;
+      this.depth--;
       return new HDict(m);
     }
     for (;;) {
@@ -300,7 +318,10 @@ class Parser {
       this.ws();
       if (this.i >= this.s.length) this.eof("an object");
       const c = this.s[this.i++];
-      if (c === "}") return new HDict(m);
+      if (c === "}") {
+        this.depth--;
+        return new HDict(m);
+      }
       if (c !== ",") this.fail("expected `,` or `}`");
       this.ws();
       if (this.s[this.i] === "}") {

@@ -6,6 +6,7 @@ import { cpLength, display, equals, HarnError, HDict, type Runtime, type Value }
 import { arg, smallIntArg, strArg } from "./args";
 import {
   camelWords,
+  checkLength,
   capitalize,
   cpSubstring,
   delimitedWords,
@@ -65,6 +66,7 @@ function formatPositional(template: string, values: Value[]): string {
 }
 
 export function padGraphemes(rt: Runtime, s: string, width: number, fill: string, side: string): string {
+  if (width > s.length) checkLength("str_pad", s.length + fill.length * width);
   const have = graphemes(rt, s).length;
   if (have >= width) return s;
   const n = width - have;

@@ -4,7 +4,15 @@
  * scalar values; the UTF-16 fast paths apply when a string has no
  * surrogates.
  */
-import { cpArray, cpLength, cpSlice, hasSurrogates, RuntimeSlot, type Runtime } from "@harn/vm";
+import { cpArray, cpLength, cpSlice, HarnError, hasSurrogates, RuntimeSlot, type Runtime } from "@harn/vm";
+
+/** V8's string length limit (2^29 - 24 UTF-16 units). */
+const MAX_STRING = 536870888;
+
+/** Fail cleanly, before JS does, when a string result would be too long. */
+export function checkLength(name: string, units: number): void {
+  if (units > MAX_STRING) throw HarnError.runtime(`${name}: result would be too large (${units} characters)`);
+}
 
 /** Unicode White_Space (what Rust's `trim` strips). JS `trim` differs: it
  * also strips U+FEFF and keeps U+0085. */

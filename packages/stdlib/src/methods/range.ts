@@ -4,7 +4,7 @@
  * lazy iterator first, so `(1 to 3).map(f)` is an iterator and
  * `(1 to 3).sum()` is 6.
  */
-import { display, HRange, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HRange, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg } from "../core/args";
 import { iterRange } from "../core/iter";
 import { callIterMethod, ITER_METHOD_NAMES } from "./iter";
@@ -18,8 +18,13 @@ export function rangeContains(r: HRange, v: Value): boolean {
   return typeof v === "number" && v >= r.start && v <= lastValue(r);
 }
 
+/** Materialising more values than this is refused with a runtime error
+ * rather than exhausting memory. */
+const MAX_RANGE_LIST = 1 << 27;
+
 export function rangeToList(r: HRange): Value[] {
   const n = r.length;
+  if (n > MAX_RANGE_LIST) throw HarnError.runtime(`to_list: range too large to materialize (${n} values)`);
   const out: Value[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = r.start + i;
   return out;

@@ -7,6 +7,7 @@ import { cpArray, cpLength, cpSlice, type MethodFn, type Runtime, type Value } f
 import { smallIntArg, strArg } from "../core/args";
 import { iterString } from "../core/iter";
 import {
+  checkLength,
   cpSubstring,
   firstCodePoint,
   indexOf,
@@ -26,7 +27,9 @@ function pad(s: string, args: Value[], left: boolean): string {
   const width = Math.max(smallIntArg(args, 0) ?? 0, 0);
   const have = cpLength(s);
   if (have >= width) return s;
-  const fill = firstCodePoint(args.length > 1 ? strArg(args, 1) : " ", " ").repeat(width - have);
+  const unit = firstCodePoint(args.length > 1 ? strArg(args, 1) : " ", " ");
+  checkLength(left ? "pad_left" : "pad_right", s.length + unit.length * (width - have));
+  const fill = unit.repeat(width - have);
   return left ? fill + s : s + fill;
 }
 
@@ -58,7 +61,9 @@ const METHODS: Record<string, (s: string, args: Value[]) => Value> = {
   chars: (s) => cpArray(s),
   repeat: (s, a) => {
     const n = smallIntArg(a, 0) ?? 1;
-    return n <= 0 ? "" : s.repeat(n);
+    if (n <= 0) return "";
+    checkLength("repeat", s.length * n);
+    return s.repeat(n);
   },
   reverse: (s) => reverse(s),
   pad_left: (s, a) => pad(s, a, true),

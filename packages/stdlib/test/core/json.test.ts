@@ -31,6 +31,8 @@ describe("json_parse", () => {
     expect(await e("")).toBe("Thrown: JSON parse error: EOF while parsing a value at line 1 column 0");
     expect(await e("[\n  01]")).toBe("Thrown: JSON parse error: invalid number at line 2 column 4");
     expect(await e("NaN")).toContain("JSON parse error: expected value");
+    expect(await e("[".repeat(1000))).toBe("Thrown: JSON parse error: recursion limit exceeded at line 1 column 129");
+    expect(display(parse("[".repeat(128) + "]".repeat(128)))).toBe("[".repeat(128) + "]".repeat(128));
     expect(await e('["é" x]')).toBe("Thrown: JSON parse error: expected `,` or `]` at line 1 column 7");
     expect(await e("// c\n1")).toContain("JSON parse error:");
   });

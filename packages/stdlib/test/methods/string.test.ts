@@ -72,6 +72,17 @@ describe("string methods", () => {
     expect(m("ab", "char_at", -1)).toBe(null);
   });
 
+  it("refuses results longer than a JS string can hold with a runtime error", () => {
+    expect(() => m("ab", "repeat", 9999999999)).toThrow();
+    try {
+      m("ab", "repeat", 9999999999);
+    } catch (e) {
+      expect((e as { description(): string }).description()).toBe("Runtime error: repeat: result would be too large (19999999998 characters)");
+    }
+    expect(() => m("a", "pad_left", 2 ** 40)).toThrow();
+    expect(() => r.call("str_pad", "a", 2 ** 40)).toThrow();
+  });
+
   it("unknown methods are nil and iter yields code points", () => {
     expect(m("ab", "frobnicate")).toBe(null);
     expect(display(r.method(m("a😀", "iter"), "to_list"))).toBe("[a, 😀]");
