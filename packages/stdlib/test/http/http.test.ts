@@ -292,3 +292,46 @@ describe("http against a real server", () => {
     await r.rt.shutdown();
   });
 });
+
+describe("http through a proxy", () => {
+  it("tunnels requests through the `proxy` option and sends proxy_auth", async () => {
+    const { createServer: createHttp } = await import("node:http");
+    const { connect } = await import("node:net");
+    const target = createHttp((req, res) => res.end(`target saw ${req.url}`));
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    const targetPort = (target.address() as { port: number }).port;
+    const seen: string[] = [];
+    const proxy = createHttp((_req, res) => {
+      res.statusCode = 405;
+      res.end();
+    });
+    proxy.on("connect", (req, client, head) => {
+      seen.push(`${req.url} ${req.headers["proxy-authorization"] ?? "-"}`);
+      const [host, port] = String(req.url).split(":");
+      const upstream = connect(Number(port), host, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const proxyPort = (proxy.address() as { port: number }).port;
+    try {
+      const r = setup();
+      const res = (await settle(
+        r.callP("http_get", `http://127.0.0.1:${targetPort}/via`, d({ proxy: `http://127.0.0.1:${proxyPort}`, proxy_auth: d({ user: "u", pass: "p" }) })),
+      )) as HDict;
+      expect(res.get("body")).toBe("target saw /via");
+      expect(seen).toEqual([`127.0.0.1:${targetPort} Basic dTpw`]);
+      await r.rt.shutdown();
+    } finally {
+      proxy.closeAllConnections();
+      target.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+});
