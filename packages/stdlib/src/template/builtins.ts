@@ -5,15 +5,17 @@
  * `Failed to read template <path>: <os error>` or
  * `[<template path> ]at <line>:<col>: <what>`.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { dirname } from "node:path";
-import { HarnError, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { cpLength, HarnError, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { osErrorText } from "../core/oserror";
 import { sourceDir } from "../core/paths";
 import { AssetPathError, resolveAsset } from "./assets";
 import { parseTemplate, TemplateError, type Template } from "./parser";
-import { renderTemplate, type RenderHost, type RenderState } from "./render";
+import { renderTemplate, type RenderHost, type RenderState, type Span } from "./render";
 
 const CACHE_LIMIT = 256;
 
@@ -73,8 +75,8 @@ function bindingsArg(args: Value[]): HDict | null {
   return b instanceof HDict ? b : null;
 }
 
-function renderSource(ctx: CallContext, source: string, path: string | null, dir: string, bindings: HDict | null): string {
-  const state: RenderState = { host: host(ctx.runtime), path, dir, stack: path ? [path] : [] };
+function renderSource(ctx: CallContext, source: string, path: string | null, dir: string, bindings: HDict | null, spans?: Span[]): string {
+  const state: RenderState = { host: host(ctx.runtime), path, dir, stack: path ? [path] : [], spans };
   try {
     return renderTemplate(compile(ctx.runtime, source), bindings, state);
   } catch (e) {
@@ -83,7 +85,7 @@ function renderSource(ctx: CallContext, source: string, path: string | null, dir
   }
 }
 
-function renderFile(args: Value[], ctx: CallContext): string {
+function renderFile(args: Value[], ctx: CallContext, spans?: Span[]): string {
   const p = strArg(args, 0);
   let resolved: string;
   try {
@@ -98,11 +100,41 @@ function renderFile(args: Value[], ctx: CallContext): string {
   } catch (e) {
     throw HarnError.thrown(`Failed to read template ${resolved}: ${osErrorText(e)}`);
   }
-  return renderSource(ctx, source, resolved, dirname(resolved), bindingsArg(args));
+  return renderSource(ctx, source, resolved, dirname(resolved), bindingsArg(args), spans);
+}
+
+const markSlot = new RuntimeSlot<Map<string, number>>("template.marks", () => new Map());
+
+/** `render_with_provenance`: the text plus where each part came from. */
+function renderWithProvenance(args: Value[], ctx: CallContext): Value {
+  const spans: Span[] = [];
+  const text = renderFile(args, ctx, spans);
+  const resolved = resolveAsset(sourceDir(ctx), strArg(args, 0));
+  const uri = pathToFileURL(resolved).href;
+  const promptId = "prompt-" + createHash("sha256").update(uri + "\u0000" + text).digest("hex").slice(0, 16);
+  // offsets in code points, like every other string index in Harn
+  const cp = (i: number) => cpLength(text.slice(0, i));
+  return HDict.of({
+    text,
+    template_uri: uri,
+    prompt_id: promptId,
+    spans: spans.map((s) =>
+      HDict.of({ kind: s.kind, start: cp(s.start), end: cp(s.end), line: s.line === 0 ? null : s.line, col: s.col === 0 ? null : s.col }),
+    ),
+  });
 }
 
 export function installTemplates(rt: Runtime): void {
-  rt.defineBuiltin("render", renderFile);
-  rt.defineBuiltin("render_prompt", renderFile);
+  rt.defineBuiltin("render", (args, ctx) => renderFile(args, ctx));
+  rt.defineBuiltin("render_prompt", (args, ctx) => renderFile(args, ctx));
+  rt.defineBuiltin("render_with_provenance", renderWithProvenance);
+  rt.defineBuiltin("prompt_mark_rendered", (args, ctx) => {
+    const id = args[0];
+    if (typeof id !== "string") throw HarnError.type("prompt_mark_rendered: prompt_id must be a string");
+    const marks = ctx.runtime.slot(markSlot);
+    const n = (marks.get(id) ?? 0) + 1;
+    marks.set(id, n);
+    return n;
+  });
   rt.defineBuiltin("render_string", (args, ctx) => renderSource(ctx, strArg(args, 0), null, sourceDir(ctx), bindingsArg(args)));
 }

@@ -44,6 +44,19 @@ export interface RenderState {
   dir: string;
   /** Resolved paths of the templates being rendered, outermost first. */
   stack: string[];
+  /** When set, each top-level directive's output range is recorded here
+   * (`render_with_provenance`). */
+  spans?: Span[];
+}
+
+/** Where a piece of rendered text came from. Offsets count UTF-16 units of
+ * the output until the builtin converts them to code points. */
+export interface Span {
+  kind: "text" | "expression" | "if" | "for" | "include";
+  start: number;
+  end: number;
+  line: number;
+  col: number;
 }
 
 class Scope {
@@ -72,7 +85,21 @@ class Scope {
 }
 
 export function renderTemplate(t: Template, bindings: HDict | null, state: RenderState): string {
-  return renderNodes(t.nodes, Scope.of(bindings), state);
+  const scope = Scope.of(bindings);
+  if (!state.spans) return renderNodes(t.nodes, scope, state);
+  // provenance: render node by node at the top level, recording ranges
+  let out = "";
+  const nested: RenderState = { ...state, spans: undefined };
+  for (const n of t.nodes) {
+    const piece = renderNodes([n], scope, nested);
+    if (piece !== "") {
+      const kind = n.k === "out" ? "expression" : n.k;
+      const pos = n.k === "text" ? { line: 0, col: 0 } : n.pos;
+      state.spans.push({ kind, start: out.length, end: out.length + piece.length, line: pos.line, col: pos.col });
+    }
+    out += piece;
+  }
+  return out;
 }
 
 function fail(state: RenderState, pos: Pos, what: string): never {

@@ -162,4 +162,21 @@ describe("render from files", () => {
     );
     expect(await failure(() => render(script, "prompts/bad.prompt", d({ x: 1 })))).toBe(`${dir}/prompts/bad.prompt at 2:9: unknown filter \`nope\``);
   });
+  it("render_with_provenance reports the URI, a stable id and spans; prompt_mark_rendered counts", async () => {
+    writeFileSync(join(dir, "prompts", "prov.prompt"), "Hi {{ name }}!{{ if x }} yes{{ end }}");
+    const ctx = ctxAt(join(dir, "s.harn"));
+    const res = r.rt.builtins.get("render_with_provenance")!(["prompts/prov.prompt", d({ name: "Åsa", x: true })], ctx) as HDict;
+    expect(res.get("text")).toBe("Hi Åsa! yes");
+    expect(res.get("template_uri")).toBe(`file://${dir}/prompts/prov.prompt`);
+    expect(res.get("prompt_id")).toMatch(/^prompt-[0-9a-f]{16}$/);
+    expect(String(res.get("spans") && (res.get("spans") as Value[]).map((x) => (x as HDict).keys().map((k) => `${k}=${String((x as HDict).get(k))}`).join(",")))).toBe(
+      "col=null,end=3,kind=text,line=null,start=0,col=4,end=6,kind=expression,line=1,start=3,col=null,end=7,kind=text,line=null,start=6,col=15,end=11,kind=if,line=1,start=7",
+    );
+    const again = r.rt.builtins.get("render_with_provenance")!(["prompts/prov.prompt", d({ name: "Åsa", x: true })], ctx) as HDict;
+    expect(again.get("prompt_id")).toBe(res.get("prompt_id"));
+    expect(r.call("prompt_mark_rendered", res.get("prompt_id"))).toBe(1);
+    expect(r.call("prompt_mark_rendered", res.get("prompt_id"))).toBe(2);
+    const e = await raised(() => r.call("prompt_mark_rendered", 5));
+    expect(e.description()).toBe("Type error: prompt_mark_rendered: prompt_id must be a string");
+  });
 });
