@@ -10,7 +10,7 @@
  * `await` when they actually got a promise (spec: design.md "Evaluation").
  */
 
-import type { Span } from "@harn/parser";
+import type { Span, TypeExpr } from "@harn/parser";
 import type { Value } from "./values";
 
 /** Where text goes. Writes are synchronous from the script's point of view. */
@@ -91,6 +91,15 @@ export class Runtime {
    * (`"std/math"` -> Harn source); the stdlib fills it, the module loader
    * reads it. */
   readonly stdModules = new Map<string, string>();
+  /**
+   * Type-alias → schema lowering (spec/stdlib.md §11.6), installed by the
+   * stdlib. The compiler calls it for `schema_of(Alias)` and for the schema
+   * argument of the schema guards (`schema_is`, `schema_check`,
+   * `schema_parse`, `schema_expect`, `is_type`, `json_validate`) when that
+   * argument names a type alias; `aliases` resolves alias names. Null means
+   * "no schema" (struct names, generics, …): the call then runs unchanged.
+   */
+  typeSchema: ((type: TypeExpr, aliases: (name: string) => TypeExpr | null) => Value | null) | null = null;
   /** Builtins denied by `--deny` / `--allow`. */
   readonly denied = new Set<string>();
   readonly stdout: OutputSink;

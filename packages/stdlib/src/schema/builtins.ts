@@ -7,6 +7,7 @@ import { err, HarnError, HDict, ok, typeOf, type Runtime, type Value } from "@ha
 import { canonicalize, SchemaError } from "./canonical";
 import { extend, partial, selectProperties, toJsonSchema } from "./convert";
 import { validate, type Validation } from "./validate";
+import { lowerType } from "./lowering";
 
 function need(name: string, args: Value[], n: number): void {
   if (args.length < n) throw HarnError.thrown(`${name} requires ${n} argument${n === 1 ? "" : "s"}`);
@@ -44,6 +45,7 @@ function dictArg(name: string, v: Value): HDict {
 }
 
 export function installSchema(rt: Runtime): void {
+  rt.typeSchema = (type, aliases) => lowerType(type, aliases);
   for (const name of ["schema_is", "is_type"]) {
     rt.defineBuiltin(name, (args, ctx) => {
       need(name, args, 2);

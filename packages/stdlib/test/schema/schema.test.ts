@@ -153,3 +153,37 @@ describe("other builtins", () => {
     expect(await thrownText(() => r.call("schema_pick", user, "id"))).toBe("schema_pick: keys must be a list");
   });
 });
+
+describe("type alias lowering (runtime.typeSchema)", async () => {
+  const { parse } = await import("@harn/parser");
+  const aliases = (src: string) => {
+    const prog = parse(src).program as unknown as { items: { kind: string; name: string; type: unknown }[] };
+    const table = new Map(prog.items.filter((n) => n.kind === "TypeDecl").map((n) => [n.name, n.type]));
+    return (name: string) => (table.get(name) ?? null) as never;
+  };
+  const lower = (src: string, name: string) => {
+    const lookup = aliases(src);
+    const t = lookup(name);
+    return show(r.rt.typeSchema!(t, lookup));
+  };
+  it("follows the spec's rules", () => {
+    const src = `type User = {name: string, age?: int, tags: list<string>, meta: dict<string, float>}
+type Color = "red" | "green"
+type Code = 1 | 2
+type Mixed = int | string | nil
+type Callback = fn(int) -> string
+type Just = "x"
+type Ref = User
+type Opt = {a?: int}`;
+    expect(lower(src, "User")).toBe(
+      "{properties: {age: {type: int}, meta: {additional_properties: {type: float}, type: dict}, name: {type: string}, tags: {items: {type: string}, type: list}}, required: [name, tags, meta], type: dict}",
+    );
+    expect(lower(src, "Color")).toBe("{enum: [red, green], type: string}");
+    expect(lower(src, "Code")).toBe("{enum: [1, 2], type: int}");
+    expect(lower(src, "Mixed")).toBe("{union: [{type: int}, {type: string}, {type: nil}]}");
+    expect(lower(src, "Callback")).toBe("{type: closure}");
+    expect(lower(src, "Just")).toBe("{const: x, type: string}");
+    expect(lower(src, "Ref")).toContain("required: [name, tags]");
+    expect(lower(src, "Opt")).toBe("{properties: {a: {type: int}}, type: dict}");
+  });
+});
