@@ -183,7 +183,7 @@ type Opt = {a?: int}`;
     expect(lower(src, "Mixed")).toBe("{union: [{type: int}, {type: string}, {type: nil}]}");
     expect(lower(src, "Callback")).toBe("{type: closure}");
     expect(lower(src, "Just")).toBe("{const: x, type: string}");
-    expect(lower(src, "Ref")).toContain("required: [name, tags]");
+    expect(lower(src, "Ref")).toContain("required: [name, tags, meta]");
     expect(lower(src, "Opt")).toBe("{properties: {a: {type: int}}, type: dict}");
   });
 });
