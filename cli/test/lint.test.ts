@@ -151,6 +151,15 @@ describe("harn.toml", () => {
     expect(harn(["lint", "lax"]).code).toBe(0);
     expect(harn(["lint", "strict"]).code).toBe(1);
   });
+  test("[lint.severity] can turn a warning into an error (exit 1) or off", () => {
+    file("harn.toml", '[lint.severity]\nlong-running-without-cleanup = "error"\n');
+    file("w.harn", WARN);
+    const r = harn(["lint", "w.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: `walk_dir` starts long-running work/);
+    file("harn.toml", '[lint.severity]\nlong-running-without-cleanup = "off"\n');
+    expect(harn(["lint", "w.harn"]).stdout).toBe("w.harn: no issues found\n");
+  });
   test("a manifest that does not parse exits 2", () => {
     file("harn.toml", "[lint\n");
     file("a.harn", CLEAN);

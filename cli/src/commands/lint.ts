@@ -123,6 +123,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       builtins: known.builtins,
       disabled: cfg.disabled,
       checkedHandles: flags.checkedHandles || cfg.checkedHandles,
+      severities: cfg.severities,
     });
   };
   const fatal = (file: string, source: string, errors: SyntaxDiagnostic[]): FileReport => ({

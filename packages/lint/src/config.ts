@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import type { Severity } from "./types";
 
 export const MANIFEST = "harn.toml";
 const MAX_DIRS = 16;
@@ -32,6 +33,9 @@ export interface LintConfig {
   checkedHandles: boolean;
   /** `[check].strict`: warnings fail the run. */
   strict: boolean;
+  /** `[lint.severity]`: per-rule severity overrides (extension; `off`
+   * disables the rule). */
+  severities: Record<string, Severity>;
 }
 
 export const DEFAULT_CONFIG: LintConfig = {
@@ -41,6 +45,7 @@ export const DEFAULT_CONFIG: LintConfig = {
   complexityThreshold: null,
   checkedHandles: false,
   strict: false,
+  severities: {},
 };
 
 /**
@@ -85,6 +90,23 @@ function ids(v: unknown, path: string, key: string): string[] {
   throw new ConfigError(path, `${path}: ${key} must be a list of rule ids`);
 }
 
+const SEVERITIES = new Set(["error", "warning", "info", "off"]);
+
+/** `[lint.severity]`: `rule-id = "error" | "warning" | "info" | "off"`. */
+function severities(v: unknown, path: string): { severities: Record<string, Severity>; off: string[] } {
+  const t = table(v, path, "lint.severity");
+  const out: Record<string, Severity> = {};
+  const off: string[] = [];
+  for (const [rule, level] of Object.entries(t)) {
+    if (typeof level !== "string" || !SEVERITIES.has(level)) {
+      throw new ConfigError(path, `${path}: [lint.severity].${rule} must be "error", "warning", "info" or "off"`);
+    }
+    if (level === "off") off.push(rule);
+    else out[rule] = level as Severity;
+  }
+  return { severities: out, off };
+}
+
 /** Read the lint-relevant keys of one manifest. */
 export function readLintConfig(path: string): LintConfig {
   let doc: Table;
@@ -100,13 +122,19 @@ export function readLintConfig(path: string): LintConfig {
   if (threshold !== undefined && !(typeof threshold === "bigint" || (typeof threshold === "number" && Number.isInteger(threshold)))) {
     throw new ConfigError(path, `${path}: [lint].complexity_threshold must be an integer`);
   }
+  const sev = severities(lint.severity, path);
   return {
     path,
-    disabled: [...ids(lint.disabled, path, "[lint].disabled"), ...ids(check.disable_rules, path, "[check].disable_rules")],
+    disabled: [
+      ...ids(lint.disabled, path, "[lint].disabled"),
+      ...ids(check.disable_rules, path, "[check].disable_rules"),
+      ...sev.off,
+    ],
     requireFileHeader: bool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
     complexityThreshold: threshold === undefined ? null : Number(threshold),
     checkedHandles: bool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
     strict: bool(check.strict, path, "[check].strict") ?? false,
+    severities: sev.severities,
   };
 }
 

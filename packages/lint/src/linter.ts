@@ -38,6 +38,7 @@ export function resolveOptions(o: LintOptions = {}): ResolvedLintOptions {
     extraBuiltins: o.builtins instanceof Set ? o.builtins : new Set(o.builtins ?? []),
     disabled,
     checkedHandles: o.checkedHandles ?? false,
+    severities: o.severities ?? {},
   };
 }
 
@@ -106,6 +107,10 @@ export function lintProgram(program: Program, options: LintOptions = {}): LintDi
 
   let out = diagnostics.filter((d) => !opts.disabled.has(d.rule));
   if (src) out = applySuppressions(out, src, RULE_IDS, active);
+  for (const d of out) {
+    const s = opts.severities[d.rule];
+    if (s !== undefined) d.severity = s;
+  }
   return sortDiagnostics(out);
 }
 

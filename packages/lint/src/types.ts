@@ -153,6 +153,8 @@ export interface LintOptions {
   /** Path-sensitive handle lifecycles (extensions.md §4) instead of the
    * reference's syntactic `long-running-without-cleanup`. */
   checkedHandles?: boolean;
+  /** Per-rule severity overrides (`[lint.severity]` in harn.toml). */
+  severities?: Readonly<Record<string, Severity>>;
 }
 
 export interface ResolvedLintOptions {
@@ -165,4 +167,5 @@ export interface ResolvedLintOptions {
   extraBuiltins: ReadonlySet<string>;
   disabled: ReadonlySet<string>;
   checkedHandles: boolean;
+  severities: Readonly<Record<string, Severity>>;
 }

@@ -50,7 +50,17 @@ describe("readLintConfig", () => {
       complexityThreshold: 30,
       checkedHandles: true,
       strict: true,
+      severities: {},
     });
+  });
+  test("[lint.severity] overrides severities; off disables", () => {
+    const p = join(root, "harn.toml");
+    writeFileSync(p, '[lint.severity]\nshadow-variable = "error"\ntrailing-comma = "off"\nunused-variable = "info"\n');
+    const c = readLintConfig(p);
+    expect(c.severities).toEqual({ "shadow-variable": "error", "unused-variable": "info" });
+    expect(c.disabled).toEqual(["trailing-comma"]);
+    writeFileSync(p, '[lint.severity]\nshadow-variable = "fatal"\n');
+    expect(() => readLintConfig(p)).toThrow('[lint.severity].shadow-variable must be "error", "warning", "info" or "off"');
   });
   test.each([
     ["[lint\n", /^failed to parse .*harn\.toml: /],

@@ -7,6 +7,11 @@ import { fixed, inMain, lint, only } from "./helpers";
 
 const rulesOf = (src: string, opts = {}): string[] => lint(src, opts).map((d) => d.rule);
 
+test("severity overrides apply to every finding of the rule", () => {
+  const ds = lint(inMain("  let total = 3"), { severities: { "unused-variable": "error" } });
+  expect(ds.map((d) => [d.rule, d.severity])).toEqual([["unused-variable", "error"]]);
+});
+
 describe("unused-variable / unused-pattern-binding", () => {
   test("an unread let fires; the message and help follow the spec", () => {
     const [d] = only("unused-variable", inMain("  let total = 3"));
