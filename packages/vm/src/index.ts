@@ -7,3 +7,4 @@ export { CompileError } from "./eval/compile";
 export { Task, CANCELLED_TEXT, ExitRequest } from "./eval/task";
 export { LOCKS, NamedLocks, makeChannel, channelSend, channelReceive } from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
+export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";

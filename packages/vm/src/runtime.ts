@@ -54,6 +54,23 @@ export interface CallContext {
    * includes and `source_dir()`. Undefined/null (e.g. `harn run -e`) means
    * the execution root `runtime.cwd`. */
   readonly sourceFile?: string | null;
+  /**
+   * A context whose calls run in a new task that belongs to agent session
+   * `sessionId` (agents.md §1.2): closures called through it, and every task
+   * they spawn, see that session as `sessionId`, so the long-running handles
+   * they start are owned by it. The new task is a child of the current one
+   * (cancelled with it) and writes its output straight into it; with
+   * `detached: true` it has no parent (it outlives the caller, as a
+   * background sub-agent must) and writes to the runtime's stdout. Optional
+   * so hand-made test contexts need not provide it.
+   */
+  inSession?(sessionId: string, options?: { detached?: boolean }): SessionCallContext;
+}
+
+/** A `CallContext` of its own task (see `CallContext.inSession`). */
+export interface SessionCallContext extends CallContext {
+  /** Cancel the session's task and everything it spawned. */
+  cancel(): void;
 }
 
 export type BuiltinFn = (args: Value[], ctx: CallContext) => Value | Promise<Value>;

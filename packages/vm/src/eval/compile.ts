@@ -36,6 +36,7 @@ import { fastBinary, isFastOp, type Operand } from "./fastops";
 import { evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
+import { lowerToolDecl } from "./tooldecl";
 
 /** A compile-time error reported before anything runs (§10). */
 export class CompileError extends Error {
@@ -409,12 +410,15 @@ export class Compiler {
         return this.fnDecl(n);
       case "ToolDecl": {
         const proto = this.compileFunction(n.name, n.params, n.body, n.span, { returnsLast: false, allowRest: true });
+        proto.isTool = true;
         const mk = this.makeClosure(proto);
         const slot = this.scope.declare(n.name, false).slot;
-        return (fr) => {
-          fr.s[slot] = mk(fr);
-          return null;
-        };
+        const interp = this.interp;
+        return (fr) =>
+          then(lowerToolDecl(n, mk(fr) as HClosure, interp.ctx(fr, null)), (reg) => {
+            fr.s[slot] = reg;
+            return null;
+          });
       }
       case "StructDecl":
         return this.structDecl(n);

@@ -59,6 +59,8 @@ export class FnProto {
   simple = false;
   /** Parameter slots, in order (for simple prototypes). */
   paramSlots: number[] = [];
+  /** The handler of a `tool` declaration (see tooldecl.ts). */
+  isTool = false;
   constructor(
     readonly name: string | null,
     readonly file: string,

@@ -7,7 +7,7 @@
 import type { Span } from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
-import type { BuiltinFn, CallContext, MethodFn, Runtime } from "../runtime";
+import type { BuiltinFn, CallContext, MethodFn, Runtime, SessionCallContext } from "../runtime";
 import {
   HBuiltinRef,
   HChannel,
@@ -32,7 +32,7 @@ import { makeGenerator, yieldFromFrame } from "./generator";
 import { located } from "./helpers";
 import { checkParams } from "./paramcheck";
 import { suggest } from "./suggest";
-import type { Task } from "./task";
+import { Task } from "./task";
 
 export const MAX_FRAMES = 512;
 /** Every 64 nested calls, a call hops to a fresh JS stack (see callClosure). */
@@ -648,6 +648,28 @@ export class VmCallContext implements CallContext {
   get sourceFile(): string {
     return this.fr.proto.file;
   }
+  get sessionId(): string {
+    return this.fr.task.sessionId;
+  }
+  /** See `CallContext.inSession`. Calls go through a stand-in for the
+   * calling frame (same function, a copy of its slots) that lives in the
+   * session's task, so late-bound names resolve exactly as in `call`. */
+  inSession(sessionId: string, options: { detached?: boolean } = {}): SessionCallContext {
+    const parent = this.fr.task;
+    const rt = this.interp.rt;
+    const task = options.detached
+      ? new Task(`${parent.id}:session`, null, (t) => rt.stdout.write(t))
+      : new Task(`${parent.id}:session`, parent, (t) => parent.write(t));
+    task.sessionId = sessionId;
+    task.depth = parent.depth;
+    const stand = new Frame(this.fr.proto, task, this.fr.dynFr, this.fr.dynSite);
+    for (let i = 0; i < this.fr.s.length; i++) stand.s[i] = this.fr.s[i]!;
+    const c = new VmSessionContext(this.interp, stand);
+    stand.ctx = c;
+    c.site = this.site;
+    c.span = this.span;
+    return c;
+  }
   call(fn: Value, args: Value[]): Value | Promise<Value> {
     const site = this.site!;
     const fr = this.fr;
@@ -671,5 +693,11 @@ export class VmCallContext implements CallContext {
   }
   err(text: string): void {
     this.interp.rt.stderr.write(text);
+  }
+}
+
+class VmSessionContext extends VmCallContext implements SessionCallContext {
+  cancel(): void {
+    this.fr.task.cancel();
   }
 }

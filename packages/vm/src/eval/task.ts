@@ -27,6 +27,10 @@ export class Task {
   promise: Promise<void> | null = null;
   awaited = false;
   readonly children = new Set<Task>();
+  /** Agent session owning the work of this task (agents.md §1.2): `""` is
+   * the root scope. Spawned tasks inherit it; `CallContext.inSession` sets
+   * it for the code an agent loop runs. */
+  sessionId: string;
 
   constructor(
     readonly id: string,
@@ -35,6 +39,7 @@ export class Task {
   ) {
     this.buf = sink ? null : [];
     this.signal = this.ac.signal;
+    this.sessionId = parent ? parent.sessionId : "";
     if (parent) {
       parent.children.add(this);
       if (parent.ac.signal.aborted) this.ac.abort(parent.ac.signal.reason);
