@@ -39,6 +39,7 @@ import { installTime } from "./time/builtins";
 import { installHttp } from "./http/builtins";
 import { installTemplates } from "./template/builtins";
 import { installLongRunning } from "./longrun/index";
+import { installAgents } from "./agent/index";
 import { installSchema } from "./schema/builtins";
 import { installStdModules } from "./std/index";
 import { installFormats } from "./formats/builtins";
@@ -81,6 +82,7 @@ export function installStdlib(rt: Runtime): void {
   installHttp(rt);
   installTemplates(rt);
   installLongRunning(rt);
+  installAgents(rt);
   installSchema(rt);
   installStdModules(rt);
   installFormats(rt);
@@ -104,3 +106,6 @@ export {
   type FeedbackListener,
   type HostBridge,
 } from "./longrun/index";
+
+/** The agent layer: loop, tools, mock provider, background sub-agents. */
+export { installAgents, setBackgroundGrace, cancelBackgroundTasks, LONG_RUNNING_NOTE } from "./agent/index";

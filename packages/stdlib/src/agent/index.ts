@@ -1,0 +1,37 @@
+/**
+ * The agent layer (spec/agents.md §2–§3, extensions.md §1–§2): the mock
+ * provider and `llm_mock*`, `llm_call`, tool registries and declarations,
+ * `agent_loop` with long-running agent tools and `agent_resume`, and
+ * background sub-agents.
+ */
+import type { Runtime } from "@harn/vm";
+import { backgroundPool } from "./background/pool";
+import { installBackgroundBuiltins } from "./background/tools";
+import { installLlmCall } from "./llm/builtins";
+import { installAgentLoop } from "./loop/builtins";
+import { installMockBuiltins } from "./mock/builtins";
+import { installToolRegistry } from "./tools/registry";
+
+export { LONG_RUNNING_NOTE } from "./tools/spec";
+export { MockProvider } from "./mock/provider";
+export { mockState, globMatch, matchText } from "./mock/state";
+export { runAgentLoop } from "./loop/run";
+
+export function installAgents(rt: Runtime): void {
+  installMockBuiltins(rt);
+  installLlmCall(rt);
+  installToolRegistry(rt);
+  installAgentLoop(rt);
+  installBackgroundBuiltins(rt);
+}
+
+/** `harn run --background-grace`: how long the end of the script waits for
+ * running background sub-agents (0 cancels them at once). */
+export function setBackgroundGrace(rt: Runtime, ms: number): void {
+  backgroundPool(rt).graceMs = Math.max(0, ms);
+}
+
+/** Stop every background sub-agent (Ctrl-C). */
+export function cancelBackgroundTasks(rt: Runtime): void {
+  backgroundPool(rt).cancelAll();
+}

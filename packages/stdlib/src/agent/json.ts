@@ -1,0 +1,72 @@
+/**
+ * Harn values ↔ plain JSON for the agent layer. Transcripts, requests,
+ * yielded loop states and mock records are plain JSON (the provider layer
+ * speaks it and `agent_resume` must accept a state that went through
+ * `json_stringify` / `json_parse`); scripts see Harn values.
+ */
+import { randomBytes } from "node:crypto";
+import { display, float, HDict, HFloat, intFromNumber, isInt, type Value } from "@harn/vm";
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** Harn value → JSON. Dict keys come out sorted (dicts are sorted maps);
+ * values JSON cannot hold (closures, sets, …) become their display text. */
+export function toJson(v: Value): Json {
+  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (Array.isArray(v)) return v.map(toJson);
+  if (v instanceof HFloat) return v.v;
+  if (v instanceof HDict) {
+    const o: JsonObject = {};
+    for (const k of v.keys()) o[k] = toJson(v.get(k));
+    return o;
+  }
+  return isInt(v) ? Number(v) : display(v);
+}
+
+/** JSON → Harn value; integral numbers become ints. */
+export function fromJson(x: unknown): Value {
+  if (x === null || x === undefined) return null;
+  switch (typeof x) {
+    case "string":
+    case "boolean":
+      return x;
+    case "number":
+      return Number.isInteger(x) ? intFromNumber(x) : float(x);
+    case "object": {
+      if (Array.isArray(x)) return x.map(fromJson);
+      const m = new Map<string, Value>();
+      for (const [k, v] of Object.entries(x as Record<string, unknown>)) if (v !== undefined) m.set(k, fromJson(v));
+      return new HDict(m);
+    }
+    default:
+      return null;
+  }
+}
+
+export function isObject(x: unknown): x is JsonObject {
+  return x !== null && typeof x === "object" && !Array.isArray(x);
+}
+
+/** A UUID v7 (time-ordered), for anonymous session and transcript ids. */
+export function uuidV7(nowMs: number = Date.now()): string {
+  const b = randomBytes(16);
+  let t = BigInt(nowMs);
+  for (let i = 5; i >= 0; i--) {
+    b[i] = Number(t & 0xffn);
+    t >>= 8n;
+  }
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Whole-number JS value of an int-or-float option, or undefined. */
+export function numberOf(v: Value): number | undefined {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (v instanceof HFloat) return v.v;
+  return undefined;
+}

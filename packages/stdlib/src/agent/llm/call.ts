@@ -1,0 +1,56 @@
+/**
+ * One model call for `llm_call` and the agent loop: mock interception
+ * (spec/agents.md §3.1), then the provider layer's retries, backoff and
+ * fallback (§5.3–§5.4). Errors keep the provider layer's classes; the
+ * callers turn them into their own script-visible shapes (§3.8).
+ */
+import type { Runtime } from "@harn/vm";
+import { LlmError } from "../../llm/errors";
+import type { LlmMessage, LlmRequest, LlmResponse, LlmToolDefinition } from "../../llm/types";
+import { mockState } from "../mock/state";
+import { agentClient } from "./client";
+import type { LlmSettings } from "./options";
+
+export interface ModelRequest {
+  system: string | null;
+  messages: LlmMessage[];
+  tools: LlmToolDefinition[] | null;
+}
+
+export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest, signal: AbortSignal): Promise<LlmResponse> {
+  const intercept = llm.provider === "mock" || mockState(rt).intercepting;
+  const request: LlmRequest = {
+    provider: intercept ? "mock" : llm.provider,
+    model: llm.model,
+    system: req.system,
+    messages: req.messages,
+    tools: req.tools && req.tools.length > 0 ? req.tools : null,
+    tool_choice: llm.toolChoice ?? null,
+    max_tokens: llm.maxTokens,
+    temperature: llm.temperature ?? null,
+    top_p: llm.topP ?? null,
+    top_k: llm.topK ?? null,
+    stop: llm.stop ?? null,
+    seed: llm.seed ?? null,
+    frequency_penalty: llm.frequencyPenalty ?? null,
+    presence_penalty: llm.presencePenalty ?? null,
+    stream: llm.stream,
+    timeout_ms: llm.timeoutMs,
+    // The mock records the normalised thinking option (§3.7); real
+    // providers get no thinking parameters (P2).
+    extra: intercept ? { thinking: llm.thinking } : null,
+  };
+  try {
+    return await agentClient(rt).completeWithRetries(request, {
+      signal,
+      retries: llm.retries,
+      backoffMs: llm.backoffMs,
+      fallbackChain: intercept ? null : llm.fallbackChain,
+      fallbackModels: llm.fallbackModels,
+    });
+  } catch (e) {
+    // Errors report the provider the script asked for (§3.8).
+    if (e instanceof LlmError && intercept) throw e.withTarget(llm.provider, llm.model);
+    throw e;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The LLM options shared by `llm_call` and `agent_loop` (spec/agents.md
+ * §2.2), read from a Harn options dict, and the provider target they
+ * resolve to (§5.1, with mock interception of §3.1).
+ */
+import { display, HarnError, HDict, HFloat, type Runtime, type Value } from "@harn/vm";
+import { LlmSetupError } from "../../llm/errors";
+import type { LlmToolChoice } from "../../llm/types";
+import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
+import type { JsonObject } from "../json";
+import { mockState } from "../mock/state";
+import { agentClient } from "./client";
+
+export const TRANSCRIPT_REMOVED =
+  "llm_call / agent_loop: the `transcript` option was removed. Open or open-and-resume a session with agent_session_open(id) and pass `session_id: id` instead.";
+
+export interface LlmSettings {
+  /** The provider and model the script asked for (what errors report). */
+  provider: string;
+  model: string;
+  /** Answered by the mock (provider `mock`, or mocks queued). */
+  intercept: boolean;
+  maxTokens: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string | string[];
+  seed?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  timeoutMs: number;
+  stream: boolean;
+  toolChoice?: LlmToolChoice;
+  retries: number;
+  backoffMs: number;
+  fallbackChain?: string[] | string;
+  fallbackModels?: Record<string, string>;
+  thinking: JsonObject;
+}
+
+/** Convert a provider-layer setup failure into the script-visible shape. */
+export function setupError(e: LlmSetupError): HarnError {
+  return e.shape === "thrown" ? HarnError.thrown(e.message) : HarnError.runtime(e.message);
+}
+
+export function num(v: Value): number | undefined {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (v instanceof HFloat) return v.v;
+  return undefined;
+}
+
+function str(v: Value): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function toolChoice(v: Value): LlmToolChoice | undefined {
+  if (v === "auto" || v === "none" || v === "required") return v;
+  if (v instanceof HDict && typeof v.get("name") === "string") return { name: v.get("name") as string };
+  return undefined;
+}
+
+/** `thinking` normalised as §3.7 describes (a dict tagged by `mode`). */
+function thinkingOf(options: HDict): JsonObject {
+  const t = options.get("thinking");
+  const effort = options.get("reasoning_effort");
+  if (t === true) return { mode: "enabled", budget_tokens: null };
+  if (t === "adaptive") return { mode: "adaptive" };
+  if (t instanceof HDict) {
+    const mode = t.get("mode");
+    if (mode === "adaptive") return { mode: "adaptive" };
+    if (mode === "disabled" || t.get("enabled") === false) return { mode: "disabled" };
+    const level = t.get("effort") ?? t.get("level");
+    if (typeof level === "string") return { mode: "effort", level };
+    return { mode: "enabled", budget_tokens: num(t.get("budget_tokens")) ?? null };
+  }
+  if (typeof effort === "string") return { mode: "effort", level: effort };
+  return { mode: "disabled" };
+}
+
+export interface LlmDefaults {
+  retries: number;
+  backoffMs: number;
+}
+
+/**
+ * Read the LLM options. Resolves provider and model; unless the mock
+ * answers, checks that the provider's API key is there (§5.1: the key check
+ * happens when options are parsed, before any request).
+ */
+export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaults): LlmSettings {
+  if (options.has("transcript")) throw HarnError.thrown(TRANSCRIPT_REMOVED);
+  const client = agentClient(rt);
+  let target;
+  try {
+    target = client.resolve({
+      provider: str(options.get("provider")),
+      model: str(options.get("model")),
+      model_tier: str(options.get("model_tier")),
+    });
+  } catch (e) {
+    if (e instanceof LlmSetupError) throw setupError(e);
+    throw e;
+  }
+  const intercept = target.provider === "mock" || mockState(rt).intercepting;
+  if (!intercept) {
+    try {
+      client.requireKey(target.provider);
+    } catch (e) {
+      if (e instanceof LlmSetupError) throw setupError(e);
+      throw e;
+    }
+  }
+  const stop = options.get("stop");
+  const chain = options.get("fallback_chain");
+  const models = options.get("fallback_models");
+  const settings: LlmSettings = {
+    provider: target.provider,
+    model: target.model,
+    intercept,
+    maxTokens: num(options.get("max_tokens")) ?? 16384,
+    temperature: num(options.get("temperature")),
+    topP: num(options.get("top_p")),
+    topK: num(options.get("top_k")),
+    stop: typeof stop === "string" ? stop : Array.isArray(stop) ? stop.map((s) => (typeof s === "string" ? s : display(s))) : undefined,
+    seed: num(options.get("seed")),
+    frequencyPenalty: num(options.get("frequency_penalty")),
+    presencePenalty: num(options.get("presence_penalty")),
+    timeoutMs: resolveTimeoutMs(num(options.get("timeout")), rt.env),
+    stream: resolveStream(typeof options.get("stream") === "boolean" ? (options.get("stream") as boolean) : null, rt.env),
+    toolChoice: toolChoice(options.get("tool_choice")),
+    retries: Math.max(0, num(options.get("llm_retries")) ?? defaults.retries),
+    backoffMs: Math.max(0, num(options.get("llm_backoff_ms")) ?? defaults.backoffMs),
+    thinking: thinkingOf(options),
+  };
+  if (typeof chain === "string") settings.fallbackChain = chain;
+  else if (Array.isArray(chain)) settings.fallbackChain = chain.filter((c): c is string => typeof c === "string");
+  if (models instanceof HDict) {
+    settings.fallbackModels = {};
+    for (const k of models.keys()) {
+      const m = models.get(k);
+      if (typeof m === "string") settings.fallbackModels[k] = m;
+    }
+  }
+  return settings;
+}

@@ -1,0 +1,191 @@
+/**
+ * `agent_loop` (spec/agents.md §2.1, positional and dict form),
+ * `agent_resume`, `agent_update`, `agent_resolve` (extensions.md §1.4–§1.5)
+ * and `agent_session_current_id` (§2.11).
+ */
+import { display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { longRunState } from "../../longrun/index";
+import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json";
+import { agentSessions } from "../sessions";
+import { resultText } from "../tools/dispatch";
+import { newProgress, resultDict, type LoopProgress, type PendingCall } from "./result";
+import { runAgentLoop, TOOL_UPDATE_KIND, type LoopStart } from "./run";
+import { appendUpdate, messagesFromJson, type Msg } from "./transcript";
+
+function text(v: Value): string {
+  return typeof v === "string" ? v : display(v);
+}
+
+/** The call forms of §2.1. */
+function loopStart(args: Value[]): LoopStart {
+  if (args.length === 1 && args[0] instanceof HDict) {
+    const d = args[0];
+    const task = d.get("task") ?? d.get("prompt");
+    if (task === null && !d.has("messages")) throw HarnError.runtime("agent_loop: dict form requires `task`, `prompt` or `messages`");
+    const system = d.get("system");
+    const options = d.without("task").without("prompt").without("system");
+    return { task: task === null ? null : text(task), system: system === null ? null : text(system), options };
+  }
+  const task = args[0] ?? null;
+  const system = args[1] ?? null;
+  const options = args[2] instanceof HDict ? args[2] : HDict.empty();
+  return { task: task === null ? "" : text(task), system: system === null ? null : text(system), options };
+}
+
+/** A yielded state: the result dict of an `input_required` loop, as it
+ * came back (possibly through `json_stringify` / `json_parse`), or the
+ * session id of a named session that yielded. */
+interface Yielded {
+  resume: JsonObject;
+  messages: Msg[];
+  progress: LoopProgress;
+}
+
+function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
+  let dict: JsonObject | null = null;
+  if (typeof state === "string") {
+    const paused = agentSessions(rt).named.get(state)?.paused;
+    if (!paused) throw HarnError.runtime(`${builtin}: session '${state}' has no yielded loop to resume`);
+    dict = paused;
+  } else if (state instanceof HDict) {
+    const j = toJson(state);
+    if (isObject(j) && isObject(j.resume)) {
+      const t = j.transcript;
+      dict = { ...j.resume, messages: isObject(t) ? (t.messages ?? []) : [] };
+    }
+  }
+  if (!dict || !isObject(dict.progress)) {
+    throw HarnError.runtime(`${builtin}: expected the result of a loop that stopped with status "input_required" (or its session id)`);
+  }
+  const progress = { ...newProgress(), ...(dict.progress as object) } as LoopProgress;
+  return { resume: dict, messages: messagesFromJson(dict.messages ?? []), progress };
+}
+
+/** `results`: `{call_id: value}` or a list of `{call_id, result}` /
+ * `{call_id, error}`. */
+function resultTexts(results: Value): Map<string, string> {
+  const out = new Map<string, string>();
+  if (results instanceof HDict) {
+    for (const id of results.keys()) out.set(id, resultText(results.get(id)));
+  } else if (Array.isArray(results)) {
+    for (const r of results) {
+      if (!(r instanceof HDict)) continue;
+      const id = r.get("call_id");
+      if (typeof id !== "string") throw HarnError.runtime("agent_resume: every result needs a string `call_id`");
+      out.set(id, r.has("error") ? `Error: ${text(r.get("error"))}` : resultText(r.get("result")));
+    }
+  } else if (results !== null) {
+    throw HarnError.runtime("agent_resume: results must be a dict {call_id: value} or a list of {call_id, result} / {call_id, error}");
+  }
+  return out;
+}
+
+function applyResults(y: Yielded, results: Map<string, string>): void {
+  const pending = y.progress.pending;
+  for (const id of results.keys()) {
+    if (!pending.some((p) => p.call_id === id)) {
+      const ids = pending.map((p) => p.call_id);
+      throw HarnError.runtime(`agent_resume: unknown tool call id '${id}' (pending: ${ids.length > 0 ? ids.join(", ") : "none"})`);
+    }
+  }
+  for (const [id, t] of results) {
+    const call = pending.find((p) => p.call_id === id)!;
+    appendUpdate(y.messages, id, call.tool, t);
+  }
+  y.progress.pending = pending.filter((p) => !results.has(p.call_id));
+}
+
+async function agentResume(args: Value[], ctx: CallContext): Promise<Value> {
+  const rt = ctx.runtime;
+  const y = yieldedState(rt, args[0] ?? null, "agent_resume");
+  applyResults(y, resultTexts(args[1] ?? null));
+  const extra = args[2] instanceof HDict ? args[2] : HDict.empty();
+  const r = y.resume;
+  const sessionId = String(r.session_id);
+  const anonymous = r.anonymous === true;
+  if (y.progress.pending.length > 0 && extra.get("partial") !== true) {
+    // Still waiting for some calls: no model call is made.
+    const resume: JsonObject = { ...r, progress: structuredClone(y.progress) as unknown as Json };
+    delete resume.messages;
+    if (!anonymous) agentSessions(rt).named.set(sessionId, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
+    return resultDict({
+      status: "input_required",
+      sessionId,
+      messages: y.messages,
+      progress: y.progress,
+      durationMs: 0,
+      toolMode: (isObject(r.options) && r.options.tool_format === "native") ? "native" : "text",
+      resume,
+    });
+  }
+  const base = fromJson(isObject(r.options) ? r.options : {}) as HDict;
+  const m = new Map(base.map);
+  for (const k of extra.keys()) if (k !== "partial") m.set(k, extra.get(k));
+  if (!anonymous) m.set("session_id", sessionId);
+  return runAgentLoop(ctx, {
+    task: null,
+    system: typeof r.system === "string" ? r.system : null,
+    options: new HDict(m),
+    resumed: {
+      sessionId,
+      anonymous,
+      messages: y.messages,
+      progress: y.progress,
+      tools: Array.isArray(r.tools) ? r.tools.filter(isObject) : [],
+    },
+  });
+}
+
+/** `agent_update(state_or_session, call_id, update)`: a progress (or final)
+ * response for a pending call. A live loop (session id) picks it up at its
+ * next preflight; a yielded state comes back with the update recorded. */
+function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: boolean): Value {
+  const target = args[0] ?? null;
+  const callId = args[1] ?? null;
+  if (typeof callId !== "string") throw HarnError.runtime(`${builtin}: call_id must be a string`);
+  const value = args[2] ?? null;
+  const update: JsonObject = final ? { call_id: callId, status: "completed", text: resultText(value) } : updateBody(callId, value);
+  if (typeof target === "string" && !agentSessions(ctx.runtime).named.get(target)?.paused) {
+    longRunState(ctx.runtime).inject(target, TOOL_UPDATE_KIND, JSON.stringify(update));
+    return null;
+  }
+  const y = yieldedState(ctx.runtime, target, builtin);
+  const call = y.progress.pending.find((p: PendingCall) => p.call_id === callId);
+  if (!call) {
+    const ids = y.progress.pending.map((p) => p.call_id);
+    throw HarnError.runtime(`${builtin}: unknown tool call id '${callId}' (pending: ${ids.length > 0 ? ids.join(", ") : "none"})`);
+  }
+  appendUpdate(y.messages, callId, call.tool, typeof update.text === "string" ? update.text : resultText(value));
+  if (final) y.progress.pending = y.progress.pending.filter((p) => p !== call);
+  const resume: JsonObject = { ...y.resume, progress: structuredClone(y.progress) as unknown as Json };
+  delete resume.messages;
+  if (typeof target === "string") agentSessions(ctx.runtime).named.set(target, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
+  return resultDict({
+    status: "input_required",
+    sessionId: String(y.resume.session_id),
+    messages: y.messages,
+    progress: y.progress,
+    durationMs: 0,
+    toolMode: isObject(y.resume.options) && y.resume.options.tool_format === "native" ? "native" : "text",
+    resume,
+  });
+}
+
+function updateBody(callId: string, value: Value): JsonObject {
+  if (value instanceof HDict) {
+    const j = toJson(value) as JsonObject;
+    return { ...j, call_id: callId, status: typeof j.status === "string" ? j.status : "running", text: display(value) };
+  }
+  return { call_id: callId, status: "running", text: resultText(value) };
+}
+
+export function installAgentLoop(rt: Runtime): void {
+  rt.defineBuiltin("agent_loop", (args, ctx) => runAgentLoop(ctx, loopStart(args)));
+  rt.defineBuiltin("agent_resume", agentResume);
+  rt.defineBuiltin("agent_update", (args, ctx) => agentUpdate(args, ctx, "agent_update", false));
+  rt.defineBuiltin("agent_resolve", (args, ctx) => agentUpdate(args, ctx, "agent_resolve", true));
+  rt.defineBuiltin("agent_session_current_id", (_args, ctx) => {
+    const id = ctx.sessionId;
+    return id === undefined || id === "" ? null : id;
+  });
+}

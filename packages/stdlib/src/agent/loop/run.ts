@@ -1,0 +1,507 @@
+/**
+ * The agent loop (spec/agents.md §2.7): a plain async function over
+ * (runtime, provider, tools, options, transcript). Each turn: preflight
+ * (drain pending feedback, §2.8), one model call, tool dispatch (§2.6) or
+ * the text-only branch (nudges, sentinel), and the stop conditions.
+ * Long-running agent tools (extensions.md §1) add the pending-call
+ * bookkeeping and `on_pending`; session-end cleanup (§1.15) runs in a
+ * `finally` on every exit path.
+ */
+import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, truthy, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
+import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
+import { longRunState, type FeedbackItem } from "../../longrun/index";
+import { backgroundBuiltins, backgroundTools } from "../background/tools";
+import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
+import { callModel } from "../llm/call";
+import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
+import { agentSessions } from "../sessions";
+import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
+import { BACKGROUND_TOOL_NAMES, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
+import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
+import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
+import { newProgress, resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
+import {
+  appendUpdate,
+  feedbackMessage,
+  messagesFromJson,
+  requestMessages,
+  textResultsMessage,
+  toolMessage,
+  userMessage,
+  type CallResult,
+  type Msg,
+} from "./transcript";
+
+/** Where a loop starts: a fresh task, or a yielded state being resumed. */
+export interface LoopStart {
+  task: string | null;
+  system: string | null;
+  options: HDict;
+  resumed?: {
+    sessionId: string;
+    anonymous: boolean;
+    messages: Msg[];
+    progress: LoopProgress;
+    /** Tool definitions of the yielded state (used when `tools` is not
+     * passed again; they have no handlers). */
+    tools: JsonObject[];
+  };
+}
+
+/** Feedback kind of a call-addressed update (`agent_update`,
+ * `agent_resolve`): content `{call_id, status, …}`. */
+export const TOOL_UPDATE_KIND = "tool_update";
+
+const FINAL_STATUSES = new Set(["completed", "failed", "done", "error"]);
+
+export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
+  const rt = ctx.runtime;
+  const settings = readLoopSettings(start.options);
+  const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
+  const { specs, builtins } = loopTools(start, settings);
+  const sessions = agentSessions(rt);
+  const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7()}`;
+  const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
+  let messages: Msg[];
+  if (start.resumed) messages = start.resumed.messages;
+  else {
+    const prefix = settings.sessionId !== null ? (sessions.named.get(sessionId)?.messages ?? []) : [];
+    const given = start.options.get("messages");
+    const initial = Array.isArray(given) ? messagesFromJson(toJson(given)) : [userMessage(start.task ?? "")];
+    messages = [...prefix.map((m) => structuredClone(m)), ...initial];
+  }
+  const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
+  const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? newProgress(), start);
+  sessions.active.add(sessionId);
+  let status: LoopStatus | null = null;
+  const started = Date.now();
+  try {
+    status = await loop.run();
+    return loop.result(status, Date.now() - started, anonymous);
+  } finally {
+    sessions.active.delete(sessionId);
+    if (settings.sessionId !== null || !anonymous) {
+      sessions.named.set(sessionId, { messages: loop.messages, paused: status === "input_required" ? loop.resumeState(anonymous) : null });
+    }
+    // A yielded loop is paused, not ended: its handles produce the results
+    // the script will resume it with.
+    if (status !== "input_required") {
+      const lr = longRunState(rt);
+      lr.cancelSession(sessionId);
+      if (anonymous) lr.discardSession(sessionId);
+    }
+  }
+}
+
+function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool> } {
+  const builtins = shortCircuitTools();
+  const specs: ToolSpec[] = [];
+  const toolsOption = start.options.get("tools");
+  if (toolsOption !== null || !start.resumed) {
+    const { entries, named } = toolEntries(toolsOption);
+    for (const e of entries) {
+      const s = specOf(e);
+      if (!s) continue;
+      validateSpec(s, e);
+      specs.push(s);
+    }
+    for (const n of named) if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
+  } else {
+    for (const t of start.resumed.tools) {
+      const s = specOf(new HDict(new Map(Object.entries(t).map(([k, v]) => [k, v as Value]))));
+      if (s) specs.push(s);
+    }
+  }
+  if (settings.backgroundTasks) {
+    for (const s of backgroundTools()) {
+      if (!specs.some((x) => x.name === s.name)) specs.push(s);
+    }
+  }
+  return { specs, builtins };
+}
+
+/** Data-only copy of an options dict (closures dropped), for a yielded
+ * state that must survive `json_stringify`. */
+function dataOnly(v: Value): Json | undefined {
+  if (v instanceof HClosure || v instanceof HBuiltinRef) return undefined;
+  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
+  if (v instanceof HDict) {
+    const o: JsonObject = {};
+    for (const k of v.keys()) {
+      const d = dataOnly(v.get(k));
+      if (d !== undefined) o[k] = d;
+    }
+    return o;
+  }
+  return toJson(v);
+}
+
+export class AgentLoop {
+  private readonly toolMap: Map<string, ToolSpec>;
+  private readonly nativeTools: LlmToolDefinition[];
+
+  constructor(
+    readonly rt: Runtime,
+    readonly ctx: CallContext,
+    readonly settings: LoopSettings,
+    readonly llm: LlmSettings,
+    readonly tools: ToolSpec[],
+    readonly builtins: Map<string, BuiltinTool>,
+    readonly sessionId: string,
+    readonly messages: Msg[],
+    readonly progress: LoopProgress,
+    readonly start: LoopStart,
+  ) {
+    this.toolMap = new Map(tools.map((t) => [t.name, t]));
+    this.nativeTools = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
+    if (settings.backgroundTasks) {
+      for (const [name, fn] of backgroundBuiltins(this, runAgentLoop)) this.builtins.set(name, fn);
+    }
+  }
+
+  get hasTools(): boolean {
+    return this.tools.length > 0;
+  }
+
+  systemPrompt(): string | null {
+    const parts: string[] = [];
+    if (this.start.system) parts.push(this.start.system);
+    const s = this.settings;
+    if (this.hasTools && s.toolFormat === "text") parts.push(toolContract(this.tools, s.persistent, s.doneSentinel));
+    if (s.persistent && !(this.hasTools && s.toolFormat === "text")) {
+      parts.push(`Keep working until the task is complete. When it is, end your reply with ${s.doneSentinel}.`);
+    } else if (s.persistent) {
+      parts.push("Keep working until the task is complete; use the tools to make progress.");
+    }
+    return parts.length > 0 ? parts.join("\n\n") : null;
+  }
+
+  async run(): Promise<LoopStatus> {
+    const s = this.settings;
+    const p = this.progress;
+    while (p.iteration < s.maxIterations) {
+      await this.preflight();
+      const res = await this.callModel();
+      p.iteration++;
+      p.inputTokens += res.input_tokens;
+      p.outputTokens += res.output_tokens;
+      p.text += res.text;
+      p.lastText = res.text;
+      const { calls, parseErrors, fromText } = this.toolCallsOf(res);
+      const sentinel = s.persistent && this.sentinelRequested(res.text);
+      if (calls.length > 0) {
+        p.consecutiveTextOnly = 0;
+        const stop = await this.toolTurn(res, calls, parseErrors, fromText);
+        if (stop !== null) return stop;
+        if (sentinel) return "done";
+      } else {
+        this.messages.push({ role: "assistant", content: res.text });
+        if (sentinel) {
+          if (this.hasTools && !p.toolEverCalled) {
+            this.messages.push(
+              feedbackMessage("sentinel_without_action", `You signalled completion without calling any tool. Use a tool to make progress before finishing with ${s.doneSentinel}.`),
+            );
+          } else return "done";
+        } else if (parseErrors.length > 0) {
+          this.messages.push(feedbackMessage("parse_error", parseErrors.join("\n")));
+        } else if (!s.persistent) {
+          return "done";
+        } else {
+          p.consecutiveTextOnly++;
+          if (p.consecutiveTextOnly > s.maxNudges) return "stuck";
+          const nudge = s.nudge ?? (this.hasTools ? "Continue — use a tool call to make progress." : "Continue — make progress in your reply.");
+          this.messages.push(feedbackMessage("nudge", nudge));
+        }
+      }
+      if (s.tokenBudget !== null && p.inputTokens + p.outputTokens >= s.tokenBudget) return "budget_exhausted";
+    }
+    return s.maxIterations > 0 ? "budget_exhausted" : "done";
+  }
+
+  /** §2.8: yield once, then take this session's (and the root scope's)
+   * queued items: call updates for pending long-running calls, everything
+   * else as runtime-feedback messages. */
+  private async preflight(): Promise<void> {
+    const items = await longRunState(this.rt).drainForTurn(this.sessionId);
+    for (const item of items) this.applyItem(item, true);
+  }
+
+  /** Apply one drained item; returns whether it resolved a pending call. */
+  private applyItem(item: FeedbackItem, asFeedback: boolean): boolean {
+    if (item.kind === TOOL_UPDATE_KIND) {
+      const u = parseObject(item.content);
+      if (u && typeof u.call_id === "string" && this.applyCallUpdate(u.call_id, u)) return true;
+    } else if (item.kind === "tool_result" && item.handleId !== null) {
+      const call = this.progress.pending.find((c) => c.handle_id === item.handleId);
+      if (call) {
+        const status = item.payload?.status;
+        this.resolve(call, item.content, typeof status === "string" && FINAL_STATUSES.has(status));
+        return true;
+      }
+    }
+    if (asFeedback && item.kind !== "prefill_assistant") this.messages.push(feedbackMessage(item.kind, item.content));
+    return false;
+  }
+
+  /** An update `{call_id, status, result?, error?, …}` for a pending call. */
+  private applyCallUpdate(callId: string, u: JsonObject): boolean {
+    const call = this.progress.pending.find((c) => c.call_id === callId);
+    if (!call) return false;
+    const status = typeof u.status === "string" ? u.status : "running";
+    const final = FINAL_STATUSES.has(status);
+    let text: string;
+    if (final && "error" in u) text = `Error: ${typeof u.error === "string" ? u.error : JSON.stringify(u.error)}`;
+    else if (final && "result" in u) text = typeof u.text === "string" ? u.text : JSON.stringify(u.result);
+    else text = typeof u.text === "string" ? u.text : JSON.stringify(Object.fromEntries(Object.entries(u).filter(([k]) => k !== "call_id" && k !== "text")));
+    this.resolve(call, text, final);
+    return true;
+  }
+
+  /** Record a later response for a pending call (the latest one is what
+   * the model sees, extensions.md §1.5); a final one ends the pending. */
+  resolve(call: PendingCall, text: string, final: boolean): void {
+    appendUpdate(this.messages, call.call_id, call.tool, text);
+    if (final) this.progress.pending = this.progress.pending.filter((c) => c !== call);
+  }
+
+  private async callModel(): Promise<LlmResponse> {
+    try {
+      return await callModel(
+        this.rt,
+        this.llm,
+        { system: this.systemPrompt(), messages: requestMessages(this.messages), tools: this.nativeTools },
+        this.ctx.signal,
+      );
+    } catch (e) {
+      if (e instanceof LlmInterrupted && this.ctx.signal.aborted) throw this.ctx.signal.reason;
+      // agent_loop does not wrap provider errors (§3.8).
+      if (e instanceof LlmError) throw HarnError.categorized(e.message, e.category);
+      if (e instanceof LlmSetupError) throw setupError(e);
+      throw e;
+    }
+  }
+
+  private toolCallsOf(res: LlmResponse): { calls: ToolCall[]; parseErrors: string[]; fromText: boolean } {
+    if (res.tool_calls.length > 0) {
+      return { calls: res.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as JsonObject })), parseErrors: [], fromText: false };
+    }
+    if (!this.hasTools) return { calls: [], parseErrors: [], fromText: false };
+    const parsed = parseTextToolCalls(res.text);
+    const n = this.progress.iteration;
+    return {
+      calls: parsed.calls.map((c, i) => ({ id: `text_call_${n}_${i + 1}`, name: c.name, arguments: c.arguments })),
+      parseErrors: parsed.errors,
+      fromText: true,
+    };
+  }
+
+  private sentinelRequested(text: string): boolean {
+    const s = this.settings.doneSentinel;
+    if (this.hasTools && this.settings.toolFormat === "native") return text.includes(s);
+    if (!this.hasTools) return visibleText(text).includes(s) || text.includes(s);
+    return hasDoneBlock(text, s);
+  }
+
+  /** Dispatch a turn's calls; returns a final status when the loop must
+   * stop, else null. */
+  private async toolTurn(res: LlmResponse, calls: ToolCall[], parseErrors: string[], fromText: boolean): Promise<LoopStatus | null> {
+    const s = this.settings;
+    const p = this.progress;
+    if (s.toolFormat === "native") {
+      this.messages.push({
+        role: "assistant",
+        content: res.text,
+        tool_calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+      });
+    } else {
+      this.messages.push({ role: "assistant", content: fromText ? res.text : canonicalText(res.text, calls) });
+    }
+    const outcomes: CallOutcome[] = [];
+    const results: CallResult[] = [];
+    const newPending: PendingCall[] = [];
+    for (const call of calls) {
+      const out = await dispatchCall(call, this.toolMap, this.ctx, this.builtins);
+      outcomes.push(out);
+      if (out.ran) {
+        p.calls.push(call.name);
+        p.toolEverCalled = true;
+      }
+      if (out.status === "ok" && !p.successful.includes(call.name)) p.successful.push(call.name);
+      if (out.status === "rejected" && !p.rejected.includes(call.name)) p.rejected.push(call.name);
+      results.push({ tool_call_id: call.id, name: call.name, text: out.text });
+      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, call.name, out.text));
+      const tool = this.toolMap.get(call.name);
+      if (tool?.longRunning && out.status === "ok") newPending.push(pendingCall(call, out.value));
+    }
+    if (s.toolFormat !== "native") this.messages.push(textResultsMessage(results));
+    if (parseErrors.length > 0) this.messages.push(feedbackMessage("parse_guidance", parseErrors.join("\n")));
+    p.pending.push(...newPending);
+    p.consecutiveSingleToolTurns = calls.length === 1 ? p.consecutiveSingleToolTurns + 1 : 0;
+    if (newPending.length > 0) {
+      if (s.onPending === "yield") return "input_required";
+      if (s.onPending === "wait") await this.waitFor(newPending);
+    }
+    if (s.postTurnCallback !== null && (await this.postTurn(outcomes))) return "done";
+    if (s.stopAfterSuccessfulTools && outcomes.some((o) => o.status === "ok" && s.stopAfterSuccessfulTools!.includes(o.name))) return "done";
+    return null;
+  }
+
+  /** `post_turn_callback(info)`: nil/"" nothing, a string is injected,
+   * `true` or `{stop: true}` stops the loop. */
+  private async postTurn(outcomes: CallOutcome[]): Promise<boolean> {
+    const p = this.progress;
+    const names = outcomes.map((o) => o.name);
+    const info = HDict.of({
+      tool_names: names,
+      tool_results: outcomes.map((o) => HDict.of({ tool_name: o.name, status: o.status, rejected: o.status === "rejected" })),
+      successful_tool_names: outcomes.filter((o) => o.status === "ok").map((o) => o.name),
+      tool_count: outcomes.length,
+      iteration: p.iteration,
+      failed: outcomes.some((o) => o.status !== "ok"),
+      consecutive_single_tool_turns: p.consecutiveSingleToolTurns,
+      session_tools_used: p.calls.slice(),
+      session_successful_tools: p.successful.slice(),
+    });
+    let r = this.ctx.call(this.settings.postTurnCallback, [info]);
+    if (isPromise<Value>(r)) r = await r;
+    if (r === true) return true;
+    if (typeof r === "string") {
+      if (r !== "") this.messages.push(feedbackMessage("post_turn_callback", r));
+      return false;
+    }
+    if (r instanceof HDict) {
+      const m = r.get("message");
+      if (typeof m === "string" && m !== "") this.messages.push(feedbackMessage("post_turn_callback", m));
+      return truthy(r.get("stop"));
+    }
+    return false;
+  }
+
+  /**
+   * `on_pending: "wait"`: block until every call of the batch has a final
+   * result — its handle's completion, or an `agent_resolve` — bounded by
+   * `pending_timeout_ms`. Never polls: it wakes on queue pushes and handle
+   * settlement; every timer and listener is released on exit.
+   */
+  private async waitFor(batch: PendingCall[]): Promise<void> {
+    const lr = longRunState(this.rt);
+    const deadline = Date.now() + this.settings.pendingTimeoutMs;
+    const open = () => batch.filter((c) => this.progress.pending.includes(c));
+    for (;;) {
+      const ids = new Set(open().map((c) => c.call_id));
+      const handles = new Set(open().flatMap((c) => (c.handle_id ? [c.handle_id] : [])));
+      const mine = lr.drain(
+        (it) =>
+          (it.kind === TOOL_UPDATE_KIND && (it.sessionId === this.sessionId || it.sessionId === "") && ids.has(parseObject(it.content)?.call_id as string)) ||
+          (it.kind === "tool_result" && it.handleId !== null && handles.has(it.handleId)),
+      );
+      for (const it of mine) this.applyItem(it, false);
+      for (const c of open()) {
+        if (c.handle_id && !lr.isRunning(c.handle_id) && lr.findPayload(c.handle_id) === null) {
+          this.resolve(c, `Error: the operation behind this call (handle ${c.handle_id}) was cancelled`, true);
+        }
+      }
+      const left = open();
+      if (left.length === 0) return;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        for (const c of left) this.resolve(c, `Error: tool call ${c.call_id} (${c.tool}) did not finish within ${this.settings.pendingTimeoutMs} ms`, true);
+        return;
+      }
+      await this.wake(remaining, left);
+    }
+  }
+
+  private wake(ms: number, calls: PendingCall[]): Promise<void> {
+    const lr = longRunState(this.rt);
+    const round = new AbortController();
+    const signal = this.ctx.signal;
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        off();
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        round.abort();
+        if (error !== undefined) reject(error);
+        else resolve();
+      };
+      const onAbort = () => finish(signal.reason);
+      const off = lr.onFeedback(() => finish());
+      const timer = setTimeout(() => finish(), ms);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // A cancelled handle pushes nothing; its settlement wakes us too.
+      for (const c of calls) {
+        if (!c.handle_id) continue;
+        lr.waitForPayload(c.handle_id, null, round.signal).then(
+          (item) => {
+            if (item) this.applyItem(item, false);
+            finish();
+          },
+          () => {},
+        );
+      }
+      if (signal.aborted) onAbort();
+    });
+  }
+
+  result(status: LoopStatus, durationMs: number, anonymous: boolean): HDict {
+    let final = status;
+    const req = this.settings.requireSuccessfulTools;
+    if (final === "done" && req && !req.some((n) => this.progress.successful.includes(n))) final = "failed";
+    return resultDict({
+      status: final,
+      sessionId: this.sessionId,
+      messages: this.messages,
+      progress: this.progress,
+      durationMs,
+      toolMode: this.settings.toolFormat,
+      resume: final === "input_required" ? this.resumeState(anonymous) : null,
+    });
+  }
+
+  /** What `agent_resume` needs besides the transcript (extensions.md §1.4). */
+  resumeState(anonymous: boolean): JsonObject {
+    const options = (dataOnly(this.start.options.without("tools").without("messages")) ?? {}) as JsonObject;
+    return {
+      version: 1,
+      session_id: this.sessionId,
+      anonymous,
+      system: this.start.system,
+      options,
+      tools: this.tools
+        .filter((t) => t.builtin === null)
+        .map((t) => ({
+          name: t.name,
+          description: t.description,
+          parameters: toJson(t.parameters),
+          executor: t.executor,
+          long_running: t.longRunning,
+        })),
+      progress: structuredClone(this.progress) as unknown as Json,
+    };
+  }
+}
+
+function pendingCall(call: ToolCall, initial: Value): PendingCall {
+  const handle = initial instanceof HDict ? initial.get("handle_id") : null;
+  return {
+    call_id: call.id,
+    tool: call.name,
+    args: call.arguments,
+    initial: toJson(initial),
+    handle_id: typeof handle === "string" ? handle : null,
+  };
+}
+
+function parseObject(text: string): JsonObject | null {
+  try {
+    const v = JSON.parse(text) as Json;
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+}

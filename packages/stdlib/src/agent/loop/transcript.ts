@@ -1,0 +1,125 @@
+/**
+ * The conversation of an agent loop as plain JSON messages, the
+ * runtime-feedback wrapper (spec/agents.md §2.8), tool-result messages in
+ * both formats (§2.6 step 9), and transcript consolidation
+ * (extensions.md §1.5).
+ *
+ * Stored messages may carry bookkeeping keys that never reach a model:
+ * - `tool_results` on a text-format results message: one
+ *   `{tool_call_id, name, text}` per call, so the message can be re-rendered
+ *   with a later response for a call;
+ * - `update_of`: a later response (progress or final) for a call id;
+ * - `superseded`: this response was replaced by a later one (on a results
+ *   entry of a text-format message, or on a native tool message).
+ */
+import type { LlmMessage } from "../../llm/types";
+import { isObject, type Json, type JsonObject } from "../json";
+
+export type Msg = JsonObject & { role: string };
+
+const INTERNAL_KEYS = ["tool_results", "update_of", "superseded"];
+
+export function escapeKind(kind: string): string {
+  return kind.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** A runtime-feedback text: `<runtime_feedback kind="K">\n…\n</runtime_feedback>`. */
+export function feedbackText(kind: string, content: string): string {
+  return `<runtime_feedback kind="${escapeKind(kind)}">\n${content.trim()}\n</runtime_feedback>`;
+}
+
+export function feedbackMessage(kind: string, content: string): Msg {
+  return { role: "user", content: feedbackText(kind, content) };
+}
+
+export function userMessage(content: string): Msg {
+  return { role: "user", content };
+}
+
+export interface CallResult {
+  tool_call_id: string;
+  name: string;
+  text: string;
+  superseded?: boolean;
+}
+
+function resultBlock(r: { name: string; text: string }): string {
+  return `[result of ${r.name}]\n${r.text}\n[end of ${r.name} result]`;
+}
+
+/** The text-format message answering a turn's calls. */
+export function textResultsMessage(results: CallResult[]): Msg {
+  return {
+    role: "user",
+    content: feedbackText("tool_results", results.map(resultBlock).join("\n\n")),
+    tool_results: results.map((r) => ({ tool_call_id: r.tool_call_id, name: r.name, text: r.text })),
+  };
+}
+
+/** The native-format message answering one call. */
+export function toolMessage(id: string, name: string, text: string): Msg {
+  return { role: "tool", tool_call_id: id, name, content: text };
+}
+
+/**
+ * Record a later response for call `id`: every earlier response of that
+ * call is flagged superseded and the update is appended.
+ */
+export function appendUpdate(messages: Msg[], id: string, name: string, text: string): void {
+  for (const m of messages) {
+    if (m.role === "tool" && m.tool_call_id === id) m.superseded = true;
+    if (Array.isArray(m.tool_results)) {
+      for (const r of m.tool_results) if (isObject(r) && r.tool_call_id === id) r.superseded = true;
+    }
+  }
+  messages.push({ role: "tool", tool_call_id: id, name, content: text, update_of: id });
+}
+
+/**
+ * The messages sent to the model: for every call id only its latest
+ * response is kept, at the position of the original result; later
+ * responses are not sent on their own, and bookkeeping keys are removed.
+ */
+export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
+  // One pass in order: originals precede their updates, so the last
+  // response seen for an id is the latest.
+  const latest = new Map<string, string>();
+  for (const m of messages) {
+    if (m.role === "tool" && typeof m.tool_call_id === "string" && typeof m.content === "string") latest.set(m.tool_call_id, m.content);
+    if (Array.isArray(m.tool_results)) {
+      for (const r of m.tool_results) {
+        if (isObject(r) && typeof r.tool_call_id === "string" && typeof r.text === "string") latest.set(r.tool_call_id, r.text);
+      }
+    }
+  }
+  const out: LlmMessage[] = [];
+  for (const m of messages) {
+    if (typeof m.update_of === "string") continue;
+    const copy: JsonObject = {};
+    for (const [k, v] of Object.entries(m)) if (!INTERNAL_KEYS.includes(k)) copy[k] = v as Json;
+    if (m.role === "tool" && typeof m.tool_call_id === "string") {
+      copy.content = latest.get(m.tool_call_id) ?? (m.content as Json);
+    } else if (Array.isArray(m.tool_results)) {
+      const rs = m.tool_results.filter(isObject).map((r) => ({
+        name: String(r.name),
+        text: latest.get(String(r.tool_call_id)) ?? String(r.text),
+      }));
+      copy.content = feedbackText("tool_results", rs.map(resultBlock).join("\n\n"));
+    }
+    out.push(copy as unknown as LlmMessage);
+  }
+  return out;
+}
+
+/** Messages from a script value (`messages` option, a transcript). */
+export function messagesFromJson(x: Json): Msg[] {
+  if (!Array.isArray(x)) return [];
+  const out: Msg[] = [];
+  for (const m of x) {
+    if (!isObject(m)) continue;
+    const role = typeof m.role === "string" ? m.role : "user";
+    // Role first: the mock's match text walks keys in document order (§3.3).
+    out.push({ role, ...m } as Msg);
+  }
+  return out;
+}

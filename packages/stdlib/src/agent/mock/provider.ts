@@ -1,0 +1,149 @@
+/**
+ * The mock LLM provider (spec/agents.md §3.3–§3.6). It implements the same
+ * `LlmProvider` interface as the real adapters: each call yields normalized
+ * events that the shared accumulator folds, and failures are classified
+ * `LlmError`s that go through the shared retry logic (with 0 ms backoff,
+ * because the provider is `offline`). Everything above it — `llm_call`,
+ * the agent loop, retries — therefore runs offline exactly as it would
+ * against a real server.
+ */
+import { cpArray } from "@harn/vm";
+import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
+import type { LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
+import { isObject, type Json, type JsonObject } from "../json";
+import { matchText, type MockEntry, type MockState } from "./state";
+
+export class MockProvider implements LlmProvider {
+  readonly name = "mock";
+  readonly offline = true;
+
+  constructor(private readonly state: MockState) {}
+
+  async *stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
+    signal.throwIfAborted();
+    const messages = request.messages as unknown as Json[];
+    // Recorded before matching (§3.1), so error entries and retries show up.
+    this.state.calls.push({
+      messages: structuredClone(messages),
+      system: request.system ?? null,
+      tools: request.tools && request.tools.length > 0 ? (structuredClone(request.tools) as unknown as Json[]) : null,
+      thinking: thinkingOf(request),
+    });
+    const text = matchText(messages);
+    const entry = this.state.take(text);
+    if (entry) yield* this.scripted(entry, request, text);
+    else yield* defaultReply(request);
+  }
+
+  private *scripted(entry: MockEntry, request: LlmRequest, text: string): Iterable<LlmEvent> {
+    if (entry.error) {
+      const message = errorMessage(entry.error);
+      throw errorFromMessage({ provider: request.provider, model: request.model }, message, {
+        category: entry.error.category,
+        retryAfterMs: retryAfterFromMessage(message, Date.now()),
+      });
+    }
+    if (entry.thinking) yield { kind: "reasoning_delta", text: entry.thinking };
+    if (entry.text !== "") yield { kind: "text_delta", text: entry.text };
+    for (let i = 0; i < entry.toolCalls.length; i++) {
+      const c = entry.toolCalls[i]!;
+      const id = `mock_call_${i + 1}`;
+      yield { kind: "tool_call_start", id, name: c.name };
+      yield { kind: "tool_call_delta", id, args_fragment: JSON.stringify(c.arguments) };
+    }
+    yield {
+      kind: "completed",
+      input_tokens: entry.inputTokens ?? Buffer.byteLength(text, "utf8"),
+      output_tokens: entry.outputTokens ?? 30,
+      reasoning_tokens: 0,
+      cache_read_tokens: entry.cacheReadTokens ?? 0,
+      cache_write_tokens: entry.cacheWriteTokens ?? 0,
+      stop_reason: entry.stopReason,
+      model: entry.model,
+    };
+  }
+}
+
+/** `message` plus the `retry-after: <seconds>` line of §3.5. */
+function errorMessage(e: { message: string; retryAfterMs?: number }): string {
+  if (e.retryAfterMs === undefined) return e.message;
+  const sep = e.message === "" || e.message.endsWith("\n") ? "" : "\n";
+  // `ms / 1000` as a plain number: 2500 → 2.5, 1000 → 1.
+  return `${e.message}${sep}retry-after: ${String(e.retryAfterMs / 1000)}\n`;
+}
+
+function thinkingOf(request: LlmRequest): JsonObject {
+  const t = request.extra?.thinking;
+  return isObject(t as Json) ? (t as JsonObject) : { mode: "disabled" };
+}
+
+/**
+ * What the mock says when no entry matches (§3.6): a call to the first
+ * native tool with placeholder arguments, else `Mock response to <N>-word
+ * prompt: <first 100 chars>` (wrapped in the tagged protocol when the system
+ * prompt asks for `<done>`).
+ */
+function* defaultReply(request: LlmRequest): Iterable<LlmEvent> {
+  const p = lastPromptText(request.messages as unknown[]);
+  const inputTokens = Buffer.byteLength(p, "utf8");
+  const tools = request.tools ?? [];
+  if (tools.length > 0) {
+    const tool = tools[0]!;
+    yield { kind: "tool_call_start", id: "mock_call_1", name: tool.name };
+    yield { kind: "tool_call_delta", id: "mock_call_1", args_fragment: JSON.stringify(placeholderArgs(tool)) };
+    yield { kind: "completed", input_tokens: inputTokens, output_tokens: 20, reasoning_tokens: 0, model: request.model };
+    return;
+  }
+  const words = p.split(/\s+/).filter((w) => w !== "").length;
+  const body = p.trim() === "" ? "Mock LLM response" : `Mock response to ${words}-word prompt: ${cpArray(p).slice(0, 100).join("")}`;
+  const text = (request.system ?? "").includes("<done>") ? `<assistant_prose>${body}</assistant_prose>\n<done>##DONE##</done>` : body;
+  yield { kind: "text_delta", text };
+  yield { kind: "completed", input_tokens: inputTokens, output_tokens: 30, reasoning_tokens: 0, model: request.model };
+}
+
+/** The text of the last message whose content has non-whitespace text. */
+export function lastPromptText(messages: readonly unknown[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isObject(m as Json)) continue;
+    const leaves: string[] = [];
+    collectStrings((m as JsonObject).content, leaves);
+    const t = leaves.join("\n");
+    if (t.trim() !== "") return t;
+  }
+  return "";
+}
+
+function collectStrings(x: unknown, out: string[]): void {
+  if (typeof x === "string") {
+    if (x !== "") out.push(x);
+  } else if (Array.isArray(x)) {
+    for (const y of x) collectStrings(y, out);
+  } else if (x !== null && typeof x === "object") {
+    for (const v of Object.values(x)) collectStrings(v, out);
+  }
+}
+
+const PLACEHOLDERS: Readonly<Record<string, Json>> = {
+  string: "",
+  integer: 0,
+  number: 0.0,
+  boolean: false,
+  array: [],
+  object: {},
+};
+
+/** Every required parameter filled with a placeholder of its type. */
+function placeholderArgs(tool: LlmToolDefinition): JsonObject {
+  const schema = tool.parameters ?? {};
+  const props = isObject(schema.properties as Json) ? (schema.properties as JsonObject) : {};
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  const out: JsonObject = {};
+  for (const name of required) {
+    if (typeof name !== "string") continue;
+    const p = props[name];
+    const type = isObject(p as Json) && typeof (p as JsonObject).type === "string" ? ((p as JsonObject).type as string) : "string";
+    out[name] = structuredClone(PLACEHOLDERS[type] ?? "");
+  }
+  return out;
+}

@@ -1,0 +1,27 @@
+/**
+ * Per-runtime agent bookkeeping: named sessions (spec/agents.md §2.11)
+ * and the sessions whose loops are running now.
+ */
+import { RuntimeSlot, type Runtime } from "@harn/vm";
+import type { JsonObject } from "./json";
+import type { Msg } from "./loop/transcript";
+
+export interface StoredSession {
+  messages: Msg[];
+  /** The yielded state of a loop that stopped with `input_required`, so
+   * `agent_resume(session_id, …)` can continue it. */
+  paused: JsonObject | null;
+}
+
+export class AgentSessions {
+  readonly named = new Map<string, StoredSession>();
+  /** Session ids of loops running now (a loop may nest inside another's
+   * tool handler, and background sub-agents run beside them). */
+  readonly active = new Set<string>();
+}
+
+const SESSIONS = new RuntimeSlot<AgentSessions>("agent.sessions", () => new AgentSessions());
+
+export function agentSessions(rt: Runtime): AgentSessions {
+  return rt.slot(SESSIONS);
+}
