@@ -22,6 +22,8 @@ export interface RunOptions {
   cwd?: string;
   /** Called after the runtime is built, before the program runs. */
   setup?: (rt: Runtime) => void;
+  /** Also copy stderr to the test process's stderr (debugging). */
+  echo?: boolean;
 }
 
 export async function runHarn(source: string, opts: RunOptions = {}): Promise<RunResult> {
@@ -29,7 +31,7 @@ export async function runHarn(source: string, opts: RunOptions = {}): Promise<Ru
   let stderr = "";
   const rt = new Runtime({
     stdout: { write: (t) => void (stdout += t) },
-    stderr: { write: (t) => void (stderr += t) },
+    stderr: { write: (t) => void ((stderr += t), opts.echo && process.stderr.write(t)) },
     cwd: opts.cwd ?? mkdtempSync(join(tmpdir(), "harn-agent-test-")),
     env: { HARN_LLM_CALLS_DISABLED: "1", ...(opts.env ?? {}) },
     argv: null,

@@ -140,6 +140,10 @@ function dataOnly(v: Value): Json | undefined {
 export class AgentLoop {
   private readonly toolMap: Map<string, ToolSpec>;
   private readonly nativeTools: LlmToolDefinition[];
+  /** Call ids already in the transcript: providers (the mock above all,
+   * whose ids restart at `mock_call_1` in every response) may repeat ids
+   * across turns, and consolidation and resumption address calls by id. */
+  private readonly usedIds = new Set<string>();
 
   constructor(
     readonly rt: Runtime,
@@ -154,6 +158,11 @@ export class AgentLoop {
     readonly start: LoopStart,
   ) {
     this.toolMap = new Map(tools.map((t) => [t.name, t]));
+    for (const m of messages) {
+      if (typeof m.tool_call_id === "string") this.usedIds.add(m.tool_call_id);
+      if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
+      if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
+    }
     this.nativeTools = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
     if (settings.backgroundTasks) {
       for (const [name, fn] of backgroundBuiltins(this, runAgentLoop)) this.builtins.set(name, fn);
@@ -282,15 +291,24 @@ export class AgentLoop {
     }
   }
 
+  /** A call id not used before in this transcript (`id`, else `id_2`, …). */
+  private uniqueId(id: string): string {
+    let out = id;
+    for (let k = 2; this.usedIds.has(out); k++) out = `${id}_${k}`;
+    this.usedIds.add(out);
+    return out;
+  }
+
   private toolCallsOf(res: LlmResponse): { calls: ToolCall[]; parseErrors: string[]; fromText: boolean } {
     if (res.tool_calls.length > 0) {
-      return { calls: res.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as JsonObject })), parseErrors: [], fromText: false };
+      const calls = res.tool_calls.map((c) => ({ id: this.uniqueId(c.id), name: c.name, arguments: c.arguments as JsonObject }));
+      return { calls, parseErrors: [], fromText: false };
     }
     if (!this.hasTools) return { calls: [], parseErrors: [], fromText: false };
     const parsed = parseTextToolCalls(res.text);
     const n = this.progress.iteration;
     return {
-      calls: parsed.calls.map((c, i) => ({ id: `text_call_${n}_${i + 1}`, name: c.name, arguments: c.arguments })),
+      calls: parsed.calls.map((c, i) => ({ id: this.uniqueId(`text_call_${n}_${i + 1}`), name: c.name, arguments: c.arguments })),
       parseErrors: parsed.errors,
       fromText: true,
     };
