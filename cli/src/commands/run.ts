@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
+import { cancelBackgroundTasks, setBackgroundGrace } from "@harn/stdlib";
 import { HarnError, type OutputSink } from "@harn/vm";
 import { createRuntime, exitCodeFor, type Paint, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
 import type { SetExitCode } from "./index";
@@ -91,8 +92,14 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("-e <code>", "run inline code (wrapped in `pipeline main(task) { … }`)")
     .option("--deny <builtins>", "deny the listed builtins (comma-separated)")
     .option("--allow <builtins>", "deny every builtin except the listed ones and the core set")
+    .option(
+      "--background-grace <duration>",
+      "how long to wait at exit for running background sub-agents (e.g. 30s, 5m; a plain number is seconds; 0 cancels them)",
+      parseGrace,
+      DEFAULT_BACKGROUND_GRACE_MS,
+    )
     .passThroughOptions()
-    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string }, cmd: Command) => {
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number }, cmd: Command) => {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
@@ -108,7 +115,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       if (positionals.length > 1) cmd.error(`error: unexpected argument '${positionals[1]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
       if (opts.deny !== undefined && opts.allow !== undefined) cmd.error("error: the argument '--deny <builtins>' cannot be used with '--allow <builtins>'", { exitCode: 2 });
       file = positionals[0];
-      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow });
+      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow, backgroundGraceMs: opts.backgroundGrace });
       setExitCode(code);
     });
   void usage;
@@ -120,6 +127,18 @@ interface RunArgs {
   argv: string[];
   deny?: string;
   allow?: string;
+  backgroundGraceMs?: number;
+}
+
+/** extensions.md §2: background sub-agents get 5 minutes to finish at exit. */
+const DEFAULT_BACKGROUND_GRACE_MS = 5 * 60 * 1000;
+
+/** `--background-grace`: `500ms`, `30s`, `5m`, `1h`, or plain seconds. */
+function parseGrace(v: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(v);
+  if (!m) usage(`invalid duration '${v}' (expected e.g. 30s, 5m or 0)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "ms" | "s" | "m" | "h"];
+  return Math.round(Number(m[1]) * unit);
 }
 
 async function runCommand(args: RunArgs): Promise<number> {
@@ -167,12 +186,14 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
     for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
   }
+  setBackgroundGrace(rt, args.backgroundGraceMs ?? DEFAULT_BACKGROUND_GRACE_MS);
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) return;
     interrupted = true;
     process.stderr.write("[harn] signal received, flushing state...\n");
     handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
+    cancelBackgroundTasks(rt);
   };
   // Before the script starts: its first statements run synchronously inside
   // runSource and may already spawn processes; a signal in that window must

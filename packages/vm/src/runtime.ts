@@ -125,6 +125,7 @@ export class Runtime {
   readonly env: Record<string, string | undefined>;
   private readonly slots = new Map<RuntimeSlot<unknown>, unknown>();
   private readonly disposers: Disposer[] = [];
+  private readonly exitHooks: Disposer[] = [];
 
   constructor(options: RuntimeOptions) {
     this.stdout = options.stdout;
@@ -164,8 +165,24 @@ export class Runtime {
     };
   }
 
-  /** Run every registered disposer, newest first. Never throws. */
+  /** Register work that must finish when the program has ended but before
+   * any disposer releases resources (the grace period of background
+   * sub-agents, which still use processes and connections). Runs once, in
+   * registration order. */
+  beforeShutdown(hook: Disposer): void {
+    this.exitHooks.push(hook);
+  }
+
+  /** Run the before-shutdown hooks, then every registered disposer, newest
+   * first. Never throws. */
   async shutdown(): Promise<void> {
+    for (const h of this.exitHooks.splice(0)) {
+      try {
+        await h();
+      } catch {
+        // a failing hook must not prevent cleanup
+      }
+    }
     while (this.disposers.length > 0) {
       const d = this.disposers.pop()!;
       try {

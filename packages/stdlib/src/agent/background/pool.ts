@@ -166,12 +166,10 @@ function formatGrace(ms: number): string {
 }
 
 const POOL = new RuntimeSlot<BackgroundPool>("agent.background", (rt) => {
-  // The long-running state exists first, so this disposer (registered
-  // later) runs before its script-end cleanup: sub-agents finishing in the
-  // grace period still have their handles.
-  longRunState(rt);
   const pool = new BackgroundPool(rt);
-  rt.onShutdown(() => pool.atExit());
+  // Before any disposer runs: sub-agents finishing in the grace period
+  // still have their handles, processes and connections.
+  rt.beforeShutdown(() => pool.atExit());
   return pool;
 });
 
