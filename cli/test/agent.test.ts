@@ -15,7 +15,7 @@ const bin = join(root, "cli/bin/harn.mjs");
 let dir: string;
 
 function harn(args: string[]) {
-  const env = { ...process.env, HARN_LLM_CALLS_DISABLED: "1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, HARN_LLM_CALLS_DISABLED: "1" };
   // Node warns when NO_COLOR and FORCE_COLOR are both set, even if empty.
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;

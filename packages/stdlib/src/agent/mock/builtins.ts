@@ -83,6 +83,8 @@ export function parseMockEntry(config: Value): MockEntry {
   entry.cacheWriteTokens = optInt(config, "cache_write_tokens") ?? optInt(config, "cache_creation_input_tokens");
   entry.thinking = optString(config, "thinking");
   entry.stopReason = optString(config, "stop_reason");
+  const delay = optInt(config, "delay_ms");
+  if (delay !== undefined && delay > 0) entry.delayMs = delay;
   const error = config.get("error");
   if (error !== null) entry.error = parseError(error);
   return entry;

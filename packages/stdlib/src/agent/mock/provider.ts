@@ -31,6 +31,7 @@ export class MockProvider implements LlmProvider {
     });
     const text = matchText(messages);
     const entry = this.state.take(text);
+    if (entry?.delayMs !== undefined) await sleep(entry.delayMs, signal);
     if (entry) yield* this.scripted(entry, request, text);
     else yield* defaultReply(request);
   }
@@ -62,6 +63,21 @@ export class MockProvider implements LlmProvider {
       model: entry.model,
     };
   }
+}
+
+/** A timer the signal clears (nothing keeps Node alive after a cancel). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** `message` plus the `retry-after: <seconds>` line of §3.5. */

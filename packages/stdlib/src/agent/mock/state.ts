@@ -31,6 +31,9 @@ export interface MockEntry {
   stopReason?: string;
   model: string;
   error?: MockError;
+  /** [extension, P2] Resolve after this many milliseconds (agents.md §8):
+   * stands in for model latency so background work can progress. */
+  delayMs?: number;
 }
 
 /** One intercepted call as `llm_mock_calls()` reports it. */
