@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { HDict, Runtime } from "@harn/vm";
+import { BackgroundPool } from "../../src/agent/background/pool";
+import { longRunState } from "../../src/longrun/index";
+import { lines, runHarn } from "./harness";
+
+describe("session ownership (agents.md §1.2)", () => {
+  it("handles started inside a tool handler, and by tasks it spawns, belong to the loop's session", async () => {
+    const out = await lines(`
+let seen = channel("seen", 10)
+tool start(dir: string) {
+  description "Start work"
+  let a = walk_dir(dir, {long_running: true})
+  let t = spawn { walk_dir(dir, {long_running: true}) }
+  let b = await(t)
+  send(seen, agent_session_current_id())
+  return "started"
+}
+pipeline main() {
+  llm_mock({text: "", tool_calls: [{name: "start", arguments: {dir: temp_dir()}}]})
+  llm_mock({text: "ok"})
+  agent_loop("go", nil, {provider: "mock", tools: start, session_id: "owner-test"})
+  println(receive(seen))
+  println(agent_session_current_id())
+}
+`);
+    expect(out).toEqual(["owner-test", "nil"]);
+  });
+
+  it("records the owner session on each handle", async () => {
+    const owners: string[] = [];
+    await runHarn(
+      `
+tool start(dir: string) {
+  description "Start work"
+  return host_tool_call("run_command", {argv: ["sleep", "30"], background: true})
+}
+pipeline main() {
+  let root = host_tool_call("run_command", {argv: ["sleep", "30"], background: true})
+  llm_mock({text: "", tool_calls: [{name: "start", arguments: {dir: "."}}]})
+  llm_mock({text: "", tool_calls: [{name: "probe", arguments: {}}]})
+  llm_mock({text: "ok"})
+  let reg = tool_define(start, "probe", "Probe", {parameters: {}, handler: { a -> __probe() }})
+  agent_loop("go", nil, {provider: "mock", tools: reg, session_id: "s-own"})
+  cancel_handle(root)
+}
+`,
+      {
+        setup: (rt) =>
+          rt.defineBuiltin("__probe", (_args, ctx) => {
+            for (const r of longRunState(ctx.runtime).running()) owners.push(r.sessionId);
+            return null;
+          }),
+      },
+    );
+    expect(owners.sort()).toEqual(["", "s-own"]);
+  });
+});
+
+describe("feedback delivery and session end", () => {
+  it("a named session drains its items; items that arrive after its loop wait for the next one", async () => {
+    const out = await lines(`
+pipeline main() {
+  agent_inject_feedback("keep", "note", "for the named session")
+  let r = agent_loop("hi", nil, {provider: "mock", session_id: "keep"})
+  println(contains(json_stringify(llm_mock_calls()[0].messages), "for the named session"))
+  // injected after its loop ended: stays queued for the next loop of "keep"
+  agent_inject_feedback("keep", "note", "later")
+  println(len(pending_feedback_drain("keep")))
+}
+`);
+    expect(out).toEqual(["true", "1"]);
+  });
+
+  it("root-scope items are adopted by the first loop that runs a preflight", async () => {
+    const out = await lines(`
+pipeline main() {
+  agent_inject_feedback("", "note", "from the root")
+  agent_loop("hi", nil, {provider: "mock"})
+  println(contains(json_stringify(llm_mock_calls()[0].messages), "from the root"))
+  println(len(pending_feedback_drain("")))
+}
+`);
+    expect(out).toEqual(["true", "0"]);
+  });
+
+  it("a loop cancelled from outside cleans up its handles and rethrows the cancellation", async () => {
+    const r = await runHarn(`
+let started = channel("started", 1)
+tool start() {
+  description "Start a command, then wait forever"
+  let h = host_tool_call("run_command", {argv: ["sleep", "30"], background: true})
+  send(started, h.handle_id)
+  sleep(60s)
+  return "never"
+}
+pipeline main() {
+  llm_mock({text: "", tool_calls: [{name: "start", arguments: {}}]})
+  let t = spawn { agent_loop("go", nil, {provider: "mock", tools: start}) }
+  let id = receive(started)
+  cancel(t)
+  sleep(20ms)
+  println(handle_status(id))
+}
+`);
+    expect(r.error).toBeNull();
+    expect(r.stdout).toBe("cancelled\n");
+  });
+});
+
+describe("background pool", () => {
+  function pool(limit: number): { pool: BackgroundPool; stderr: string[] } {
+    const stderr: string[] = [];
+    const rt = new Runtime({ stdout: { write() {} }, stderr: { write: (t) => void stderr.push(t) }, cwd: "/", env: {} });
+    const p = new BackgroundPool(rt);
+    p.limit = limit;
+    return { pool: p, stderr };
+  }
+
+  it("runs at most `limit` tasks at once; the rest start in FIFO order", async () => {
+    const { pool: p, stderr } = pool(2);
+    const started: string[] = [];
+    const finish = new Map<string, (text: string) => void>();
+    const ids = ["a", "b", "c", "d"].map(
+      (name) =>
+        p.submit(name, "", false, () => {
+          started.push(name);
+          return new Promise<string>((resolve) => finish.set(name, resolve));
+        }).id,
+    );
+    expect(started).toEqual(["a", "b"]);
+    expect(ids.every((id) => /^[0-9a-f]{8}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(4);
+    finish.get("b")!("B");
+    await p.tasks.get(ids[1]!)!.done;
+    expect(started).toEqual(["a", "b", "c"]);
+    finish.get("a")!("A");
+    await p.tasks.get(ids[0]!)!.done;
+    expect(started).toEqual(["a", "b", "c", "d"]);
+    expect(p.check(ids[0]!)).toEqual(HDict.of({ status: "done", result: "A" }));
+    expect(p.check(ids[2]!)).toEqual(HDict.of({ status: "running" }));
+    expect(stderr).toEqual([`Background task [${ids[1]}] done\n`, `Background task [${ids[0]}] done\n`]);
+  });
+
+  it("reports failures and cancels queued tasks without starting them", async () => {
+    const { pool: p } = pool(1);
+    let stop!: () => void;
+    const first = p.submit("x", "", false, (_t, onCancel) => {
+      return new Promise<string>((_resolve, reject) => {
+        onCancel((stop = () => reject(new Error("stopped"))));
+      });
+    });
+    let ran = false;
+    const queued = p.submit("y", "", false, async () => {
+      ran = true;
+      return "y";
+    });
+    queued.cancel();
+    first.cancel();
+    await Promise.all([first.done, queued.done]);
+    expect(ran).toBe(false);
+    expect(p.check(first.id)).toEqual(HDict.of({ status: "error", error: "cancelled" }));
+    expect(p.check(queued.id).get("status")).toBe("error");
+    expect(p.check("nope")).toEqual(HDict.of({ status: "not_found", error: "No task with id 'nope'" }));
+    void stop;
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { appendUpdate, feedbackText, requestMessages, textResultsMessage, toolMessage, type Msg } from "../../src/agent/loop/transcript";
+
+describe("runtime feedback and consolidation", () => {
+  it("wraps feedback with an escaped kind and trimmed content", () => {
+    expect(feedbackText('a<b>&"c"', "\n  body \n")).toBe('<runtime_feedback kind="a&lt;b&gt;&amp;&quot;c&quot;">\nbody\n</runtime_feedback>');
+  });
+
+  it("native format: the latest response of a call replaces the original in the request", () => {
+    const msgs: Msg[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }, { id: "c2", name: "lint", arguments: {} }] },
+      toolMessage("c1", "build", "pending"),
+      toolMessage("c2", "lint", "clean"),
+    ];
+    appendUpdate(msgs, "c1", "build", "50%");
+    msgs.push({ role: "assistant", content: "waiting" });
+    appendUpdate(msgs, "c1", "build", "done: ok");
+    // the stored transcript keeps everything, superseded responses flagged
+    expect(msgs.map((m) => [m.role, m.superseded === true])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["tool", true],
+      ["tool", false],
+      ["tool", true],
+      ["assistant", false],
+      ["tool", false],
+    ]);
+    expect(requestMessages(msgs)).toEqual([
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }, { id: "c2", name: "lint", arguments: {} }] },
+      { role: "tool", tool_call_id: "c1", name: "build", content: "done: ok" },
+      { role: "tool", tool_call_id: "c2", name: "lint", content: "clean" },
+      { role: "assistant", content: "waiting" },
+    ]);
+  });
+
+  it("text format: the results message is re-rendered with the latest response", () => {
+    const msgs: Msg[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "<tool_call>..." },
+      textResultsMessage([
+        { tool_call_id: "t1", name: "build", text: "pending" },
+        { tool_call_id: "t2", name: "lint", text: "clean" },
+      ]),
+    ];
+    appendUpdate(msgs, "t1", "build", "built");
+    const sent = requestMessages(msgs);
+    expect(sent).toHaveLength(3);
+    expect(sent[2]).toEqual({
+      role: "user",
+      content: feedbackText("tool_results", "[result of build]\nbuilt\n[end of build result]\n\n[result of lint]\nclean\n[end of lint result]"),
+    });
+    expect(JSON.stringify(msgs[2])).toContain('"superseded":true');
+  });
+});
