@@ -88,7 +88,7 @@ export function installStdlib(rt: Runtime): void {
   installFormats(rt);
 }
 
-export { formatPlainFloat, parseJson, stringifyJson, quoteJson } from "./core/json";
+export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
 
 /** The LLM provider layer (plain JSON; the agent builtins convert). */
 export * from "./llm";

@@ -27,7 +27,8 @@ import { trim } from "./text";
 // ---------------------------------------------------------------------------
 // Parsing
 
-class JsonError {
+/** A parse failure; `message` is the serde_json-style detail. */
+export class JsonError {
   constructor(readonly message: string) {}
 }
 
@@ -332,8 +333,8 @@ class Parser {
   }
 }
 
-/** Parse JSON text into Harn values; throws `JsonError` with a serde-style
- * detail. */
+/** Parse JSON text into Harn values. Throws `JsonError` (not a HarnError:
+ * callers choose the message), e.g. `expected value at line 1 column 1`. */
 export function parseJson(text: string): Value {
   return new Parser(text).parseDocument();
 }

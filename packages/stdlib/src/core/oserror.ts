@@ -40,6 +40,8 @@ interface SystemError {
 /** The Rust-style description of a Node fs/child_process error. */
 export function osErrorText(e: unknown): string {
   const err = (e ?? {}) as SystemError;
+  // Node rejects NUL bytes before any system call; Rust reports InvalidInput
+  if (err.code === "ERR_INVALID_ARG_VALUE" && /null bytes/.test(err.message ?? "")) return "file name contained an unexpected NUL byte";
   const known = err.code ? TEXTS[err.code] : undefined;
   if (known) return `${known[0]} (os error ${known[1]})`;
   if (typeof err.errno === "number" && err.code) return `${err.code} (os error ${Math.abs(err.errno)})`;

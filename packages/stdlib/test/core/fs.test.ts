@@ -35,6 +35,9 @@ describe("files, resolved against the execution root", () => {
     expect((await raised(() => r.call("read_file", "bad.bin"))).caughtValue()).toBe(
       `Failed to read file ${root}/bad.bin: stream did not contain valid UTF-8`,
     );
+    expect((await raised(() => r.call("read_file", "a\u0000b"))).caughtValue()).toBe(
+      `Failed to read file ${root}/a\u0000b: file name contained an unexpected NUL byte`,
+    );
     expect(display(r.call("read_file_result", "missing.txt"))).toBe(
       `Result.Err(Failed to read file ${root}/missing.txt: No such file or directory (os error 2))`,
     );
