@@ -100,7 +100,6 @@ export {
   LongRunState,
   FeedbackItem,
   attachHostBridge,
-  killAllProcesses,
   type HandleRecord,
   type HandleStatus,
   type FeedbackListener,

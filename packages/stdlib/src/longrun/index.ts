@@ -16,7 +16,6 @@ import { walkDir } from "./walk_dir";
 
 export { longRunState, LongRunState, FeedbackItem, type HandleRecord, type HandleStatus, type FeedbackListener } from "./state";
 export { attachHostBridge, type HostBridge } from "./host_tools";
-export { killAllProcesses } from "./commands/process";
 
 export function installLongRunning(rt: Runtime): void {
   rt.defineBuiltin("walk_dir", walkDir);

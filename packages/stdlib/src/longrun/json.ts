@@ -4,7 +4,7 @@
  * `JSON.stringify` gives the queued text directly; scripts receive the same
  * object converted to Harn values without a parse round trip.
  */
-import { display, float, HDict, HFloat, intFromNumber, isInt, type Value } from "@harn/vm";
+import { float, HDict, intFromNumber, type Value } from "@harn/vm";
 
 /** A JSON-shaped JS value as produced by the payload builders. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -35,22 +35,4 @@ export function jsonToValue(x: unknown): Value {
     default:
       return null;
   }
-}
-
-/**
- * Harn value → JSON-shaped JS value for payload results that come from
- * script values. Dict keys come out sorted (the reference serialises its
- * sorted maps); non-JSON kinds become their display string.
- */
-export function valueToJson(v: Value): Json {
-  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
-  if (typeof v === "bigint") return Number(v);
-  if (Array.isArray(v)) return v.map(valueToJson);
-  if (v instanceof HFloat) return v.v;
-  if (v instanceof HDict) {
-    const o: { [key: string]: Json } = {};
-    for (const k of v.keys()) o[k] = valueToJson(v.get(k));
-    return o;
-  }
-  return isInt(v) ? Number(v) : display(v);
 }

@@ -77,11 +77,6 @@ const LIVE = new RuntimeSlot<LiveGroups>("longrun.processes", (rt) => {
   return groups;
 });
 
-/** Kill every process group a runtime started that is still alive. */
-export function killAllProcesses(rt: Runtime): void {
-  rt.slot(LIVE).killAll();
-}
-
 /**
  * Starts `spec.argv`, streaming its output into `writer`. In the foreground
  * `timeout_ms` is enforced and `stdin` fed; `signal` (the calling task's)

@@ -8,7 +8,7 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname } from "node:path";
 import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { elapsedMs, rfc3339 } from "../clock";
+import { rfc3339 } from "../clock";
 import { hostlibError, typeName } from "../hostlib_errors";
 import type { Json } from "../json";
 import { longRunState } from "../state";
