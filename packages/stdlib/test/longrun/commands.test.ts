@@ -198,6 +198,18 @@ describe("run_test and run_build_command", () => {
     expect(build.get("exit_code")).toBe(2);
   });
 
+  it("add a test summary and build diagnostics when the output has them", async () => {
+    const test = (await t.call("host_tool_call", ["run_test", req({ argv: sh("echo 'test result: ok. 2 passed; 1 failed; 0 ignored;'") })])) as HDict;
+    expect((test.get("summary") as HDict).keys()).toEqual(["failed", "passed", "skipped"]);
+    expect([(test.get("summary") as HDict).get("passed"), (test.get("summary") as HDict).get("failed")]).toEqual([2, 1]);
+    // a summary past the inline cap is still found, in the output's tail
+    const long = (await t.call("host_tool_call", ["run_test", req({ argv: sh("head -c 200000 /dev/zero | tr '\\0' x; echo; echo '  7 passing'") })])) as HDict;
+    expect(((long.get("summary") as HDict).get("passed"))).toBe(7);
+    const build = (await t.call("host_tool_call", ["run_build_command", req({ argv: sh("echo 'x.c:1:2: error: boom' >&2; exit 1") })])) as HDict;
+    const [d] = build.get("diagnostics") as HDict[];
+    expect([d!.get("path"), d!.get("line"), d!.get("column"), d!.get("severity"), d!.get("message")]).toEqual(["x.c", 1, 2, "error", "boom"]);
+  });
+
   it("only long_running selects the background, which returns the run_command envelope", async () => {
     const fg = (await t.call("host_tool_call", ["run_test", req({ argv: ["true"], background: true })])) as HDict;
     expect(fg.has("result_handle")).toBe(true);

@@ -35,6 +35,9 @@ export interface StreamCapture {
   /** Inline text: at most `maxInlineBytes`, cut on a UTF-8 boundary. */
   readonly text: string;
   readonly bytes: number;
+  /** The last bytes (up to 64 KiB) when the stream was longer than the
+   * inline text, for reading summaries at the end of long output. */
+  readonly tail: string;
 }
 
 export interface ArtifactSummary {
@@ -46,12 +49,16 @@ export interface ArtifactSummary {
   readonly sha256: string;
 }
 
+const TAIL_BYTES = 64 * 1024;
+
 class StreamState {
   bytes = 0;
   newlines = 0;
   lastByte = -1;
   private readonly head: Buffer[] = [];
   private headBytes = 0;
+  private tailChunks: Buffer[] = [];
+  private tailBytes = 0;
 
   constructor(private readonly maxInline: number) {}
 
@@ -71,15 +78,19 @@ class StreamState {
       this.head.push(take);
       this.headBytes += take.length;
     }
+    this.tailChunks.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tailBytes - this.tailChunks[0]!.length >= TAIL_BYTES) this.tailBytes -= this.tailChunks.shift()!.length;
   }
 
   inline(enabled: boolean): StreamCapture {
-    if (!enabled) return { text: "", bytes: this.bytes };
+    const tail = this.bytes > this.maxInline ? Buffer.concat(this.tailChunks).subarray(-TAIL_BYTES).toString("utf8") : "";
+    if (!enabled) return { text: "", bytes: this.bytes, tail };
     const buf = Buffer.concat(this.head);
     let cut = Math.min(buf.length, this.maxInline);
     // never split a UTF-8 sequence: back off to the start of the cut character
     if (cut < buf.length) while (cut > 0 && (buf[cut]! & 0xc0) === 0x80) cut--;
-    return { text: buf.toString("utf8", 0, cut), bytes: this.bytes };
+    return { text: buf.toString("utf8", 0, cut), bytes: this.bytes, tail };
   }
 }
 

@@ -13,7 +13,8 @@
  * - `run_test`'s `filter` is appended to `argv` as one more argument.
  *   Ecosystem detection is not implemented: without `argv`, `run_test` and
  *   `run_build_command` fail with the reference's "no recognized project
- *   manifest" error.
+ *   manifest" error, and `run_build_command`'s `target` / `release` (which
+ *   only shape a detected build command) are not read.
  */
 import { statSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";

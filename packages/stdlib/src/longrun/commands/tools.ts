@@ -14,6 +14,7 @@ import type { Json } from "../json";
 import { longRunState } from "../state";
 import { ArtifactWriter, artifactPaths, type ArtifactPaths, type ArtifactSummary } from "./artifacts";
 import { signalNumberName, spawnProcess, SpawnError, type ProcessOutcome, type RunningProcess } from "./process";
+import { parseDiagnostics, parseTestSummary } from "./report_parsers";
 import { parseCommandRequest, type CommandSpec, type CommandTool } from "./request";
 
 /** Artifacts by command id and background handle id, for read_command_output. */
@@ -63,6 +64,12 @@ export async function runCommandTool(tool: CommandTool, request: Value | undefin
   return foregroundResult(spec, commandId, paths, proc, outcome, summary);
 }
 
+/** The output to look for summaries and diagnostics in: both streams, and
+ * the tail of any stream too long to be inlined. */
+function readableOutput(s: ArtifactSummary): string {
+  return [s.stdout.text, s.stdout.tail, s.stderr.text, s.stderr.tail].filter((t) => t !== "").join("\n");
+}
+
 function foregroundResult(
   spec: CommandSpec,
   commandId: string,
@@ -73,16 +80,22 @@ function foregroundResult(
 ): HDict {
   const exitCode = o.exitCode ?? -1;
   if (spec.tool === "run_test") {
-    return HDict.of({
+    const result: Record<string, Value> = {
       exit_code: exitCode,
       stdout: s.stdout.text,
       stderr: s.stderr.text,
       duration_ms: o.durationMs,
       result_handle: commandId,
-    });
+    };
+    const summary = parseTestSummary(readableOutput(s));
+    if (summary) result.summary = HDict.of({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped });
+    return HDict.of(result);
   }
   if (spec.tool === "run_build_command") {
-    return HDict.of({ exit_code: exitCode, stdout: s.stdout.text, stderr: s.stderr.text, duration_ms: o.durationMs, diagnostics: [] });
+    const diagnostics = parseDiagnostics(readableOutput(s)).map((d) =>
+      HDict.of({ severity: d.severity, message: d.message, path: d.path, line: d.line, column: d.column }),
+    );
+    return HDict.of({ exit_code: exitCode, stdout: s.stdout.text, stderr: s.stderr.text, duration_ms: o.durationMs, diagnostics });
   }
   const result: Record<string, Value> = {
     command_id: commandId,
@@ -149,7 +162,8 @@ function startBackground(
       s = await writer.finish(spec.capture);
     } catch (e) {
       writer.failure ??= `could not finalize command artifacts: ${(e as Error).message}`;
-      s = { stdout: { text: "", bytes: 0 }, stderr: { text: "", bytes: 0 }, lineCount: 0, byteCount: 0, sha256: "" };
+      const empty = { text: "", bytes: 0, tail: "" };
+      s = { stdout: empty, stderr: empty, lineCount: 0, byteCount: 0, sha256: "" };
     }
     const header = {
       command_id: commandId,
