@@ -19,8 +19,9 @@ for (let i = 0; i < rounds; i++) {
   const rt = new Runtime({ stdout: { write: (t) => void (out += t) }, stderr: { write: () => {} }, cwd: process.cwd(), env: {} });
   installStdlib(rt);
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await new ProgramRunner(rt, { file }).run(program);
-  const cpu0 = process.cpuUsage();
-  void cpu0;
-  console.log(`round ${i + 1}: ${(performance.now() - t0).toFixed(1)} ms  ${out.trim().slice(0, 40)}`);
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1000;
+  console.log(`round ${i + 1}: wall ${(performance.now() - t0).toFixed(1)} ms, cpu ${cpu.toFixed(1)} ms  ${out.trim().slice(0, 40)}`);
 }

@@ -264,7 +264,23 @@ export class Compiler {
       proto.paramSlots = infos.map((p) => p.slot);
       proto.simple = proto.generator === "none" && !proto.typed && infos.every((p) => p.def === null && !p.rest);
       this.pushScope();
-      proto.body = this.block(body, opts.returnsLast || proto.generator !== "none");
+      // A trailing `return EXPR` (not a tail call) becomes the block's value:
+      // the common `fn f(x) { return x + 1 }` then needs no return signal.
+      const last = body.length > 0 ? body[body.length - 1]! : null;
+      if (
+        proto.generator === "none" &&
+        last !== null &&
+        last.kind === "ReturnStmt" &&
+        last.value !== null &&
+        !(last.value.kind === "FunctionCall" && !SPECIAL_CALLS.has(last.value.name)) &&
+        !(last.value.kind === "BinaryOp" && last.value.op === "|>")
+      ) {
+        const ret = last.value;
+        proto.body = this.block([...body.slice(0, -1), ret], true);
+        proto.returnsLast = true;
+      } else {
+        proto.body = this.block(body, opts.returnsLast || proto.generator !== "none");
+      }
       this.popScope();
     } finally {
       this.leaveFn(saved);
@@ -760,8 +776,9 @@ export class Compiler {
     const elseB = n.elseBody ? this.scopedBlock(n.elseBody, true) : null;
     return (fr) => {
       const x = c(fr);
+      if (x === true) return thenB(fr);
       if (x instanceof Promise) return x.then((y) => (truthy(y) ? thenB(fr) : elseB ? elseB(fr) : null));
-      return truthy(x) ? thenB(fr) : elseB ? elseB(fr) : null;
+      return x !== false && truthy(x) ? thenB(fr) : elseB ? elseB(fr) : null;
     };
   }
 
@@ -779,45 +796,35 @@ export class Compiler {
     const c = this.expr(n.condition);
     const body = this.withLoop(() => this.scopedBlock(n.body, false));
     const interp = this.interp;
-    const slow = async (fr: Frame, pending: Promise<unknown> | null, phase: number): Promise<unknown> => {
-      // phase 0: `pending` is the condition; phase 1: it is the body result
-      let r: unknown = pending ? await pending : null;
+    // Phases: 0 evaluate the condition; 1 condition value in `v`, run the
+    // body; 2 body result in `v`. Suspensions return to the async driver,
+    // which resumes this same synchronous loop at the right phase.
+    const run = (fr: Frame, phase: number, v: any): any => {
       for (;;) {
         if (phase === 0) {
-          if (!truthy(r as Value)) return null;
-          r = body(fr);
-          if (r instanceof Promise) r = await r;
-          if (r instanceof Ctl) {
-            if (r === BRK) return null;
-            if (r !== CONT) return r;
-          }
+          v = c(fr);
+          if (v instanceof Promise) return new Suspend(v, 1);
           phase = 1;
+        }
+        if (phase === 1) {
+          if (!(v === true || (v !== false && truthy(v)))) return null;
+          v = body(fr);
+          if (v instanceof Promise) return new Suspend(v, 2);
+        }
+        if (v instanceof Ctl) {
+          if (v === BRK) return null;
+          if (v !== CONT) return v;
         }
         if (++interp.ticks >= 1024) {
           const y = interp.slowTick(fr.task);
-          if (y) await y;
+          if (y) return new Suspend(y, 0);
         }
-        r = c(fr);
-        if (r instanceof Promise) r = await r;
         phase = 0;
       }
     };
     return (fr) => {
-      for (;;) {
-        const x = c(fr);
-        if (x instanceof Promise) return slow(fr, x, 0);
-        if (!truthy(x)) return null;
-        const r = body(fr);
-        if (r instanceof Promise) return slow(fr, r, 1);
-        if (r instanceof Ctl) {
-          if (r === BRK) return null;
-          if (r !== CONT) return r;
-        }
-        if (++interp.ticks >= 1024) {
-          const y = interp.slowTick(fr.task);
-          if (y) return slow(fr, y.then(() => c(fr)), 0);
-        }
-      }
+      const r = run(fr, 0, null);
+      return r instanceof Suspend ? drive(r, (phase, v) => run(fr, phase, v)) : r;
     };
   }
 
@@ -1978,62 +1985,56 @@ export interface Stepper {
 }
 export const DONE: unique symbol = Symbol("done");
 
-function runForLoop(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter): any {
+/** A loop waiting for a promise; `drive` resumes it at `phase`. */
+class Suspend {
+  constructor(
+    readonly pending: Promise<any>,
+    readonly phase: number,
+  ) {}
+}
+
+async function drive(first: Suspend, resume: (phase: number, v: any) => any): Promise<any> {
+  let s = first;
   for (;;) {
-    const item = st.next();
-    if (item instanceof Promise) return forAsync(st, bind, body, fr, interp, item);
-    if (item === DONE) return null;
-    const b = bind(fr, item);
-    if (b instanceof Promise) return forAsync(st, bind, body, fr, interp, null, b.then(() => body(fr)));
-    const r = body(fr);
-    if (r instanceof Promise) return forAsync(st, bind, body, fr, interp, null, r);
-    if (r instanceof Ctl) {
-      if (r === BRK) return null;
-      if (r !== CONT) return r;
-    }
-    if (++interp.ticks >= 1024) {
-      const y = interp.slowTick(fr.task);
-      if (y) return forAsync(st, bind, body, fr, interp, null, y);
-    }
+    const v = await s.pending;
+    const r = resume(s.phase, v);
+    if (!(r instanceof Suspend)) return r;
+    s = r;
   }
 }
 
-async function forAsync(
-  st: Stepper,
-  bind: (fr: Frame, v: Value) => unknown,
-  body: Ev,
-  fr: Frame,
-  interp: Interpreter,
-  pendingItem: Promise<Value | typeof DONE> | null,
-  pendingBody: Promise<unknown> | null = null,
-): Promise<unknown> {
-  let r: unknown = pendingBody ? await pendingBody : null;
-  let first = pendingBody !== null;
+/** Phases: 0 pull the next item; 1 item in `v`, bind it; 2 bound, run the
+ * body; 3 body result in `v`. */
+function forStep(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter, phase: number, v: any): any {
   for (;;) {
-    if (first) {
-      first = false;
-      if (r instanceof Ctl) {
-        if (r === BRK) return null;
-        if (r !== CONT) return r;
-      }
-      if (++interp.ticks >= 1024) {
-        const y = interp.slowTick(fr.task);
-        if (y) await y;
-      }
+    if (phase === 0) {
+      v = st.next();
+      if (v instanceof Promise) return new Suspend(v, 1);
+      phase = 1;
     }
-    let item: Value | typeof DONE;
-    if (pendingItem) {
-      item = await pendingItem;
-      pendingItem = null;
-    } else {
-      const x = st.next();
-      item = x instanceof Promise ? await x : x;
+    if (phase === 1) {
+      if (v === DONE) return null;
+      const b = bind(fr, v);
+      if (b instanceof Promise) return new Suspend(b, 2);
+      phase = 2;
     }
-    if (item === DONE) return null;
-    const b = bind(fr, item);
-    if (b instanceof Promise) await b;
-    r = body(fr);
-    if (r instanceof Promise) r = await r;
-    first = true;
+    if (phase === 2) {
+      v = body(fr);
+      if (v instanceof Promise) return new Suspend(v, 3);
+    }
+    if (v instanceof Ctl) {
+      if (v === BRK) return null;
+      if (v !== CONT) return v;
+    }
+    if (++interp.ticks >= 1024) {
+      const y = interp.slowTick(fr.task);
+      if (y) return new Suspend(y, 0);
+    }
+    phase = 0;
   }
+}
+
+function runForLoop(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter): any {
+  const r = forStep(st, bind, body, fr, interp, 0, null);
+  return r instanceof Suspend ? drive(r, (phase, v) => forStep(st, bind, body, fr, interp, phase, v)) : r;
 }

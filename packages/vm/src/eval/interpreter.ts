@@ -221,6 +221,11 @@ export class Interpreter {
           const f = this.newFrame(impl, args, caller, site);
           return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
         });
+      } else if (++this.ticks >= 1024 && (r = this.slowTick(task)) !== undefined) {
+        r = (r as Promise<void>).then(() => {
+          const f = this.newFrame(impl, args, caller, site);
+          return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
+        });
       } else if (impl.proto.simple) {
         r = this.runFrame(this.simpleFrame(impl, args, caller, site));
       } else {
@@ -293,7 +298,13 @@ export class Interpreter {
     task.depth++;
     let r;
     try {
-      r = (task.depth & STACK_HOP_MASK) === 0 ? Promise.resolve().then(() => this.runFrame(fr)) : this.runFrame(fr);
+      if ((task.depth & STACK_HOP_MASK) === 0) r = Promise.resolve().then(() => this.runFrame(fr));
+      else if (++this.ticks >= 1024) {
+        // Calls are back-edges too: recursion without loops (fib(40))
+        // must stay interruptible.
+        const y = this.slowTick(task);
+        r = y ? y.then(() => this.runFrame(fr)) : this.runFrame(fr);
+      } else r = this.runFrame(fr);
     } catch (e) {
       task.depth--;
       throw this.noteFrame(e, caller, site);
