@@ -24,6 +24,8 @@ export const UTC: Zone = {
   abbreviationAt: () => "UTC",
 };
 
+const BUCKET = 900;
+
 const zoneSlot = new RuntimeSlot<Map<string, Zone | null>>("time.zones", () => new Map());
 
 /** The zone named `name` (case-sensitive, as chrono-tz), or null. */
@@ -60,7 +62,7 @@ function makeZone(name: string): Zone | null {
   if (resolved !== name && resolved.toLowerCase() === name.toLowerCase()) return null;
   if (name !== name.trim() || name === "") return null;
 
-  const offsetAt = (sec: number): number => {
+  const exactOffset = (sec: number): number => {
     const parts = fmt.formatToParts(new Date(sec * 1000));
     let year = 0;
     let month = 1;
@@ -101,15 +103,35 @@ function makeZone(name: string): Zone | null {
     return Math.round(d.getTime() / 1000) - sec;
   };
 
+  // Intl is slow (~50 µs a call). Offsets only change at transitions, so
+  // cache them per 15-minute bucket: when the offsets at both ends of a
+  // bucket agree, every instant inside has that offset.
+  const buckets = new Map<number, number | null>();
+  const offsetAt = (sec: number): number => {
+    const b = Math.floor(sec / BUCKET);
+    let o = buckets.get(b);
+    if (o === undefined) {
+      const start = exactOffset(b * BUCKET);
+      o = start === exactOffset(b * BUCKET + BUCKET - 1) ? start : null;
+      if (buckets.size >= 4096) buckets.clear();
+      buckets.set(b, o);
+    }
+    return o ?? exactOffset(sec);
+  };
+  const standardByYear = new Map<number, number>();
+
   const abbreviationAt = (sec: number): string => {
     const offset = offsetAt(sec);
     const names = ABBREVIATIONS[name] ?? ABBREVIATIONS[resolved];
     if (names) {
       if (names.length === 1) return names[0]!;
       const year = new Date(sec * 1000).getUTCFullYear();
-      const jan = offsetAt(Date.UTC(year, 0, 1) / 1000);
-      const jul = offsetAt(Date.UTC(year, 6, 1) / 1000);
-      return offset > Math.min(jan, jul) ? names[1]! : names[0]!;
+      let standard = standardByYear.get(year);
+      if (standard === undefined) {
+        standard = Math.min(offsetAt(Date.UTC(year, 0, 1) / 1000), offsetAt(Date.UTC(year, 6, 1) / 1000));
+        standardByYear.set(year, standard);
+      }
+      return offset > standard ? names[1]! : names[0]!;
     }
     if ((name === "GMT" || name === "Etc/GMT") && offset === 0) return "GMT";
     return numericAbbreviation(offset);

@@ -157,6 +157,13 @@ describe("zones", () => {
     expect(r.call("date_to_zone", 1705314600, "America/New_York")).toBe("2024-01-15T05:30:00-05:00");
     expect(r.call("date_to_zone", f(1705314600.5), "Asia/Kolkata")).toBe("2024-01-15T16:00:00.500+05:30");
   });
+  it("switches offsets exactly at DST transitions (offsets are cached per bucket)", () => {
+    expect(r.call("date_to_zone", 1710054000 - 1, "America/New_York")).toBe("2024-03-10T01:59:59-05:00");
+    expect(r.call("date_to_zone", 1710054000, "America/New_York")).toBe("2024-03-10T03:00:00-04:00");
+    // a historical LMT offset with seconds, mid-bucket
+    expect(r.call("date_to_zone", -2717650800 - 3600, "America/New_York")).toBe("1883-11-18T11:03:58-04:56");
+    expect(r.call("date_to_zone", -2717650800, "America/New_York")).toBe("1883-11-18T12:00:00-05:00");
+  });
   it("date_to_zone needs a zone", async () => {
     expect(await thrownText(() => r.call("date_to_zone", 0))).toBe("date_to_zone: missing timezone argument");
   });
