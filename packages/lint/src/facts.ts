@@ -105,7 +105,6 @@ const IDENT_TOKEN = /[\p{L}_][\p{L}\p{N}_]*/gu;
  * split on anything that is neither alphanumeric nor `_`, keep the pieces
  * that start with a letter or `_`. ASCII text takes a fast path. */
 export function addIdentTokens(text: string, out: Set<string>): void {
-  // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]/.test(text)) {
     for (const m of text.matchAll(IDENT_TOKEN)) out.add(m[0]);
     return;

@@ -5,7 +5,6 @@
 import { describe, expect, test } from "vitest";
 import { fixed, inMain, lint, only } from "./helpers";
 
-const rulesOf = (src: string, opts = {}): string[] => lint(src, opts).map((d) => d.rule);
 
 test("severity overrides apply to every finding of the rule", () => {
   const ds = lint(inMain("  let total = 3"), { severities: { "unused-variable": "error" } });

@@ -3,7 +3,6 @@
  * the lines directly above it. Needs the source; without it the rule does
  * not run (the reference would report every `pub fn`; FIX).
  */
-import type { Node } from "@harn/parser";
 import type { SourceText } from "../source/source-text";
 import type { AnyNode, Rule } from "../types";
 

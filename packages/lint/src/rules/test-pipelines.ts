@@ -3,7 +3,7 @@
  * test pipeline is named `test` or `test_*`, or carries `@test` (quirk Q6,
  * FIX); everything nested inside it counts as inside.
  */
-import type { Node, Pipeline } from "@harn/parser";
+import type { Pipeline } from "@harn/parser";
 import type { AnyNode, Rule, RuleContext } from "../types";
 
 const ASSERTS = new Set(["assert", "assert_eq", "assert_ne"]);
