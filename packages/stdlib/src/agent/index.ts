@@ -10,6 +10,7 @@ import { installBackgroundBuiltins } from "./background/tools";
 import { installLlmCall } from "./llm/builtins";
 import { installAgentLoop } from "./loop/builtins";
 import { installMockBuiltins } from "./mock/builtins";
+import { installToolHooks } from "./tools/hooks";
 import { installToolRegistry } from "./tools/registry";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
@@ -21,6 +22,7 @@ export function installAgents(rt: Runtime): void {
   installMockBuiltins(rt);
   installLlmCall(rt);
   installToolRegistry(rt);
+  installToolHooks(rt);
   installAgentLoop(rt);
   installBackgroundBuiltins(rt);
 }

@@ -108,6 +108,41 @@ pipeline main() {
   });
 });
 
+describe("long-running calls linked to handles", () => {
+  it("feedback items naming a pending call's handle update that call's response", async () => {
+    const out = await lines(`
+tool deploy(env: string) {
+  description "Deploy"
+  long_running true
+  return {handle_id: "ext-" + env, status: "pending"}
+}
+pipeline main() {
+  let reg = tool_define(deploy, "report", "Report progress", {parameters: {status: "string"}, handler: { a ->
+    agent_inject_feedback(agent_session_current_id(), "tool_result", json_stringify({handle_id: "ext-eu", status: a.status, note: "from report"}))
+    "reported"
+  }})
+  llm_mock({text: "", tool_calls: [{name: "deploy", arguments: {env: "eu"}}]})
+  llm_mock({text: "", tool_calls: [{name: "report", arguments: {status: "running"}}]})
+  llm_mock({text: "", tool_calls: [{name: "report", arguments: {status: "completed"}}]})
+  llm_mock({text: "all done"})
+  let r = agent_loop("deploy", nil, {provider: "mock", tools: reg, tool_format: "native"})
+  let calls = llm_mock_calls()
+  // turn 3 sees the progress where the initial response was, and no extra message
+  println(calls[2].messages[2].content)
+  println(len(calls[2].messages))
+  println(calls[3].messages[2].content)
+  println(r.status)
+}
+`);
+    expect(out).toEqual([
+      '{"handle_id":"ext-eu","note":"from report","status":"running"}',
+      "5",
+      '{"handle_id":"ext-eu","note":"from report","status":"completed"}',
+      "done",
+    ]);
+  });
+});
+
 describe("background pool", () => {
   function pool(limit: number): { pool: BackgroundPool; stderr: string[] } {
     const stderr: string[] = [];

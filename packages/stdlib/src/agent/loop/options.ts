@@ -30,6 +30,8 @@ export interface LoopSettings {
   maxNudges: number;
   nudge: string | null;
   toolFormat: "text" | "native";
+  /** Text-protocol calls in a native-format reply: always, once, never. */
+  nativeToolFallback: "allow" | "allow_once" | "reject";
   toolRetries: number;
   toolBackoffMs: number;
   /** Named session (`session_id` given), or null for an anonymous one. */
@@ -96,6 +98,7 @@ export function readLoopSettings(options: HDict): LoopSettings {
     maxNudges: Math.max(0, num(options.get("max_nudges")) ?? profile.maxNudges),
     nudge: typeof nudge === "string" && nudge !== "" ? nudge : null,
     toolFormat: format === "native" ? "native" : "text",
+    nativeToolFallback: fallback === "reject" || fallback === "allow_once" ? fallback : "allow",
     toolRetries: Math.max(0, num(options.get("tool_retries")) ?? profile.toolRetries),
     toolBackoffMs: Math.max(0, num(options.get("tool_backoff_ms")) ?? 1000),
     sessionId: typeof session === "string" && session !== "" ? session : null,

@@ -144,6 +144,8 @@ export class AgentLoop {
    * whose ids restart at `mock_call_1` in every response) may repeat ids
    * across turns, and consolidation and resumption address calls by id. */
   private readonly usedIds = new Set<string>();
+  /** A native-format reply's text calls were accepted once already. */
+  private textFallbackUsed = false;
 
   constructor(
     readonly rt: Runtime,
@@ -241,10 +243,14 @@ export class AgentLoop {
     if (item.kind === TOOL_UPDATE_KIND) {
       const u = parseObject(item.content);
       if (u && typeof u.call_id === "string" && this.applyCallUpdate(u.call_id, u)) return true;
-    } else if (item.kind === "tool_result" && item.handleId !== null) {
-      const call = this.progress.pending.find((c) => c.handle_id === item.handleId);
+    } else if (item.kind === "tool_result") {
+      // Completions carry their handle; an injected progress item names it
+      // in its content (`{handle_id, status: "running", …}`).
+      const payload = item.payload ?? parseObject(item.content);
+      const handleId = item.handleId ?? (typeof payload?.handle_id === "string" ? payload.handle_id : null);
+      const call = handleId === null ? undefined : this.progress.pending.find((c) => c.handle_id === handleId);
       if (call) {
-        const status = item.payload?.status;
+        const status = payload?.status;
         this.resolve(call, item.content, typeof status === "string" && FINAL_STATUSES.has(status));
         return true;
       }
@@ -305,7 +311,12 @@ export class AgentLoop {
       return { calls, parseErrors: [], fromText: false };
     }
     if (!this.hasTools) return { calls: [], parseErrors: [], fromText: false };
+    if (this.settings.toolFormat === "native") {
+      const fallback = this.settings.nativeToolFallback;
+      if (fallback === "reject" || (fallback === "allow_once" && this.textFallbackUsed)) return { calls: [], parseErrors: [], fromText: false };
+    }
     const parsed = parseTextToolCalls(res.text);
+    if (this.settings.toolFormat === "native" && parsed.calls.length > 0) this.textFallbackUsed = true;
     const n = this.progress.iteration;
     return {
       calls: parsed.calls.map((c, i) => ({ id: this.uniqueId(`text_call_${n}_${i + 1}`), name: c.name, arguments: c.arguments })),

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { display, HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
 import { resolvePath } from "../../core/paths";
 import { fromJson, type JsonObject } from "../json";
+import { deniedBy, limitOutput } from "./hooks";
 import { isCallable, isRequired, type ToolSpec } from "./spec";
 
 export interface ToolCall {
@@ -95,6 +96,8 @@ export async function dispatchCall(
 ): Promise<CallOutcome> {
   const tool = tools.get(call.name);
   const name = call.name;
+  const hookDenial = deniedBy(ctx.runtime, name);
+  if (hookDenial !== null) return rejected(name, hookDenial);
   if (tool && typeof call.arguments._raw === "string" && Object.keys(call.arguments).length === 1 && !tool.parameters.has("_raw")) {
     return {
       name,
@@ -134,7 +137,7 @@ export async function dispatchCall(
       return rejected(name, `Tool '${name}' needs an MCP server, which this runtime does not provide. Do not retry this tool.`);
     } else return rejected(name, notAvailable);
     const value = isPromise<Value>(r) ? await r : r;
-    const text = resultText(value);
+    const text = limitOutput(ctx.runtime, name, resultText(value));
     return { name, text, status: statusOf(text), ran: true, value };
   } catch (e) {
     // Cancellation of the loop is not a tool failure.
