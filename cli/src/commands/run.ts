@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
-import { cancelBackgroundTasks, setBackgroundGrace } from "@harn/stdlib";
+import { cancelBackgroundTasks, loadMockFixtures, setBackgroundGrace } from "@harn/stdlib";
 import { HarnError, type OutputSink } from "@harn/vm";
 import { createRuntime, exitCodeFor, type Paint, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
 import type { SetExitCode } from "./index";
@@ -98,8 +98,9 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       parseGrace,
       DEFAULT_BACKGROUND_GRACE_MS,
     )
+    .option("--llm-mock <file.jsonl>", "answer LLM calls from these fixtures (one llm_mock config per line); unmatched calls fail")
     .passThroughOptions()
-    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number }, cmd: Command) => {
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string }, cmd: Command) => {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
@@ -115,7 +116,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       if (positionals.length > 1) cmd.error(`error: unexpected argument '${positionals[1]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
       if (opts.deny !== undefined && opts.allow !== undefined) cmd.error("error: the argument '--deny <builtins>' cannot be used with '--allow <builtins>'", { exitCode: 2 });
       file = positionals[0];
-      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow, backgroundGraceMs: opts.backgroundGrace });
+      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow, backgroundGraceMs: opts.backgroundGrace, llmMock: opts.llmMock });
       setExitCode(code);
     });
   void usage;
@@ -128,6 +129,7 @@ interface RunArgs {
   deny?: string;
   allow?: string;
   backgroundGraceMs?: number;
+  llmMock?: string;
 }
 
 /** extensions.md §2: background sub-agents get 5 minutes to finish at exit. */
@@ -187,6 +189,21 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
   }
   setBackgroundGrace(rt, args.backgroundGraceMs ?? DEFAULT_BACKGROUND_GRACE_MS);
+  if (args.llmMock !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(args.llmMock, "utf8");
+    } catch (e) {
+      process.stderr.write(`Error reading ${args.llmMock}: ${ioReason(e)}\n`);
+      return 1;
+    }
+    try {
+      loadMockFixtures(rt, text);
+    } catch (e) {
+      process.stderr.write(`error: --llm-mock ${args.llmMock}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) return;

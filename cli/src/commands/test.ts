@@ -11,6 +11,7 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
+import { loadMockFixtures } from "@harn/stdlib";
 import { HarnError } from "@harn/vm";
 import { createRuntime, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
 import type { SetExitCode } from "./index";
@@ -185,6 +186,15 @@ export async function execute(file: string, timeoutMs: number): Promise<ExecResu
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],
   });
+  // cli.md §5.2.1 step 1: a `NAME.llm-mock.jsonl` sidecar replays LLM calls.
+  const fixture = file.replace(/\.harn$/, ".llm-mock.jsonl");
+  if (existsSync(fixture)) {
+    try {
+      loadMockFixtures(rt, readFileSync(fixture, "utf8"));
+    } catch (e) {
+      return { output: "", error: `llm mock setup error: ${(e as Error).message}`, timedOut: false };
+    }
+  }
   const handle = runSource(rt, source, file);
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -107,4 +107,4 @@ export {
 } from "./longrun/index";
 
 /** The agent layer: loop, tools, mock provider, background sub-agents. */
-export { installAgents, setBackgroundGrace, cancelBackgroundTasks, LONG_RUNNING_NOTE } from "./agent/index";
+export { installAgents, setBackgroundGrace, cancelBackgroundTasks, loadMockFixtures, LONG_RUNNING_NOTE } from "./agent/index";

@@ -17,6 +17,7 @@ export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
 export { mockState, globMatch, matchText } from "./mock/state";
 export { runAgentLoop } from "./loop/run";
+export { loadMockFixtures } from "./mock/builtins";
 
 export function installAgents(rt: Runtime): void {
   installMockBuiltins(rt);

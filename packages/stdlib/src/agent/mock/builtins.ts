@@ -90,6 +90,31 @@ export function parseMockEntry(config: Value): MockEntry {
   return entry;
 }
 
+/**
+ * Load CLI fixtures (one JSON object per line, the keys of `llm_mock`);
+ * from then on unmatched requests fail instead of getting the default
+ * reply. Throws an `Error` naming the bad line.
+ */
+export function loadMockFixtures(rt: Runtime, jsonl: string): void {
+  const entries: MockEntry[] = [];
+  jsonl.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new Error(`line ${i + 1}: invalid JSON: ${(e as Error).message}`);
+    }
+    try {
+      entries.push(parseMockEntry(fromJson(value)));
+    } catch (e) {
+      throw new Error(`line ${i + 1}: ${e instanceof HarnError ? e.message : String(e)}`);
+    }
+  });
+  const state = mockState(rt);
+  state.fixtures = [...(state.fixtures ?? []), ...entries];
+}
+
 export function installMockBuiltins(rt: Runtime): void {
   rt.defineBuiltin("llm_mock", (args, ctx) => {
     mockState(ctx.runtime).queue.push(parseMockEntry(args[0] ?? null));

@@ -9,6 +9,7 @@
  */
 import { cpArray } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
+import { LlmSetupError } from "../../llm/errors";
 import type { LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
 import { isObject, type Json, type JsonObject } from "../json";
 import { matchText, type MockEntry, type MockState } from "./state";
@@ -33,6 +34,7 @@ export class MockProvider implements LlmProvider {
     const entry = this.state.take(text);
     if (entry?.delayMs !== undefined) await sleep(entry.delayMs, signal);
     if (entry) yield* this.scripted(entry, request, text);
+    else if (this.state.fixtures !== null) throw unmatchedFixture(lastPromptText(request.messages as unknown[]));
     else yield* defaultReply(request);
   }
 
@@ -63,6 +65,13 @@ export class MockProvider implements LlmProvider {
       model: entry.model,
     };
   }
+}
+
+/** Fixture replay fails on a request no fixture answers (§3.7). */
+function unmatchedFixture(prompt: string): LlmSetupError {
+  const cps = cpArray(prompt);
+  const snippet = cps.length > 200 ? cps.slice(0, 200).join("") + "..." : prompt;
+  return new LlmSetupError(`No --llm-mock fixture matched prompt: ${JSON.stringify(snippet)}`, "runtime");
 }
 
 /** A timer the signal clears (nothing keeps Node alive after a cancel). */

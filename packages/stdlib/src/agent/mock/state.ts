@@ -54,30 +54,27 @@ export class MockState {
   calls: MockCallRecord[] = [];
   private readonly scopes: Saved[] = [];
 
-  /** Any provider is intercepted while entries are queued (§3.1). */
+  /** CLI fixtures (`--llm-mock`, a conformance `.llm-mock.jsonl`): while
+   * set, every call is answered from them or the queue, or fails. */
+  fixtures: MockEntry[] | null = null;
+
+  /** Any provider is intercepted while entries are queued or fixtures
+   * replay (§3.1). */
   get intercepting(): boolean {
-    return this.queue.length > 0;
+    return this.queue.length > 0 || this.fixtures !== null;
   }
 
   /**
-   * The entry answering a call whose match text is `text` (§3.3): the first
-   * FIFO entry anywhere in the queue, else the first pattern entry that
-   * matches (removed only with `consume_match`), else null.
+   * The entry answering a call whose match text is `text` (§3.3): fixtures
+   * first, then the queue; in each, the first FIFO entry anywhere, else the
+   * first pattern entry that matches (removed only with `consume_match`).
    */
   take(text: string): MockEntry | null {
-    const fifo = this.queue.findIndex((e) => e.match === null);
-    if (fifo >= 0) return this.queue.splice(fifo, 1)[0]!;
-    for (let i = 0; i < this.queue.length; i++) {
-      const e = this.queue[i]!;
-      if (e.match !== null && globMatch(e.match, text)) {
-        if (e.consumeMatch) this.queue.splice(i, 1);
-        return e;
-      }
-    }
-    return null;
+    return (this.fixtures && takeFrom(this.fixtures, text)) ?? takeFrom(this.queue, text);
   }
 
   clear(): void {
+    this.fixtures = null;
     this.queue = [];
     this.calls = [];
     this.scopes.length = 0;
@@ -95,6 +92,19 @@ export class MockState {
     this.calls = s.calls;
     return true;
   }
+}
+
+function takeFrom(list: MockEntry[], text: string): MockEntry | null {
+  const fifo = list.findIndex((e) => e.match === null);
+  if (fifo >= 0) return list.splice(fifo, 1)[0]!;
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!;
+    if (e.match !== null && globMatch(e.match, text)) {
+      if (e.consumeMatch) list.splice(i, 1);
+      return e;
+    }
+  }
+  return null;
 }
 
 export const MOCK_STATE = new RuntimeSlot<MockState>("agent.mock", () => new MockState());
