@@ -118,6 +118,22 @@ function lineOf(source: string, line: number): string | null {
   return lines[line - 1]!.replace(/\r$/, "");
 }
 
+/** Spaces and carets under the failing spot (cli.md §2.5): the identifier
+ * starting at a known column (one `^` for punctuation); for an unknown
+ * column, the whole trimmed line under its first non-blank character. */
+function caretRow(text: string, column: number, paint: Paint): string {
+  const chars = Array.from(text);
+  if (column <= 0) {
+    const first = chars.findIndex((c) => c !== " " && c !== "\t");
+    if (first < 0) return paint.red("^");
+    const width = Array.from(text.trim()).length;
+    return " ".repeat(first) + paint.red("^".repeat(width));
+  }
+  const ident = /^[\p{Alphabetic}\p{N}_]+/u.exec(chars.slice(column - 1).join(""));
+  const n = ident ? Array.from(ident[0]).length : 1;
+  return " ".repeat(column - 1) + paint.red("^".repeat(n));
+}
+
 /** `error: …` plus the code frame and `= note:` lines. `sources` maps a
  * file to its text (the frame's own file is read). */
 export function renderRuntimeError(e: HarnError, entryFile: string, readSource: (file: string) => string | null, paint: Paint = plainPaint): string {
@@ -131,14 +147,12 @@ export function renderRuntimeError(e: HarnError, entryFile: string, readSource: 
       const src = readSource(file);
       return src === null ? null : lineOf(src, span.line);
     })();
+    // The empty gutter line is always printed; the source and caret lines
+    // only when the line exists (lint.md §5.3, which §2.5 shares).
+    out += `${pad} ${paint.blue("|")}\n`;
     if (text !== null) {
-      out += `${pad}${paint.blue("|")}\n`;
       out += `${String(span.line).padStart(pad.length)} ${paint.blue("|")} ${text}\n`;
-      const chars = Array.from(text);
-      const rest = chars.slice(span.column - 1).join("");
-      const ident = /^[\p{L}\p{N}_]+/u.exec(rest);
-      const n = ident ? Array.from(ident[0]).length : 1;
-      out += `${pad}${paint.blue("|")} ${" ".repeat(Math.max(0, span.column - 1))}${paint.red("^".repeat(n))}\n`;
+      out += `${pad} ${paint.blue("|")} ${caretRow(text, span.column, paint)}\n`;
     }
   }
   // Runs of identical frames (deep recursion) are collapsed after three.

@@ -96,14 +96,30 @@ describe("harn run", () => {
       [
         "error: Type error: Cannot add int and string (line 2)",
         "  --> boom.harn:2:15",
-        "  |",
+        "   |",
         ' 2 |   let z = x + "a"',
-        "  |               ^",
+        "   |               ^",
         "  = note: called from pipeline at boom.harn:7",
         "",
       ].join("\n"),
     );
     expect(r.stderr).not.toMatch(JS_STACK);
+  });
+
+  it("widens the code-frame gutter with the line number (cli.md §2.5, lint.md §5.3)", () => {
+    file("wide.harn", "\n".repeat(11) + "let total = 1\nlet z = total + nil\n");
+    const r = harn(["run", "wide.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        "error: Type error: Cannot add int and nil (line 13)",
+        "   --> wide.harn:13:17",
+        "    |",
+        " 13 | let z = total + nil",
+        "    |                 ^^^",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("reports thrown values and stack overflow without a JS trace", () => {
