@@ -21,30 +21,44 @@ import { ParseFailure, tokenSpan } from "./syntax-error";
 /** `expr`: skip leading newlines, then a full expression. */
 export function parseExpr(p: ParserState): Node {
   p.skipNL();
-  return parsePipe(p);
+  p.nest();
+  const n = parsePipe(p);
+  p.depth--;
+  return n;
 }
 
 function binary(p: ParserState, start: number, op: BinaryOperator, opTok: Token, left: Node, right: Node): Node {
   return { kind: "BinaryOp", op, left, right, opSpan: tokenSpan(opTok), span: p.spanFrom(start) };
 }
 
-/** After a binary operator: newlines are skipped before the right operand. */
+/** After a binary operator: newlines are skipped before the right operand.
+ * Each link of an operator chain nests the tree one level deeper (the
+ * result is left-deep), so it counts against MAX_NESTING until the chain's
+ * parser returns (`unnest`). */
 function operator(p: ParserState): Token {
   const t = p.advance();
   p.skipNL();
+  p.nest();
   return t;
+}
+
+/** Undo the `operator()` nesting of a finished chain. */
+function unnest(p: ParserState, depth: number, n: Node): Node {
+  p.depth = depth;
+  return n;
 }
 
 // level 1: |>
 function parsePipe(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseRange(p);
   while (p.eatPastNL("|>")) {
     const t = operator(p);
     const right = rewritePipePlaceholder(parseRange(p));
     left = binary(p, start, "|>", t, left, right);
   }
-  return left;
+  return unnest(p, depth, left);
 }
 
 // level 2: a to b [exclusive] (not associative, no newline around `to`)
@@ -77,34 +91,37 @@ function parseTernary(p: ParserState): Node {
 // level 4: ||
 export function parseLogicalOr(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseLogicalAnd(p);
   while (p.eatPastNL("||")) {
     const t = operator(p);
     left = binary(p, start, "||", t, left, parseLogicalAnd(p));
   }
-  return left;
+  return unnest(p, depth, left);
 }
 
 // level 5: &&
 function parseLogicalAnd(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseEquality(p);
   while (p.eatPastNL("&&")) {
     const t = operator(p);
     left = binary(p, start, "&&", t, left, parseEquality(p));
   }
-  return left;
+  return unnest(p, depth, left);
 }
 
 // level 6: == !=
 function parseEquality(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseComparison(p);
   for (;;) {
     let op: "==" | "!=";
     if (p.eatPastNL("==")) op = "==";
     else if (p.eatPastNL("!=")) op = "!=";
-    else return left;
+    else return unnest(p, depth, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseComparison(p));
   }
@@ -113,6 +130,7 @@ function parseEquality(p: ParserState): Node {
 // level 7: < > <= >= (Lead-NL), in / not in (same line only)
 function parseComparison(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseAdditive(p);
   for (;;) {
     let op: BinaryOperator;
@@ -124,7 +142,7 @@ function parseComparison(p: ParserState): Node {
     else if (p.eatPastNL(">")) op = ">";
     else if (p.eatPastNL("<=")) op = "<=";
     else if (p.eatPastNL(">=")) op = ">=";
-    else return left;
+    else return unnest(p, depth, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseAdditive(p));
   }
@@ -133,12 +151,13 @@ function parseComparison(p: ParserState): Node {
 // level 8: + (Lead-NL), - (same line only)
 function parseAdditive(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseNilCoalesce(p);
   for (;;) {
     let op: "+" | "-";
     if (p.at("-")) op = "-";
     else if (p.eatPastNL("+")) op = "+";
-    else return left;
+    else return unnest(p, depth, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseNilCoalesce(p));
   }
@@ -147,24 +166,26 @@ function parseAdditive(p: ParserState): Node {
 // level 9: ?? (between additive and multiplicative)
 function parseNilCoalesce(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parseMultiplicative(p);
   while (p.eatPastNL("??")) {
     const t = operator(p);
     left = binary(p, start, "??", t, left, parseMultiplicative(p));
   }
-  return left;
+  return unnest(p, depth, left);
 }
 
 // level 10: * / %
 function parseMultiplicative(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let left = parsePower(p);
   for (;;) {
     let op: "*" | "/" | "%";
     if (p.eatPastNL("*")) op = "*";
     else if (p.eatPastNL("/")) op = "/";
     else if (p.eatPastNL("%")) op = "%";
-    else return left;
+    else return unnest(p, depth, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parsePower(p));
   }
@@ -173,10 +194,11 @@ function parseMultiplicative(p: ParserState): Node {
 // level 11: ** (right associative; unary minus binds tighter)
 function parsePower(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   const left = parseUnary(p);
   if (!p.eatPastNL("**")) return left;
   const t = operator(p);
-  return binary(p, start, "**", t, left, parsePower(p));
+  return unnest(p, depth, binary(p, start, "**", t, left, parsePower(p)));
 }
 
 // level 12: prefix ! and - (no newline after the operator)
@@ -185,7 +207,9 @@ export function parseUnary(p: ParserState): Node {
   if (t.kind === "!" || t.kind === "-") {
     const start = p.pos;
     p.advance();
+    p.nest();
     const operand = parseUnary(p);
+    p.depth--;
     return { kind: "UnaryOp", op: t.kind, operand, span: p.spanFrom(start) };
   }
   return parsePostfix(p);
@@ -237,15 +261,16 @@ function isUppercaseStart(name: string): boolean {
 
 function parsePostfix(p: ParserState): Node {
   const start = p.pos;
+  const depth = p.depth;
   let expr = parsePrimary(p);
-  for (;;) {
+  for (;; p.nest()) {
     const t = p.tok;
     switch (t.kind) {
       case "NL": {
         // Only `.` and `?.` may start a continuation line.
         const i = p.nextSignificant();
         const k = p.toks[i]!.kind;
-        if (k !== "." && k !== "?.") return expr;
+        if (k !== "." && k !== "?.") return unnest(p, depth, expr);
         p.pos = i;
         continue;
       }
@@ -283,14 +308,14 @@ function parsePostfix(p: ParserState): Node {
           expr = { kind: "OptionalSubscriptAccess", object: expr, index, span: p.spanFrom(start) };
           continue;
         }
-        if (startsTernaryBranch(next)) return expr;
+        if (startsTernaryBranch(next)) return unnest(p, depth, expr);
         p.advance();
         expr = { kind: "TryOperator", operand: expr, span: p.spanFrom(start) };
         continue;
       }
       case "(":
         // Calls only on a bare name (§5.3); otherwise the `(` is left over.
-        if (expr.kind !== "Identifier") return expr;
+        if (expr.kind !== "Identifier") return unnest(p, depth, expr);
         expr = {
           kind: "FunctionCall",
           name: expr.name,
@@ -301,21 +326,21 @@ function parsePostfix(p: ParserState): Node {
         };
         continue;
       case "<": {
-        if (expr.kind !== "Identifier") return expr;
+        if (expr.kind !== "Identifier") return unnest(p, depth, expr);
         const call = tryGenericCall(p, expr.name, expr.span, start);
-        if (call === null) return expr;
+        if (call === null) return unnest(p, depth, expr);
         expr = call;
         continue;
       }
       case "{": {
-        if (expr.kind !== "Identifier" || !isUppercaseStart(expr.name) || !looksLikeStructBody(p)) return expr;
+        if (expr.kind !== "Identifier" || !isUppercaseStart(expr.name) || !looksLikeStructBody(p)) return unnest(p, depth, expr);
         const fields = parseDictEntries(p);
         const node: StructConstruct = { kind: "StructConstruct", structName: expr.name, fields, span: p.spanFrom(start) };
         expr = node;
         continue;
       }
       default:
-        return expr;
+        return unnest(p, depth, expr);
     }
   }
 }

@@ -77,6 +77,7 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
       continue;
     }
     const itemStart = p.pos;
+    p.depth = 0;
     try {
       items.push(parseTopLevelItem(p));
     } catch (e) {

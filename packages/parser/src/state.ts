@@ -15,7 +15,17 @@
  */
 import type { Token, TokenKind } from "@harn/lexer";
 import type { Span } from "./ast";
-import { displayIdentPosition, expectedDiagnostic, ParseFailure } from "./syntax-error";
+import { displayIdentPosition, expectedDiagnostic, ParseFailure, tooDeepDiagnostic } from "./syntax-error";
+
+/**
+ * How deeply the AST may nest (statements in blocks, operands of operator
+ * and postfix chains, unary operators, sub-expressions). Every later stage
+ * (structure checks, lint, the compiler, the evaluator) walks the tree
+ * recursively, so a bound here is what keeps a generated 100,000-term
+ * `a + b + …` from overflowing their stacks. 500 levels is far beyond any
+ * hand-written program and well inside what those walkers survive.
+ */
+export const MAX_NESTING = 500;
 
 /** Thrown instead of a real failure while speculating: nobody reads it. */
 const SPECULATION_FAILED = new ParseFailure({
@@ -33,6 +43,8 @@ export class ParserState {
   /** > 0 while parsing speculatively (`f<T>(…)` vs `a < b`): failures are
    * then a shared object, so a failed guess builds no message. */
   speculating = 0;
+  /** Current AST nesting (see MAX_NESTING); reset for each top-level item. */
+  depth = 0;
   private readonly last: number;
 
   constructor(readonly toks: Token[]) {
@@ -123,6 +135,13 @@ export class ParserState {
     if (t.kind !== "Ident") throw this.failIdent(label);
     this.pos++;
     return t;
+  }
+
+  /** One level deeper; fails with "Nesting too deep" past MAX_NESTING. The
+   * caller lowers `depth` again when the nested construct is done (after a
+   * failure the top-level loop resets it). */
+  nest(): void {
+    if (++this.depth > MAX_NESTING) throw new ParseFailure(tooDeepDiagnostic(this.tok));
   }
 
   /** `Expected {label}, got {current token}` as a throwable failure. */

@@ -72,6 +72,13 @@ export function parseStatementsUntilBrace(p: ParserState, items: Node[] = []): N
 }
 
 export function parseStatement(p: ParserState): Node {
+  p.nest();
+  const n = parseStatementAt(p);
+  p.depth--;
+  return n;
+}
+
+function parseStatementAt(p: ParserState): Node {
   const start = p.pos;
   switch (p.tok.kind) {
     case "@":

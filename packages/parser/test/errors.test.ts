@@ -2,6 +2,7 @@
  * the must-reject list of §11.3. */
 import { describe, expect, it } from "vitest";
 import { parse } from "../src/index";
+import { MAX_NESTING } from "../src/state";
 import { errors, firstError } from "./helpers";
 
 describe("the conformance substrings of §9.1", () => {
@@ -93,6 +94,26 @@ describe("recovery (§9.2)", () => {
       const r = parse(src);
       expect(r.errors).toHaveLength(1);
       expect(r.errors[0]!.message).toMatch(/^Nesting too deep at 1:\d+$/);
+    }
+  });
+  it("bounds the depth of the tree it builds, so later tree walkers never overflow", () => {
+    // Operator and postfix chains are parsed by loops but build left-deep
+    // trees; unary operators and blocks recurse. All count.
+    const deep = [
+      "let x = 1" + " + 1".repeat(100_000),
+      "let x = d" + ".x".repeat(100_000),
+      "let x = " + "!".repeat(600) + "true",
+      "let x = 2" + " ** 2".repeat(600),
+      "if a {".repeat(600) + "}".repeat(600),
+    ];
+    for (const src of deep) {
+      const r = parse(src);
+      expect(r.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^Nesting too deep at \d+:\d+$/)]);
+    }
+    expect(MAX_NESTING).toBe(500);
+    // Just inside the bound everything still parses.
+    for (const src of ["let x = 1" + " + 1".repeat(480), "if a {".repeat(400) + "}".repeat(400), "let x = " + "-".repeat(480) + "1"]) {
+      expect(parse(src).errors).toEqual([]);
     }
   });
   it("never loops on garbage", () => {
