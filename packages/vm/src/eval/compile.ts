@@ -33,7 +33,7 @@ import {
 import { BRK, CONT, Ctl, RET, TailCall } from "./control";
 import { ClosureImpl, type Ev, FnProto, Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
 import { fastBinary, isFastOp, type Operand } from "./fastops";
-import { evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
+import { convertJsError, evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
 import { lowerToolDecl } from "./tooldecl";
@@ -1014,10 +1014,15 @@ export class Compiler {
       try {
         r = body(fr);
       } catch (e) {
+        e = convertJsError(e);
         if (catches(e)) return runHandler(fr, e);
         throw e;
       }
-      if (r instanceof Promise) return r.catch((e) => (catches(e) ? runHandler(fr, e) : Promise.reject(e)));
+      if (r instanceof Promise)
+        return r.catch((e) => {
+          e = convertJsError(e);
+          return catches(e) ? runHandler(fr, e) : Promise.reject(e);
+        });
       return r;
     };
     if (!finallyB) return withCatch;
@@ -1122,6 +1127,7 @@ export class Compiler {
           try {
             r = body(fr);
           } catch (e) {
+            e = convertJsError(e);
             if (e instanceof HarnError && i + 1 < max) return attempt(i + 1);
             throw e;
           }
@@ -1129,6 +1135,7 @@ export class Compiler {
             return r.then(
               (x) => (x instanceof Ctl ? x : null),
               (e) => {
+                e = convertJsError(e);
                 if (e instanceof HarnError && i + 1 < max) return attempt(i + 1);
                 throw e;
               },
@@ -1398,6 +1405,7 @@ export class Compiler {
         const body = this.scopedBlock(n.body, true);
         const wrap = (v: any) => (v instanceof Ctl ? v : isResult(v) ? v : ok(v));
         const fail = (e: unknown) => {
+          e = convertJsError(e);
           if (e instanceof HarnError) return err(e.caughtValue());
           throw e;
         };

@@ -9,6 +9,21 @@ import { HDict, type Value, typeOf } from "../values";
 import { Ctl } from "./control";
 import type { Ev, Frame } from "./frame";
 
+/** JS failures that are really Harn ones: a host stack overflow becomes the
+ * Harn stack-overflow error, and a string, list or buffer too large for
+ * the host (`"a".repeat(1e13)`, `range(1e11).to_list()`) a runtime error —
+ * never a JS trace or an "internal error". */
+export function convertJsError(e: unknown): unknown {
+  if (e instanceof RangeError) {
+    if (/call stack/i.test(e.message)) return HarnError.stackOverflow();
+    if (/^Invalid (string|array|typed array) length|allocation failed/i.test(e.message)) return HarnError.runtime(OUT_OF_MEMORY);
+  }
+  return e;
+}
+
+/** The message of a value too large to allocate. */
+export const OUT_OF_MEMORY = "out of memory: the value would be too large";
+
 /** Attach a location to an error that has none yet. */
 export function located(e: unknown, span: Span | null, file: string): unknown {
   if (e instanceof HarnError && e.span === null && span) {

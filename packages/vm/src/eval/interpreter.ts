@@ -29,7 +29,8 @@ import { ClosureImpl, Frame, type Site } from "./frame";
 import { DONE, type Stepper } from "./compile";
 import { Concurrency } from "./concurrency";
 import { makeGenerator, yieldFromFrame } from "./generator";
-import { located } from "./helpers";
+import { convertJsError, located } from "./helpers";
+export { convertJsError } from "./helpers";
 import { checkParams } from "./paramcheck";
 import { suggest } from "./suggest";
 import { Task } from "./task";
@@ -630,13 +631,6 @@ export class Interpreter {
 
 function isIterable(v: Value): boolean {
   return typeof v === "string" || Array.isArray(v) || v instanceof HSet || v instanceof HDict || v instanceof HGenerator || v instanceof HChannel || v instanceof HIter;
-}
-
-/** JS failures that are really Harn ones: a host stack overflow becomes the
- * Harn stack-overflow error (never a JS trace). */
-export function convertJsError(e: unknown): unknown {
-  if (e instanceof RangeError && /call stack/i.test(e.message)) return HarnError.stackOverflow();
-  return e;
 }
 
 /** What builtins see (runtime.ts CallContext), one per frame. */

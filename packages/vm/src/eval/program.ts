@@ -19,7 +19,7 @@ import type { Runtime } from "../runtime";
 import type { Value } from "../values";
 import { type Compiler as CompilerT, CompileError, Compiler } from "./compile";
 import { Frame, type FnProto } from "./frame";
-import { runBlock } from "./helpers";
+import { convertJsError, runBlock } from "./helpers";
 import { Interpreter } from "./interpreter";
 import type { BlockScope } from "./scope";
 import { CANCELLED_TEXT, Task } from "./task";
@@ -117,8 +117,8 @@ export class ProgramRunner {
       if (r instanceof Promise) r = await r;
       return r as Value;
     } catch (e) {
+      e = convertJsError(e);
       if (e instanceof HarnError) throw e.escaped(e.span?.line ?? 0);
-      if (e instanceof RangeError && /call stack/i.test(e.message)) throw HarnError.stackOverflow();
       throw e;
     } finally {
       task.cancel(HarnError.thrown(CANCELLED_TEXT));
