@@ -314,6 +314,7 @@ export function getIndex(obj: Value, idx: Value): Value {
     }
     if (typeof idx === "bigint") return null;
   } else if (obj instanceof HRange) {
+    if (typeof idx === "bigint") throw HarnError.runtime(`range index out of range: index ${idx} for range of length ${obj.length}`);
     if (typeof idx === "number") {
       const n = obj.length;
       const i = idx < 0 ? n + idx : idx;
@@ -327,6 +328,7 @@ export function getIndex(obj: Value, idx: Value): Value {
 /** `obj[idx] = value` on a copy; `undefined` means "silently ignored". */
 export function setIndex(obj: Value, idx: Value, value: Value): Value | undefined {
   if (Array.isArray(obj)) {
+    if (typeof idx === "bigint") throw HarnError.runtime(`Index ${idx} out of bounds for list of length ${obj.length}`);
     if (typeof idx !== "number") return undefined;
     const i = idx < 0 ? obj.length + idx : idx;
     if (i < 0 || i >= obj.length) throw HarnError.runtime(`Index ${idx} out of bounds for list of length ${obj.length}`);
@@ -342,6 +344,10 @@ export function setIndex(obj: Value, idx: Value, value: Value): Value | undefine
 export function slice(obj: Value, start: Value, end: Value): Value {
   const isList = Array.isArray(obj);
   if (!isList && typeof obj !== "string") throw HarnError.type(`cannot slice ${typeOf(obj)}`);
+  // Ints beyond 2^53 are far outside any length: as JS numbers they clamp
+  // exactly like the exact values would.
+  if (typeof start === "bigint") start = Number(start);
+  if (typeof end === "bigint") end = Number(end);
   if (start !== null && typeof start !== "number") throw HarnError.type(`slice start must be an integer, got ${typeOf(start)}`);
   if (end !== null && typeof end !== "number") throw HarnError.type(`slice end must be an integer, got ${typeOf(end)}`);
   const len = isList ? (obj as Value[]).length : cpLength(obj as string);
