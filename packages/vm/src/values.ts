@@ -606,11 +606,13 @@ export function equals(a: Value, b: Value): boolean {
   if (a === null) return b === null;
   if (typeof a === "bigint") {
     if (typeof b === "bigint") return a === b;
-    if (b instanceof HFloat) return Number.isInteger(b.v) && BigInt(b.v) === a;
+    // Mixed int/float compares the int converted to a double, like the
+    // ordering operators (compare) and the reference's `as f64`.
+    if (b instanceof HFloat) return Number(a) === b.v;
     return false;
   }
   if (typeof b !== "object" || b === null) {
-    return a instanceof HFloat && (typeof b === "number" ? a.v === b : typeof b === "bigint" && Number.isInteger(a.v) && BigInt(a.v) === b);
+    return a instanceof HFloat && (typeof b === "number" ? a.v === b : typeof b === "bigint" && a.v === Number(b));
   }
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
