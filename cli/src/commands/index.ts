@@ -7,6 +7,7 @@ import * as check from "./check";
 import * as lint from "./lint";
 import * as run from "./run";
 import * as test from "./test";
+import * as version from "./version";
 
 export type SetExitCode = (code: number) => void;
 
@@ -15,4 +16,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   lint.register(program, setExitCode);
   run.register(program, setExitCode);
   test.register(program, setExitCode);
+  version.register(program, setExitCode);
 }

@@ -1,0 +1,24 @@
+/**
+ * `harn version` (spec/cli.md §0.1, P1): a small banner with `harn v<version>`
+ * and the tagline, on stdout, exit 0. `harn --version` stays the plain
+ * `harn <version>` line for scripts.
+ */
+import type { Command } from "commander";
+import pc from "picocolors";
+import { VERSION } from "../version";
+import type { SetExitCode } from "./index";
+
+export function banner(color: boolean): string {
+  const c = pc.createColors(color);
+  return `${c.bold(c.cyan(`harn v${VERSION}`))} — the agent harness language\n`;
+}
+
+export function register(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command("version")
+    .description("Show the version banner")
+    .action(() => {
+      process.stdout.write(banner(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
+      setExitCode(0);
+    });
+}

@@ -1,0 +1,50 @@
+/**
+ * Global `harn` behaviour (spec/cli.md §0.1): help, version, and usage
+ * errors exiting 2. Runs the real bundle as a child process.
+ */
+import { spawnSync } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = join(root, "cli/bin/harn.mjs");
+
+function harn(args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  delete env.FORCE_COLOR;
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env, timeout: 50_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+});
+
+describe("harn (global)", () => {
+  it("prints the version line with --version and -V, and a banner with `harn version`", () => {
+    const v = harn(["--version"]);
+    expect(v).toMatchObject({ code: 0, stderr: "" });
+    expect(v.stdout).toMatch(/^harn \d+\.\d+\.\d+\n$/);
+    expect(harn(["-V"]).stdout).toBe(v.stdout);
+    const banner = harn(["version"]);
+    expect(banner).toMatchObject({ code: 0, stderr: "" });
+    expect(banner.stdout).toContain(`harn v${v.stdout.trim().slice("harn ".length)}`);
+    expect(banner.stdout).toContain("the agent harness language");
+  });
+
+  it("prints help on --help (exit 0) and with no arguments (exit 2)", () => {
+    const h = harn(["--help"]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain("The agent harness language");
+    expect(harn([]).code).toBe(2);
+  });
+
+  it("treats unknown commands and flags as usage errors (exit 2)", () => {
+    expect(harn(["bogus"])).toMatchObject({ code: 2, stdout: "" });
+    expect(harn(["bogus"]).stderr).toMatch(/^error: /);
+    expect(harn(["run", "--bogus", "x.harn"]).code).toBe(2);
+    expect(harn(["version", "extra"]).code).toBe(2);
+  });
+});
