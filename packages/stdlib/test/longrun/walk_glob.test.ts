@@ -160,6 +160,25 @@ describe("walk_dir", () => {
     expect(Array.isArray(alsoSync)).toBe(true);
   });
 
+  it("a background walk leaves the event loop running while it works", async () => {
+    // 400 directories: at least 400 / 32 listing round trips, each a loop turn
+    for (let i = 0; i < 200; i++) mkdirSync(join(dir.path, "wide", `d${i}`, "x"), { recursive: true });
+    const state = longRunState(t.rt);
+    let turns = 0;
+    let done = false;
+    const finished = new Promise<void>((resolve) => state.onFeedback(() => ((done = true), resolve())));
+    const spin = () => {
+      if (done) return;
+      turns++;
+      setImmediate(spin);
+    };
+    await t.call("walk_dir", [dir.path, HDict.of({ long_running: true })]);
+    setImmediate(spin);
+    await finished;
+    // a walk that blocked would let the loop turn only while the root is stat'ed
+    expect(turns).toBeGreaterThan(10);
+  });
+
   it("a cancelled walk never queues a payload", async () => {
     const env = (await t.call("walk_dir", [dir.path, HDict.of({ long_running: true })])) as HDict;
     const r = (await t.call("cancel_handle", [env])) as HDict;
