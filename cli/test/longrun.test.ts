@@ -6,22 +6,35 @@
  *
  * Every command the scripts start writes its shell pid (= its process group
  * id, commands run in their own group) to a file, so the test knows which
- * group to look for. Needs the bundled CLI (`pnpm build`).
+ * group to look for. The CLI is bundled from source into the test's own
+ * temp directory first (other test files may be rebuilding cli/dist).
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const harnBin = join(repo, "cli", "bin", "harn.mjs");
 
 let work: string;
-beforeAll(() => {
-  if (!existsSync(join(repo, "cli", "dist", "harn.mjs"))) throw new Error("cli/dist/harn.mjs is missing: run `pnpm build` first");
+let harnBin: string;
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "harn-longrun-e2e-"));
+  harnBin = join(work, "harn.mjs");
+  // the same bundle as cli/build.mjs makes
+  await build({
+    entryPoints: [join(repo, "cli", "src", "main.ts")],
+    outfile: harnBin,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+    banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
+  });
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
