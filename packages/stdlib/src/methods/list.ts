@@ -5,48 +5,103 @@
  * run with a synchronous fast path that turns async only when a callback
  * actually suspends.
  */
-import { compare, HDict, truthy, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { compare, HDict, isPromise, truthy, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg, isCallableValue, smallIntArg, strArg } from "../core/args";
 import { chunk, flattenOnce, groupBy, indexOfEqual, tally, uniqueByKey, windows } from "../core/collections";
 import { iterList } from "../core/iter";
-import { loop, mapN, andThen, type Maybe } from "../core/maybe";
+import { loop, andThen, type Maybe } from "../core/maybe";
 import { NumberSum } from "../core/numeric";
 import { joinDisplay } from "../core/strings";
 
 type ListMethod = (xs: Value[], args: Value[], ctx: CallContext) => Value | Promise<Value>;
 
+// The three hot paths below (map, filter, find/any/all) are plain loops
+// that switch to an async continuation only at the first callback that
+// returns a promise; they allocate nothing per item beyond the argument
+// array the calling convention needs.
+
 /** Results of `f(x)` for every item. */
 export function mapList(xs: Value[], f: Value, ctx: CallContext): Maybe<Value[]> {
-  return mapN(xs.length, (i) => ctx.call(f, [xs[i]!]));
+  const n = xs.length;
+  const out: Value[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = ctx.call(f, [xs[i]!]);
+    if (isPromise(r)) return mapRest(xs, f, ctx, out, i, r);
+    out[i] = r;
+  }
+  return out;
 }
 
+async function mapRest(xs: Value[], f: Value, ctx: CallContext, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
+  out[i] = await pending;
+  for (i++; i < xs.length; i++) {
+    const r = ctx.call(f, [xs[i]!]);
+    out[i] = isPromise(r) ? await r : r;
+  }
+  return out;
+}
+
+/** Items whose callback result is truthy (`keep`) or falsy (`!keep`). */
 export function filterList(xs: Value[], f: Value, ctx: CallContext, keep = true): Maybe<Value[]> {
   const out: Value[] = [];
-  return andThen(
-    loop(xs.length, (i) => {
-      const x = xs[i]!;
-      return andThen(ctx.call(f, [x]), (k) => {
-        if (truthy(k) === keep) out.push(x);
-      });
-    }),
-    () => out,
-  );
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    const k = ctx.call(f, [x]);
+    if (isPromise(k)) return filterRest(xs, f, ctx, keep, out, i, k);
+    if (truthy(k) === keep) out.push(x);
+  }
+  return out;
+}
+
+async function filterRest(xs: Value[], f: Value, ctx: CallContext, keep: boolean, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
+  if (truthy(await pending) === keep) out.push(xs[i]!);
+  for (i++; i < xs.length; i++) {
+    const x = xs[i]!;
+    let k = ctx.call(f, [x]);
+    if (isPromise(k)) k = await k;
+    if (truthy(k) === keep) out.push(x);
+  }
+  return out;
 }
 
 /** Index of the first item whose callback result is truthy (or falsy, with
  * `want` false), or -1. Stops calling the callback at the first hit. */
 export function findIndex(xs: Value[], f: Value, ctx: CallContext, want = true): Maybe<number> {
-  let found = -1;
-  return andThen(
-    loop(xs.length, (i) =>
-      andThen(ctx.call(f, [xs[i]!]), (k) => {
-        if (truthy(k) !== want) return false;
-        found = i;
-        return true;
-      }),
-    ),
-    () => found,
-  );
+  for (let i = 0; i < xs.length; i++) {
+    const k = ctx.call(f, [xs[i]!]);
+    if (isPromise(k)) return findRest(xs, f, ctx, want, i, k);
+    if (truthy(k) === want) return i;
+  }
+  return -1;
+}
+
+async function findRest(xs: Value[], f: Value, ctx: CallContext, want: boolean, i: number, pending: Promise<Value>): Promise<number> {
+  if (truthy(await pending) === want) return i;
+  for (i++; i < xs.length; i++) {
+    let k = ctx.call(f, [xs[i]!]);
+    if (isPromise(k)) k = await k;
+    if (truthy(k) === want) return i;
+  }
+  return -1;
+}
+
+/** `acc = f(acc, x)` over the items. */
+function reduceList(xs: Value[], acc: Value, f: Value, ctx: CallContext): Maybe<Value> {
+  for (let i = 0; i < xs.length; i++) {
+    const r = ctx.call(f, [acc, xs[i]!]);
+    if (isPromise(r)) return reduceRest(xs, f, ctx, i, r);
+    acc = r;
+  }
+  return acc;
+}
+
+async function reduceRest(xs: Value[], f: Value, ctx: CallContext, i: number, pending: Promise<Value>): Promise<Value> {
+  let acc = await pending;
+  for (i++; i < xs.length; i++) {
+    const r = ctx.call(f, [acc, xs[i]!]);
+    acc = isPromise(r) ? await r : r;
+  }
+  return acc;
 }
 
 /** The item with the smallest (sign -1) or largest (sign 1) key; ties keep
@@ -75,18 +130,7 @@ const METHODS: Record<string, ListMethod> = {
 
   map: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => mapList(xs, f, ctx)),
   filter: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => filterList(xs, f, ctx)),
-  reduce: (xs, a, ctx) =>
-    withCallback(xs, arg(a, 1), null, (f) => {
-      let acc = arg(a, 0);
-      return andThen(
-        loop(xs.length, (i) =>
-          andThen(ctx.call(f, [acc, xs[i]!]), (r) => {
-            acc = r;
-          }),
-        ),
-        () => acc,
-      );
-    }),
+  reduce: (xs, a, ctx) => withCallback(xs, arg(a, 1), null, (f) => reduceList(xs, arg(a, 0), f, ctx)),
   find: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => andThen(findIndex(xs, f, ctx), (i) => (i < 0 ? null : xs[i]!))),
   find_index: (xs, a, ctx) => withCallback(xs, arg(a, 0), -1, (f) => findIndex(xs, f, ctx)),
   any: (xs, a, ctx) => withCallback(xs, arg(a, 0), false, (f) => andThen(findIndex(xs, f, ctx), (i) => i >= 0)),
