@@ -19,3 +19,17 @@ await build({
   // execa and friends use `require` in places; give the ESM bundle one.
   banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
 });
+
+// The `harn lint` worker thread (packages/lint/src/worker-pool.ts): parser
+// and linter only, so a worker starts faster than a second CLI would.
+await build({
+  entryPoints: [join(here, "../packages/lint/src/worker-entry.ts")],
+  outfile: join(here, "dist/lint-worker.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning",
+});

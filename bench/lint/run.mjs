@@ -7,7 +7,9 @@
  * documented pub fns with loops and branches, background walks with their
  * cleanup, closures, dict/list literals, match, pipelines — then times the
  * whole `harn lint DIR` process (parse included, start-up included) RUNS
- * times after one untimed warm-up, and reports the median and lines/s.
+ * times after one untimed warm-up, and reports the median and lines/s —
+ * as it runs by default (worker threads for large runs) and pinned to one
+ * thread (HARN_LINT_THREADS=1).
  * Further rows time the same work in process (no start-up), split into
  * parsing and linting, to show where the time goes.
  *
@@ -119,11 +121,14 @@ try {
   // GNU time, when present, adds the process's CPU time: on a machine
   // shared with other work the wall clock alone says little
   const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
-  const once = () => {
+  const once = (threads) => {
     const cmd = gnuTime ?? process.execPath;
     const args = gnuTime ? ["-f", "%U %S", process.execPath, harnBin, "lint", work] : [harnBin, "lint", work];
+    const env = { ...process.env };
+    if (threads) env.HARN_LINT_THREADS = String(threads);
+    else delete env.HARN_LINT_THREADS;
     const t0 = performance.now();
-    const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+    const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 << 20, env });
     const ms = performance.now() - t0;
     if (r.status !== 0) {
       console.error(r.stderr.slice(0, 2000));
@@ -141,6 +146,9 @@ try {
   const samplesOut = Array.from({ length: runs }, () => once());
   const ms = median(samplesOut.map((x) => x.ms));
   const cpuMs = median(samplesOut.map((x) => x.cpuMs));
+  const serial = Array.from({ length: runs }, () => once(1));
+  const serialMs = median(serial.map((x) => x.ms));
+  const serialCpuMs = median(serial.map((x) => x.cpuMs));
 
   // in process: parse + lint only (the packages are TypeScript source:
   // bundle the two entry points with esbuild first, as the CLI build does)
@@ -176,6 +184,8 @@ try {
   console.log("|---|---:|---:|");
   console.log(`| \`harn lint DIR\` (whole process, ${runs} runs, wall) | ${ms.toFixed(0)} | ${rate(ms)} |`);
   if (gnuTime) console.log(`| \`harn lint DIR\` (whole process, CPU user+sys) | ${cpuMs.toFixed(0)} | ${rate(cpuMs)} |`);
+  console.log(`| \`HARN_LINT_THREADS=1 harn lint DIR\` (one thread, wall) | ${serialMs.toFixed(0)} | ${rate(serialMs)} |`);
+  if (gnuTime) console.log(`| \`HARN_LINT_THREADS=1 harn lint DIR\` (one thread, CPU) | ${serialCpuMs.toFixed(0)} | ${rate(serialCpuMs)} |`);
   console.log(`| parse + lint in process | ${(parseMs + lintMs).toFixed(0)} | ${rate(parseMs + lintMs)} |`);
   console.log(`| of which parse (lexer + parser) | ${parseMs.toFixed(0)} | ${rate(parseMs)} |`);
   console.log(`| of which lint (all rules, one walk) | ${lintMs.toFixed(0)} | ${rate(lintMs)} |`);

@@ -193,6 +193,28 @@ describe("the module graph", () => {
   });
 });
 
+describe("worker threads", () => {
+  test("a run split across threads reports exactly what one thread does", () => {
+    file("a_lib.harn", "fn shared_helper() {\n  return 1\n}\n");
+    for (let i = 0; i < 6; i++) file(`m${i}.harn`, WARN);
+    file("z_app.harn", 'import { shared_helper } from "a_lib"\n\npipeline main() {\n  log(shared_helper())\n  break\n}\n');
+    const one = harn(["lint", "--format", "json", "."], { HARN_LINT_THREADS: "1" });
+    const two = harn(["lint", "--format", "json", "."], { HARN_LINT_THREADS: "2" });
+    expect(two.code).toBe(1);
+    expect(two).toEqual(one);
+    // the import in the last file clears the finding of the first file
+    expect(JSON.parse(two.stdout)[0].messages).toEqual([]);
+  });
+  test("the run still stops at the first file that does not parse", () => {
+    file("a.harn", "let x = )\n");
+    for (let i = 0; i < 5; i++) file(`b${i}.harn`, CLEAN);
+    const r = harn(["lint", "."], { HARN_LINT_THREADS: "2" });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("error: expected expression, found )");
+  });
+});
+
 describe("suppressions", () => {
   test("an inline suppression silences a finding; an unused one is reported", () => {
     file(

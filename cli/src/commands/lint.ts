@@ -2,8 +2,9 @@
  * `harn lint [options] <targets...>` (spec/cli.md §3, lint.md §5,
  * extensions.md §4 and §6).
  *
- * Files are read, parsed and linted one by one in sorted order; output is
- * written once all are done (a name imported by a later file can still
+ * Files are read, parsed and linted one by one in sorted order (large runs
+ * on several threads, see @harn/lint's worker-pool); output is written
+ * once all are done (a name imported by a later file can still
  * clear an \`unused-function\` finding of an earlier one). A file that
  * cannot be read stops the run with exit 2 (the linter could not run); one
  * that does not parse stops it with exit 1, its syntax errors rendered
@@ -12,10 +13,9 @@
  * warnings than `--max-warnings`; 2 for usage and configuration errors; 0
  * else. `--fix` exits 0 unless a file cannot be read, parsed or written.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import type { Token } from "@harn/lexer";
-import { parse, syntaxDiagnostic, type Program, type SyntaxDiagnostic } from "@harn/parser";
+import { parse, syntaxDiagnostic, type SyntaxDiagnostic } from "@harn/parser";
 import {
   applyFixes,
   ConfigError,
@@ -23,13 +23,13 @@ import {
   formatGithub,
   formatJson,
   formatSarif,
-  lintProgram,
-  ProjectGraph,
+  lintFiles,
   renderReport,
+  RunContext,
   unusedFunctionName,
+  type FileJob,
   type FileReport,
-  type LintConfig,
-  type LintDiagnostic,
+  type RunSettings,
 } from "@harn/lint";
 import { Runtime } from "@harn/vm";
 import { installStdlib } from "@harn/stdlib";
@@ -77,11 +77,33 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 
 /** The runtime's builtin names and bundled std modules, for
  * `undefined-function` and wildcard imports of `std/...`. */
-function runtimeKnowledge(): { builtins: Set<string>; stdModules: Map<string, string> } {
+function runtimeKnowledge(): { builtins: string[]; stdModules: [string, string][] } {
   const sink = { write() {} };
   const rt = new Runtime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {} });
   installStdlib(rt);
-  return { builtins: new Set(rt.builtins.keys()), stdModules: new Map(rt.stdModules) };
+  return { builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] };
+}
+
+/** `HARN_LINT_THREADS=N` pins the number of threads (1: no workers). */
+function threadsFromEnv(): number | undefined {
+  const v = process.env.HARN_LINT_THREADS;
+  return v && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
+}
+
+function fatalReport(file: string, source: string, errors: SyntaxDiagnostic[]): FileReport {
+  return {
+    path: file,
+    source,
+    diagnostics: [],
+    fatal: errors.map((e) => {
+      const d = syntaxDiagnostic(e, file);
+      return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
+    }),
+  };
+}
+
+function readReason(e: { code: string | null; message: string }): string {
+  return reason(Object.assign(new Error(e.message), e.code ? { code: e.code } : {}));
 }
 
 export async function runLint(targets: string[], flags: LintFlags): Promise<number> {
@@ -99,9 +121,9 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   }
 
   const configs = new ConfigResolver();
-  const configOf = new Map<string, LintConfig>();
+  const jobs: FileJob[] = [];
   try {
-    for (const f of files) configOf.set(f, configs.forFile(f));
+    files.forEach((file, index) => jobs.push({ index, file, config: configs.forFile(file) }));
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
@@ -109,98 +131,96 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   }
 
   const known = runtimeKnowledge();
-  const graph = new ProjectGraph({ stdModules: known.stdModules });
-  const lintFile = (file: string, source: string, program: Program, tokens: Token[]): LintDiagnostic[] => {
-    const cfg = configOf.get(file)!;
-    return lintProgram(program, {
-      source,
-      tokens,
-      file,
-      requireFileHeader: flags.requireFileHeader || cfg.requireFileHeader,
-      ...(cfg.complexityThreshold !== null ? { complexityThreshold: cfg.complexityThreshold } : {}),
-      externallyImported: graph.externallyImported,
-      wildcardExports: graph.wildcardExports(file, program),
-      builtins: known.builtins,
-      disabled: cfg.disabled,
-      checkedHandles: flags.checkedHandles || cfg.checkedHandles,
-      severities: cfg.severities,
-    });
+  const settings: RunSettings = {
+    requireFileHeader: flags.requireFileHeader ?? false,
+    checkedHandles: flags.checkedHandles ?? false,
+    builtins: known.builtins,
+    stdModules: known.stdModules,
   };
-  const fatal = (file: string, source: string, errors: SyntaxDiagnostic[]): FileReport => ({
-    path: file,
-    source,
-    diagnostics: [],
-    fatal: errors.map((e) => {
-      const d = syntaxDiagnostic(e, file);
-      return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
-    }),
-  });
 
-  // Files are linted one by one and their trees dropped at once (a large
-  // run never holds them all); a name another file imports is learnt when
-  // that file is reached, so `unused-function` findings are settled at the
-  // end, before anything is printed.
+  // Each file is read, parsed and linted on its own and its tree dropped
+  // at once (a large run never holds them all; large runs use worker
+  // threads). A name imported by a later file can still clear an
+  // `unused-function` finding of an earlier one, so findings are settled
+  // once every file is done, before anything is printed.
   const reports: FileReport[] = [];
   /** Files whose findings are reported (in --fix mode: the fixed ones). */
   const shown = new Set<FileReport>();
   let exit = 0;
   let readError: string | null = null;
-  for (const file of files) {
-    let source: string;
-    try {
-      source = readFileSync(file, "utf8");
-    } catch (e) {
-      readError = `Error reading ${file}: ${reason(e)}\n`;
-      exit = 2;
-      break;
-    }
-    const parsed = parse(source, { file });
-    if (parsed.errors.length > 0) {
-      const r = fatal(file, source, parsed.errors);
+  let imported: ReadonlySet<string>;
+
+  if (!flags.fix) {
+    const threads = threadsFromEnv();
+    const run = await lintFiles(jobs, settings, {
+      workerScript: new URL("./lint-worker.mjs", import.meta.url),
+      ...(threads !== undefined ? { threads } : {}),
+    });
+    imported = run.imported;
+    for (const o of run.outcomes) {
+      if (o.readError) {
+        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        exit = 2;
+        break;
+      }
+      const r = o.parseErrors.length > 0 ? fatalReport(o.file, o.source, o.parseErrors) : { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] };
       reports.push(r);
       shown.add(r);
-      exit = 1;
-      break;
+      if (o.parseErrors.length > 0) {
+        exit = 1;
+        break;
+      }
     }
-    graph.addFile(file, parsed.program);
-    const diagnostics = lintFile(file, source, parsed.program, parsed.tokens);
-    if (!flags.fix) {
-      const r = { path: file, source, diagnostics, fatal: [] };
+  } else {
+    const ctx = new RunContext(settings);
+    imported = ctx.graph.externallyImported;
+    for (const job of jobs) {
+      const o = ctx.run(job);
+      if (o.readError) {
+        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        exit = 2;
+        break;
+      }
+      if (o.parseErrors.length > 0) {
+        const r = fatalReport(o.file, o.source, o.parseErrors);
+        reports.push(r);
+        shown.add(r);
+        exit = 1;
+        break;
+      }
+      const fixed = applyFixes(o.source, o.diagnostics);
+      if (fixed.applied === 0) {
+        // nothing to fix: the reference prints nothing for the file
+        reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] });
+        continue;
+      }
+      try {
+        writeFileSync(o.file, fixed.text);
+      } catch (e) {
+        process.stderr.write(`Failed to write ${o.file}: ${reason(e)}\n`);
+        exit = 1;
+        break;
+      }
+      (flags.format === "human" ? process.stdout : process.stderr).write(`${o.file}: applied ${fixed.applied} fix(es)\n`);
+      const again = parse(fixed.text, { file: o.file });
+      if (again.errors.length > 0) {
+        const r = fatalReport(o.file, fixed.text, again.errors);
+        reports.push(r);
+        shown.add(r);
+        exit = 1;
+        break;
+      }
+      const diagnostics = ctx.lint(o.file, fixed.text, again.program, again.tokens, job.config);
+      const r = { path: o.file, source: fixed.text, diagnostics, fatal: [] };
       reports.push(r);
       shown.add(r);
-      continue;
     }
-    const fixed = applyFixes(source, diagnostics);
-    if (fixed.applied === 0) {
-      // nothing to fix: the reference prints nothing for the file
-      reports.push({ path: file, source, diagnostics, fatal: [] });
-      continue;
-    }
-    try {
-      writeFileSync(file, fixed.text);
-    } catch (e) {
-      process.stderr.write(`Failed to write ${file}: ${reason(e)}\n`);
-      exit = 1;
-      break;
-    }
-    (flags.format === "human" ? process.stdout : process.stderr).write(`${file}: applied ${fixed.applied} fix(es)\n`);
-    const again = parse(fixed.text, { file });
-    if (again.errors.length > 0) {
-      const r = fatal(file, fixed.text, again.errors);
-      reports.push(r);
-      shown.add(r);
-      exit = 1;
-      break;
-    }
-    const r = { path: file, source: fixed.text, diagnostics: lintFile(file, fixed.text, again.program, again.tokens), fatal: [] };
-    reports.push(r);
-    shown.add(r);
   }
 
   for (const r of reports) {
     r.diagnostics = r.diagnostics.filter((d) => {
       const name = unusedFunctionName(d);
-      return name === null || !graph.externallyImported.has(name);
+      return name === null || !imported.has(name);
     });
   }
 
@@ -210,7 +230,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       const fileWarnings = r.diagnostics.filter((d) => d.severity === "warning").length;
       warnings += fileWarnings;
       if (r.diagnostics.some((d) => d.severity === "error")) exit = Math.max(exit, 1);
-      if (fileWarnings > 0 && (flags.strict || configOf.get(r.path)!.strict)) exit = Math.max(exit, 1);
+      if (fileWarnings > 0 && (flags.strict || jobs.find((j) => j.file === r.path)!.config.strict)) exit = Math.max(exit, 1);
     }
   }
 

@@ -22,6 +22,8 @@ export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
 export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
+export { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
+export { lintFiles, shares, type PoolOptions } from "./worker-pool";
 export { buildCfg } from "./cfg/build";
 export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";
 export { solveForward, replay, type ForwardAnalysis } from "./cfg/dataflow";

@@ -1,0 +1,87 @@
+/**
+ * Linting one file of a run, the same way on the main thread and in a
+ * worker (see worker-pool.ts): read, parse, record its imports in the
+ * module graph, lint. Only plain data goes in and comes out, so outcomes
+ * cross thread boundaries as they are.
+ */
+import { readFileSync } from "node:fs";
+import { parse, type Program, type SyntaxDiagnostic } from "@harn/parser";
+import type { Token } from "@harn/lexer";
+import type { LintConfig } from "./config";
+import { lintProgram } from "./linter";
+import { ProjectGraph } from "./project";
+import type { LintDiagnostic } from "./types";
+
+/** What every file of a run shares. */
+export interface RunSettings {
+  requireFileHeader: boolean;
+  checkedHandles: boolean;
+  /** Builtin names the runtime registers. */
+  builtins: string[];
+  /** Bundled `std/...` module sources. */
+  stdModules: [string, string][];
+}
+
+export interface FileJob {
+  index: number;
+  file: string;
+  config: LintConfig;
+}
+
+export interface FileOutcome {
+  index: number;
+  file: string;
+  source: string;
+  /** Why the file could not be read (plain data: it may cross threads). */
+  readError: { code: string | null; message: string } | null;
+  parseErrors: SyntaxDiagnostic[];
+  diagnostics: LintDiagnostic[];
+}
+
+/** A thread's view of the run: its module graph and the shared settings. */
+export class RunContext {
+  readonly graph: ProjectGraph;
+  readonly builtins: ReadonlySet<string>;
+
+  constructor(readonly settings: RunSettings) {
+    this.graph = new ProjectGraph({ stdModules: new Map(settings.stdModules) });
+    this.builtins = new Set(settings.builtins);
+  }
+
+  /** Lint a parsed file with its configuration. */
+  lint(file: string, source: string, program: Program, tokens: Token[], config: LintConfig): LintDiagnostic[] {
+    return lintProgram(program, {
+      source,
+      tokens,
+      file,
+      requireFileHeader: this.settings.requireFileHeader || config.requireFileHeader,
+      ...(config.complexityThreshold !== null ? { complexityThreshold: config.complexityThreshold } : {}),
+      externallyImported: this.graph.externallyImported,
+      wildcardExports: this.graph.wildcardExports(file, program),
+      builtins: this.builtins,
+      disabled: config.disabled,
+      checkedHandles: this.settings.checkedHandles || config.checkedHandles,
+      severities: config.severities,
+    });
+  }
+
+  /** Read, parse and lint one file; its tree is dropped afterwards. */
+  run(job: FileJob): FileOutcome {
+    const out: FileOutcome = { index: job.index, file: job.file, source: "", readError: null, parseErrors: [], diagnostics: [] };
+    try {
+      out.source = readFileSync(job.file, "utf8");
+    } catch (e) {
+      const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
+      out.readError = { code, message: e instanceof Error ? e.message : String(e) };
+      return out;
+    }
+    const parsed = parse(out.source, { file: job.file });
+    if (parsed.errors.length > 0) {
+      out.parseErrors = parsed.errors;
+      return out;
+    }
+    this.graph.addFile(job.file, parsed.program);
+    out.diagnostics = this.lint(job.file, out.source, parsed.program, parsed.tokens, job.config);
+    return out;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Linting a large run on several threads. Files are split into contiguous
+ * shares of about equal size; the main thread lints the first share while
+ * worker threads lint the others, each with its own module graph. Outcomes
+ * come back in file order, together with every name the workers saw
+ * imported by name (for `unused-function`, settled by the caller).
+ *
+ * The worker script is a separate bundle (`lint-worker.mjs` beside the CLI
+ * bundle); without it, or for small runs, everything runs on the main
+ * thread.
+ */
+import { existsSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
+
+/** Below this much source text, threads cost more than they save. */
+const MIN_PARALLEL_BYTES = 512 * 1024;
+
+export interface WorkerReply {
+  outcomes: FileOutcome[];
+  imported: string[];
+}
+
+export interface PoolOptions {
+  /** `cli/dist/lint-worker.mjs`, or null to stay on the main thread. */
+  workerScript: URL | null;
+  /** Threads to use (main included); default: the machine's parallelism,
+   * and 1 for small runs. */
+  threads?: number;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Split jobs into `n` contiguous shares of about equal total size. */
+export function shares<T>(jobs: T[], sizes: number[], n: number): T[][] {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const out: T[][] = Array.from({ length: n }, () => []);
+  let acc = 0;
+  jobs.forEach((j, i) => {
+    const k = Math.min(n - 1, Math.floor((acc / Math.max(1, total)) * n));
+    out[k]!.push(j);
+    acc += sizes[i]!;
+  });
+  return out.filter((s) => s.length > 0);
+}
+
+export async function lintFiles(
+  jobs: FileJob[],
+  settings: RunSettings,
+  options: PoolOptions,
+): Promise<{ outcomes: FileOutcome[]; imported: Set<string> }> {
+  const sizes = jobs.map((j) => sizeOf(j.file));
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const script = options.workerScript && existsSync(fileURLToPath(options.workerScript)) ? options.workerScript : null;
+  let threads = options.threads ?? (total >= MIN_PARALLEL_BYTES ? availableParallelism() : 1);
+  if (!script) threads = 1;
+  threads = Math.max(1, Math.min(threads, jobs.length));
+
+  const parts = shares(jobs, sizes, threads);
+  const [mine, ...theirs] = parts;
+  const replies = theirs.map(
+    (part) =>
+      new Promise<WorkerReply>((resolve, reject) => {
+        const w = new Worker(script!, { workerData: { settings, jobs: part } });
+        w.once("message", (m: WorkerReply) => resolve(m));
+        w.once("error", reject);
+        w.once("exit", (code) => {
+          if (code !== 0) reject(new Error(`lint worker exited with code ${code}`));
+        });
+      }),
+  );
+  const ctx = new RunContext(settings);
+  const outcomes: FileOutcome[] = [];
+  for (const job of mine ?? []) {
+    const o = ctx.run(job);
+    outcomes.push(o);
+    // the run stops at a file that cannot be read or parsed
+    if (o.readError || o.parseErrors.length > 0) break;
+  }
+  const imported = new Set(ctx.graph.externallyImported);
+  for (const r of await Promise.all(replies)) {
+    outcomes.push(...r.outcomes);
+    for (const n of r.imported) imported.add(n);
+  }
+  outcomes.sort((a, b) => a.index - b.index);
+  return { outcomes, imported };
+}
+
+/** The body of a worker thread (see worker-entry.ts). */
+export function runWorkerJobs(settings: RunSettings, jobs: FileJob[]): WorkerReply {
+  const ctx = new RunContext(settings);
+  const outcomes: FileOutcome[] = [];
+  for (const job of jobs) {
+    const o = ctx.run(job);
+    outcomes.push(o);
+    if (o.readError || o.parseErrors.length > 0) break;
+  }
+  return { outcomes, imported: [...ctx.graph.externallyImported] };
+}
