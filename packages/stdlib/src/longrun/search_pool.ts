@@ -13,7 +13,7 @@
  * order and the search stops — workers terminated — as soon as the matches
  * merged so far exceed `maxMatches`, or when the signal aborts.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { makeSearcher, type LineMatch, type MatcherSpec } from "./search_core";
@@ -86,7 +86,7 @@ async function searchOnMainThread(req: SearchRequest): Promise<SearchOutcome | n
   const limit = req.maxMatches + 1;
   for (let i = 0; i < req.files.length; i += MAIN_THREAD_BATCH) {
     const batch = req.files.slice(i, i + MAIN_THREAD_BATCH);
-    const contents = await Promise.all(batch.map((f) => readFile(f).catch(() => null)));
+    const contents = await Promise.all(batch.map((f) => readText(f).catch(() => null)));
     if (req.signal.aborted) return null;
     for (let j = 0; j < batch.length; j++) {
       const buf = contents[j];
@@ -94,6 +94,26 @@ async function searchOnMainThread(req: SearchRequest): Promise<SearchOutcome | n
     }
   }
   return { files: merger.files, truncated: false };
+}
+
+/** Bytes probed for NUL before a file is read whole: binary files (§1.6)
+ * are skipped without reading the rest of them. */
+const PROBE_BYTES = 64 * 1024;
+const BINARY_PROBE = 8192;
+
+/** A file's bytes, or null for a binary one (a NUL in the first 8 KiB). */
+async function readText(path: string): Promise<Buffer | null> {
+  const fh = await open(path, "r");
+  try {
+    const head = Buffer.allocUnsafe(PROBE_BYTES);
+    const { bytesRead } = await fh.read(head, 0, PROBE_BYTES, 0);
+    if (head.subarray(0, Math.min(bytesRead, BINARY_PROBE)).includes(0)) return null;
+    if (bytesRead < PROBE_BYTES) return head.subarray(0, bytesRead);
+    // positioned reads leave the file position at 0: this reads it all
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The code a search worker runs: reads files synchronously, searches them
@@ -104,11 +124,13 @@ const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const makeSearcher = (${makeSearcher.toString()});
 const search = makeSearcher(workerData.spec, workerData.contextBefore, workerData.contextAfter);
-let buf = Buffer.allocUnsafe(1 << 16);
+let buf = Buffer.allocUnsafe(${PROBE_BYTES});
 function readWhole(path) {
   const fd = fs.openSync(path, "r");
   try {
     let n = fs.readSync(fd, buf, 0, buf.length, 0);
+    // binary: skip without reading the rest (the searcher's own check agrees)
+    if (buf.subarray(0, Math.min(n, ${BINARY_PROBE})).includes(0)) return null;
     if (n < buf.length) return buf.subarray(0, n);
     const size = fs.fstatSync(fd).size;
     const big = Buffer.allocUnsafe(Math.max(size, n));
@@ -124,7 +146,7 @@ parentPort.on("message", (job) => {
   const results = [];
   for (let i = 0; i < job.files.length; i++) {
     let matches = null;
-    try { matches = search(readWhole(job.files[i]), job.limit); } catch { matches = null; }
+    try { const bytes = readWhole(job.files[i]); matches = bytes && search(bytes, job.limit); } catch { matches = null; }
     if (matches && matches.length > 0) results.push([i, matches]);
   }
   parentPort.postMessage({ chunk: job.chunk, results });

@@ -136,6 +136,18 @@ describe("the search pool", () => {
     }
   });
 
+  it("reads files longer than the probe whole, and skips long binary files, on both paths", async () => {
+    const long = join(dir.path, "long.txt");
+    writeFileSync(long, "x".repeat(100_000) + "\nneedle at the end\n");
+    const bin = join(dir.path, "long.bin");
+    writeFileSync(bin, Buffer.concat([Buffer.from([0]), Buffer.alloc(100_000, 0x61), Buffer.from("\nneedle\n")]));
+    const base = { files: [long, bin], spec: { kind: "literal", text: "needle" } as const, contextBefore: 0, contextAfter: 0, maxMatches: 10, signal: new AbortController().signal };
+    for (const workerThreshold of [Infinity, 0]) {
+      const r = await searchFiles({ ...base, workerThreshold });
+      expect(r!.files.map((f) => [f.file, f.matches.map((m) => [m.line, m.text])])).toEqual([[long, [[2, "needle at the end"]]]]);
+    }
+  });
+
   it("resolves to null when aborted", async () => {
     const ac = new AbortController();
     const p = searchFiles({ files: [join(dir.path, "src.txt")], spec: { kind: "literal", text: "x" }, contextBefore: 0, contextAfter: 0, maxMatches: 10, signal: ac.signal, workerThreshold: 0 });
