@@ -5,7 +5,7 @@
 import { display, HarnError, HBytes, HDict, typeOf, type Runtime, type Value } from "@harn/vm";
 import { bytes, bytesOrText } from "./bytes";
 
-const DEFAULT_BOUNDARY = "harn-form-boundary";
+export const DEFAULT_BOUNDARY = "harn-form-boundary";
 
 function fail(msg: string): never {
   throw HarnError.thrown(msg);

@@ -4,9 +4,10 @@
  * `{status, headers, body, ok}`; non-2xx statuses never throw.
  */
 import { writeFile } from "node:fs/promises";
-import { isAbsolute } from "node:path";
 import { display, HarnError, HBytes, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
+import { osErrorText } from "../core/oserror";
+import { resolvePath } from "../core/paths";
 import { execute, responseDict, type Response } from "./client";
 import { clearMocks, mockArgs, mockCalls, mockSlot, registerMock, takeMock } from "./mocks";
 import { buildRequest, mergeOptions, optionsArg, type RequestSpec } from "./request";
@@ -127,12 +128,12 @@ export function installHttp(rt: Runtime): void {
     const options = withSession(ctx.runtime, optionsArg(args[2]));
     const spec = buildRequest("http_download", "GET", strArg(args, 0), null, options);
     const dst = strArg(args, 1);
-    const path = isAbsolute(dst) ? dst : ctx.runtime.cwd.replace(/\/+$/, "") + "/" + dst;
+    const path = resolvePath(ctx.runtime, dst);
     const finish = async (r: Response): Promise<Value> => {
       try {
         await writeFile(path, r.body);
       } catch (e) {
-        throw HarnError.thrown(`http_download: failed to write ${path}: ${(e as Error).message}`);
+        throw HarnError.thrown(`http_download: failed to write ${path}: ${osErrorText(e)}`);
       }
       return HDict.of({ status: r.status, headers: r.headers, bytes_written: r.body.length, ok: r.status >= 200 && r.status <= 299 });
     };

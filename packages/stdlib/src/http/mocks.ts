@@ -3,7 +3,7 @@
  * §19.2), per runtime. Only matched requests are recorded; unmatched ones
  * go to the network.
  */
-import { display, HarnError, HDict, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import { redactUrl, SENSITIVE_HEADERS, urlMatches } from "./form";
 import type { RequestSpec } from "./request";
 
@@ -26,7 +26,7 @@ interface RecordedCall {
   method: string;
   url: string;
   headers: [string, string][];
-  body: string | null;
+  body: string | Uint8Array | null;
 }
 
 export interface MockState {
@@ -100,7 +100,7 @@ export function mockCalls(rt: Runtime, options: Value): Value[] {
       method: c.method,
       url: redact ? redactUrl(c.url) : c.url,
       headers: new HDict(headers),
-      body: c.body,
+      body: c.body instanceof Uint8Array ? new HBytes(c.body) : c.body,
     });
   });
 }

@@ -4,7 +4,8 @@
  * timeouts, retry and redirect policy. Validation failures are thrown
  * strings with the reference's texts.
  */
-import { display, HarnError, HDict, HDuration, HFloat, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, HDuration, HFloat, type Value } from "@harn/vm";
+import { DEFAULT_BOUNDARY, formData } from "../formats/multipart";
 import { appendQuery } from "./form";
 
 export interface RetryPolicy {
@@ -29,7 +30,8 @@ export interface RequestSpec {
   url: string;
   /** Header names as given (validated), values as display strings. */
   headers: [string, string][];
-  body: string | null;
+  /** Text, or bytes for a binary multipart body. */
+  body: string | Uint8Array | null;
   totalTimeoutMs: number;
   connectTimeoutMs: number | null;
   readTimeoutMs: number | null;
@@ -125,8 +127,16 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
     headers.push(["Authorization", auth]);
   }
 
+  let payload: string | Uint8Array | null = body;
   const optBody = opt(options, "body");
-  if (body === null && optBody !== null) body = str(optBody);
+  if (payload === null && optBody !== null) payload = str(optBody);
+  const multipart = opt(options, "multipart");
+  if (payload === null && multipart !== null) {
+    const form = formData(multipart, DEFAULT_BOUNDARY);
+    const b = form.get("body");
+    payload = b instanceof HBytes ? b.data : str(b);
+    if (!headers.some(([k]) => k.toLowerCase() === "content-type")) headers.push(["Content-Type", str(form.get("content_type"))]);
+  }
 
   const timeout = msValue(opt(options, "timeout_ms")) ?? msValue(opt(options, "timeout")) ?? 30_000;
   const total = msValue(opt(options, "total_timeout_ms")) ?? timeout;
@@ -136,7 +146,7 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
     method,
     url,
     headers,
-    body,
+    body: payload,
     totalTimeoutMs: total,
     connectTimeoutMs: msValue(opt(options, "connect_timeout_ms")),
     readTimeoutMs: msValue(opt(options, "read_timeout_ms")),

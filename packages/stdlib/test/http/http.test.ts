@@ -335,3 +335,16 @@ describe("http through a proxy", () => {
     }
   });
 });
+
+describe("multipart option", () => {
+  it("builds a form body and its content type", () => {
+    const r = setup();
+    r.call("http_mock", "POST", "*", d({ status: 201 }));
+    r.call("http_post", "https://up.test/files", d({ multipart: [d({ name: "f", filename: "a.txt", content: "hi" })] }));
+    const call = (r.call("http_mock_calls") as HDict[])[0]!;
+    expect(show(call.get("headers"))).toBe("{content-type: multipart/form-data; boundary=harn-form-boundary}");
+    expect(call.get("body")).toBe(
+      '--harn-form-boundary\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: application/octet-stream\r\n\r\nhi\r\n--harn-form-boundary--\r\n',
+    );
+  });
+});
