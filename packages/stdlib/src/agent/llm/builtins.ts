@@ -11,35 +11,11 @@ import { transcriptDict } from "../loop/result";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { visibleText } from "../tools/text_protocol";
+import { cacheSavings } from "./budget";
 import { callModel } from "./call";
 import { readLlmSettings, setupError } from "./options";
 
 export const LLM_CALL_BACKOFF_MS = 250;
-
-/** USD per million input/output tokens; first substring match wins (§3.10). */
-const PRICING: ReadonlyArray<readonly [string[], number, number]> = [
-  [["claude-3-5-haiku", "claude-haiku-4"], 0.8, 4.0],
-  [["claude-3-5-sonnet", "claude-sonnet-4"], 3.0, 15.0],
-  [["claude-3-opus", "claude-opus-4"], 15.0, 75.0],
-  [["gpt-4o-mini"], 0.15, 0.6],
-  [["gpt-4o"], 2.5, 10.0],
-  [["gpt-4-turbo"], 10.0, 30.0],
-  [["o1-mini"], 3.0, 12.0],
-  [["o1", "o3"], 15.0, 60.0],
-];
-
-function inputRate(model: string): number | null {
-  for (const [names, input] of PRICING) if (names.some((n) => model.includes(n))) return input / 1_000_000;
-  return null;
-}
-
-/** Savings from prompt caching: Claude models read cache at 10 % and
- * write it at 125 % of the input rate; other models have no cache prices. */
-function cacheSavings(model: string, read: number, write: number): number {
-  const rate = inputRate(model);
-  if (rate === null || !model.includes("claude")) return 0;
-  return read * (rate - rate * 0.1) + write * (rate - rate * 1.25);
-}
 
 function usageEntries(res: LlmResponse): [string, Value][] {
   const read = res.cache_read_tokens;

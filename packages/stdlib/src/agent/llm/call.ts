@@ -8,6 +8,7 @@ import type { Runtime } from "@harn/vm";
 import { LlmError } from "../../llm/errors";
 import type { LlmMessage, LlmRequest, LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { mockState } from "../mock/state";
+import { overBudget, projectInput, recordCost } from "./budget";
 import { agentClient } from "./client";
 import type { LlmSettings } from "./options";
 
@@ -40,14 +41,26 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     // providers get no thinking parameters (P2).
     extra: intercept ? { thinking: llm.thinking } : null,
   };
+  if (llm.budget) {
+    // Before any provider or mock is consulted (§3.10).
+    const over = overBudget(rt, llm.budget, {
+      provider: llm.provider,
+      model: llm.model,
+      inputTokens: projectInput(req.system, req.messages, request.tools ?? null),
+      outputTokens: llm.maxTokens,
+    });
+    if (over) throw over;
+  }
   try {
-    return await agentClient(rt).completeWithRetries(request, {
+    const res = await agentClient(rt).completeWithRetries(request, {
       signal,
       retries: llm.retries,
       backoffMs: llm.backoffMs,
       fallbackChain: intercept ? null : llm.fallbackChain,
       fallbackModels: llm.fallbackModels,
     });
+    recordCost(rt, res.model, res.input_tokens, res.output_tokens);
+    return res;
   } catch (e) {
     // Errors report the provider the script asked for (§3.8).
     if (e instanceof LlmError && intercept) throw e.withTarget(llm.provider, llm.model);

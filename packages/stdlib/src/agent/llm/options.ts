@@ -9,6 +9,7 @@ import type { LlmToolChoice } from "../../llm/types";
 import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
 import type { JsonObject } from "../json";
 import { mockState } from "../mock/state";
+import { readBudget, type Budget } from "./budget";
 import { agentClient } from "./client";
 
 export const TRANSCRIPT_REMOVED =
@@ -36,6 +37,8 @@ export interface LlmSettings {
   fallbackChain?: string[] | string;
   fallbackModels?: Record<string, string>;
   thinking: JsonObject;
+  /** The budget envelope (§3.10), or null. */
+  budget: Budget | null;
 }
 
 /** Convert a provider-layer setup failure into the script-visible shape. */
@@ -132,6 +135,7 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     retries: Math.max(0, num(options.get("llm_retries")) ?? defaults.retries),
     backoffMs: Math.max(0, num(options.get("llm_backoff_ms")) ?? defaults.backoffMs),
     thinking: thinkingOf(options),
+    budget: readBudget(options),
   };
   if (typeof chain === "string") settings.fallbackChain = chain;
   else if (Array.isArray(chain)) settings.fallbackChain = chain.filter((c): c is string => typeof c === "string");

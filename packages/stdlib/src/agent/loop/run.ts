@@ -13,6 +13,7 @@ import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
+import { isTotalBudget } from "../llm/budget";
 import { callModel } from "../llm/call";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
@@ -193,7 +194,14 @@ export class AgentLoop {
     const p = this.progress;
     while (p.iteration < s.maxIterations) {
       await this.preflight();
-      const res = await this.callModel();
+      let res: LlmResponse;
+      try {
+        res = await this.callModel();
+      } catch (e) {
+        // A turn that would exceed `total_budget_usd` is not sent (§2.7).
+        if (e instanceof HarnError && isTotalBudget(e)) return "budget_exhausted";
+        throw e;
+      }
       p.iteration++;
       p.inputTokens += res.input_tokens;
       p.outputTokens += res.output_tokens;
