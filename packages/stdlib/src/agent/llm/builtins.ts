@@ -12,8 +12,18 @@ import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loo
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { visibleText } from "../tools/text_protocol";
 import { cacheSavings } from "./budget";
-import { callModel } from "./call";
-import { readLlmSettings, setupError } from "./options";
+import type { ModelRequest } from "./call";
+import {
+  agentTrace,
+  completeStructured,
+  readStructured,
+  schemaError,
+  structuredArgs,
+  structuredOptions,
+  usageDict,
+  type StructuredSpec,
+} from "./structured";
+import { readLlmSettings, setupError, type LlmSettings } from "./options";
 
 export const LLM_CALL_BACKOFF_MS = 250;
 
@@ -83,11 +93,14 @@ export function callResult(res: LlmResponse, provider: string, sent: Msg[], opti
   return new HDict(m);
 }
 
-async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
-  const rt: Runtime = ctx.runtime;
-  const prompt = args[0] ?? null;
-  const systemArg = args[1] ?? null;
-  const options = args[2] instanceof HDict ? args[2] : HDict.empty();
+interface Prepared {
+  llm: LlmSettings;
+  req: ModelRequest;
+  sent: Msg[];
+  options: HDict;
+}
+
+function prepare(rt: Runtime, prompt: Value, systemArg: Value, options: HDict): Prepared {
   const llm = readLlmSettings(rt, options, { retries: 0, backoffMs: LLM_CALL_BACKOFF_MS });
   const given = options.get("messages");
   const messages = Array.isArray(given)
@@ -99,10 +112,25 @@ async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
     .map(nativeDefinition);
   const system = systemArg === null ? null : typeof systemArg === "string" ? systemArg : display(systemArg);
   const sent = requestMessages(messages);
+  return { llm, req: { system, messages: sent, tools }, sent: sent as unknown as Msg[], options };
+}
+
+/** One `llm_call`, with structured output when the options ask for it. */
+async function call(p: Prepared, ctx: CallContext): Promise<HDict> {
+  const spec = readStructured(p.options, 1);
+  const out = await completeStructured(ctx.runtime, p.llm, p.req, spec, ctx.signal);
+  if (out.errors.length > 0) {
+    if (spec.validation === "error") throw schemaError(p.llm, out.errors);
+    ctx.err(`warning: LLM output failed schema validation: ${out.errors.join("; ")}\n`);
+  }
+  const intercepted = p.llm.provider === "mock" || out.res.provider === "mock";
+  return callResult(out.res, intercepted ? "mock" : out.res.provider, p.sent, p.options);
+}
+
+async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
+  const options = args[2] instanceof HDict ? args[2] : HDict.empty();
   try {
-    const res = await callModel(rt, llm, { system, messages: sent, tools }, ctx.signal);
-    const intercepted = llm.provider === "mock" || res.provider === "mock";
-    return callResult(res, intercepted ? "mock" : res.provider, sent as unknown as Msg[], options);
+    return await call(prepare(ctx.runtime, args[0] ?? null, args[1] ?? null, options), ctx);
   } catch (e) {
     throw llmCallError(e, ctx);
   }
@@ -116,7 +144,95 @@ function llmCallError(e: unknown, ctx: CallContext): unknown {
   return e;
 }
 
+/** `llm_call_structured*`: the options rewritten, `system` read from them. */
+function prepareStructured(ctx: CallContext, args: Value[], builtin: string): Prepared & { spec: StructuredSpec } {
+  const { prompt, schema, options } = structuredArgs(args, builtin);
+  const rewritten = structuredOptions(schema, options);
+  const p = prepare(ctx.runtime, prompt, rewritten.get("system"), rewritten);
+  return { ...p, spec: readStructured(rewritten, 3) };
+}
+
+const REPAIR_PROMPT =
+  "The following text was supposed to be JSON conforming to the configured schema, but it failed validation. Return only the corrected JSON value, with no other text.";
+
+/** `llm_call_structured_result` (§3.9): never throws; reports how the call went. */
+async function structuredResult(args: Value[], ctx: CallContext): Promise<HDict> {
+  const p = prepareStructured(ctx, args, "llm_call_structured_result");
+  const result = (o: {
+    ok: boolean;
+    data: Value;
+    raw: string;
+    error: string;
+    category: string | null;
+    attempts: number;
+    repaired: boolean;
+    extracted: boolean;
+    res: LlmResponse | null;
+  }) =>
+    HDict.of({
+      ok: o.ok,
+      data: o.ok ? o.data : null,
+      raw_text: o.raw,
+      error: o.error,
+      error_category: o.category,
+      attempts: o.attempts,
+      repaired: o.repaired,
+      extracted_json: o.extracted,
+      usage: usageDict(o.res),
+      model: o.res?.model ?? p.llm.model,
+      provider: o.res ? (p.llm.provider === "mock" || o.res.provider === "mock" ? "mock" : o.res.provider) : p.llm.provider,
+    });
+  let main;
+  try {
+    main = await completeStructured(ctx.runtime, p.llm, p.req, p.spec, ctx.signal);
+  } catch (e) {
+    if (!(e instanceof LlmError)) throw llmCallError(e, ctx);
+    return result({ ok: false, data: null, raw: "", error: e.message, category: e.category, attempts: 0, repaired: false, extracted: false, res: null });
+  }
+  if (main.errors.length === 0) {
+    return result({ ok: true, data: main.data, raw: main.res.text, error: "", category: null, attempts: main.attempts, repaired: false, extracted: main.extracted, res: main.res });
+  }
+  const category = main.found ? "schema_validation" : "missing_json";
+  const failed = { ok: false, data: null, raw: main.res.text, error: main.errors.join("; "), attempts: main.attempts, repaired: false, extracted: main.extracted, res: main.res };
+  const repair = p.options.get("repair");
+  const repairOn = repair === true || (repair instanceof HDict && repair.get("enabled") !== false);
+  if (!repairOn) return result({ ...failed, category });
+  const overrides = new Map(p.options.map);
+  if (repair instanceof HDict) for (const k of repair.keys()) if (k !== "enabled") overrides.set(k, repair.get(k));
+  overrides.set("schema_retries", 0);
+  const prompt = `${REPAIR_PROMPT}\n\nValidation errors: ${main.errors.join("; ")}\n\nText:\n${main.res.text}`;
+  try {
+    const rp = prepare(ctx.runtime, prompt, overrides.get("system") ?? null, new HDict(overrides));
+    const fixed = await completeStructured(ctx.runtime, rp.llm, rp.req, readStructured(new HDict(overrides), 0), ctx.signal);
+    if (fixed.errors.length === 0) {
+      return result({ ok: true, data: fixed.data, raw: fixed.res.text, error: "", category: null, attempts: fixed.attempts, repaired: true, extracted: fixed.extracted, res: fixed.res });
+    }
+  } catch (e) {
+    if (!(e instanceof LlmError)) throw llmCallError(e, ctx);
+  }
+  return result({ ...failed, category: "repair_failed" });
+}
+
 export function installLlmCall(rt: Runtime): void {
+  rt.defineBuiltin("llm_call_structured", async (args, ctx) => {
+    const p = prepareStructured(ctx, args, "llm_call_structured");
+    try {
+      return (await call(p, ctx)).get("data");
+    } catch (e) {
+      throw llmCallError(e, ctx);
+    }
+  });
+  rt.defineBuiltin("llm_call_structured_safe", async (args, ctx) => {
+    const p = prepareStructured(ctx, args, "llm_call_structured_safe");
+    try {
+      return HDict.of({ ok: true, data: (await call(p, ctx)).get("data"), error: null });
+    } catch (e) {
+      if (e instanceof LlmError) return HDict.of({ ok: false, data: null, error: fromJson(e.toDict()) });
+      throw llmCallError(e, ctx);
+    }
+  });
+  rt.defineBuiltin("llm_call_structured_result", structuredResult);
+  rt.defineBuiltin("agent_trace", (_args, ctx) => agentTrace(ctx.runtime).slice());
   rt.defineBuiltin("llm_call", llmCall);
   rt.defineBuiltin("llm_call_safe", async (args, ctx) => {
     try {
