@@ -4,7 +4,9 @@
  * on a promise that the next pull resolves; the body only ever runs while
  * a consumer is pulling, so it is lazy and never runs ahead.
  */
+import { HarnError } from "../errors";
 import { HGenerator, type IterStep, type Value } from "../values";
+import { convertJsError } from "./helpers";
 import type { Frame } from "./frame";
 import type { Interpreter } from "./interpreter";
 
@@ -23,9 +25,26 @@ class GenState {
     readonly fr: Frame,
   ) {}
 
+  /** The latest pull in progress: a pull from another task while the body
+   * runs queues behind it (each consumer gets the next value). */
+  private current: Promise<IterStep> | null = null;
+
   pull(): IterStep | Promise<IterStep> {
+    if (this.waiting) {
+      const after = this.current!.then(
+        () => this.pull(),
+        () => this.pull(),
+      );
+      this.current = after;
+      return after;
+    }
     if (this.finished) return DONE_STEP;
-    if (this.waiting) return Promise.reject(new Error("generator is already running"));
+    const p = this.start();
+    this.current = p;
+    return p;
+  }
+
+  private start(): Promise<IterStep> {
     return new Promise<IterStep>((resolve, reject) => {
       this.waiting = { resolve, reject };
       if (!this.started) {
@@ -69,6 +88,10 @@ class GenState {
     this.gen.done = true;
     const w = this.waiting;
     this.waiting = null;
+    // The body is its own execution context: an error leaving it gets the
+    // ` (line N)` suffix like one leaving a task (spec/semantics.md §8.1).
+    e = convertJsError(e);
+    if (e instanceof HarnError) e = e.escaped(e.span?.line ?? 0);
     if (w) w.reject(e);
   }
 }
