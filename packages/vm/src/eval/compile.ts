@@ -167,6 +167,9 @@ interface LoopCtx {
   inLoop: boolean;
   /** Inside a try with finally (tail calls disabled). */
   inFinallyTry: boolean;
+  /** The scope just outside the innermost loop: every binding declared
+   * below it lives in slots that each iteration reuses. */
+  loopOuter?: BlockScope | null;
 }
 
 export class Compiler {
@@ -416,9 +419,23 @@ export class Compiler {
           });
       }
       case "DeferStmt": {
+        // A defer registered inside a loop keeps that iteration's bindings
+        // (the loop variable, the body's locals): later iterations reuse
+        // their slots, so the values are put back before the body runs.
+        const reused = this.iterationSlots();
         const body = this.scopedBlock(n.body, false);
+        if (reused.length === 0) {
+          return (fr) => {
+            (fr.defers ??= []).push(body);
+            return null;
+          };
+        }
         return (fr) => {
-          (fr.defers ??= []).push(body);
+          const saved = reused.map((slot) => fr.s[slot]!);
+          (fr.defers ??= []).push((f: Frame) => {
+            for (let i = 0; i < reused.length; i++) f.s[reused[i]!] = saved[i]!;
+            return body(f);
+          });
           return null;
         };
       }
@@ -782,14 +799,29 @@ export class Compiler {
     };
   }
 
-  private withLoop<T>(f: () => T): T {
+  private withLoop<T>(f: () => T, outer: BlockScope = this.scope): T {
     const saved = this.loop.inLoop;
+    const savedOuter = this.loop.loopOuter;
     this.loop.inLoop = true;
+    this.loop.loopOuter = outer;
     try {
       return f();
     } finally {
       this.loop.inLoop = saved;
+      this.loop.loopOuter = savedOuter;
     }
+  }
+
+  /** Slots of the bindings visible here that a later loop iteration will
+   * overwrite (declared below the innermost loop's outer scope). */
+  private iterationSlots(): number[] {
+    const outer = this.loop.loopOuter;
+    if (!this.loop.inLoop || !outer) return [];
+    const slots: number[] = [];
+    for (let s: BlockScope | null = this.scope; s && s !== outer; s = s.parent) {
+      for (const list of s.names.values()) for (const b of list) slots.push(b.slot);
+    }
+    return slots;
   }
 
   private whileLoop(n: A.WhileLoop): Ev {
@@ -830,12 +862,13 @@ export class Compiler {
 
   private forIn(n: A.ForIn): Ev {
     const iterable = this.expr(n.iterable);
+    const outer = this.scope;
     this.pushScope();
     let bind: (fr: Frame, v: Value) => unknown;
     let body: Ev;
     try {
       bind = this.pattern(n.pattern, true);
-      body = this.withLoop(() => this.scopedBlock(n.body, false));
+      body = this.withLoop(() => this.scopedBlock(n.body, false), outer);
     } finally {
       this.popScope();
     }
