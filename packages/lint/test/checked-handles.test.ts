@@ -151,6 +151,47 @@ describe("settlement along every path", () => {
     expect(findings(`fn work(x) {\n  let h = walk_dir(x, {long_running: true})\n${rest}\n}\nfn track(x) { log(x) }\n`)).toEqual([]);
   });
 
+  test("handles collected in a list and cancelled in a loop", () => {
+    expect(
+      findings(`fn scan_all(dirs) {
+  let jobs = [walk_dir("a", {long_running: true}), walk_dir("b", {long_running: true})]
+  defer {
+    for j in jobs {
+      cancel_handle(j)
+    }
+  }
+  var more = []
+  for d in dirs {
+    more = more + [glob(d, {background: true})]
+  }
+  for m in more {
+    cancel_handle(m)
+  }
+}
+`),
+    ).toEqual([]);
+  });
+
+  test("a loop that cancels each handle of a list settles them all", () => {
+    expect(
+      findings(`fn scan_all() {
+  let jobs = [walk_dir("a", {long_running: true}), walk_dir("b", {long_running: true})]
+  for j in jobs {
+    cancel_handle(j)
+  }
+}
+`),
+    ).toEqual([]);
+    const f = findings(`fn scan_all() {
+  let jobs = [walk_dir("a", {long_running: true})]
+  for j in jobs {
+    log(j)
+  }
+}
+`);
+    expect(f.map((x) => x.rule)).toEqual(["long-running-without-cleanup"]);
+  });
+
   test("a closure that returns the handle hands it to its caller", () => {
     expect(findings(`pipeline main() {\n  let kick = { -> walk_dir(".", {long_running: true}) }\n  kick()\n}\n`)).toEqual([]);
   });

@@ -332,7 +332,10 @@ class Builder {
       }
       case "ForIn":
       case "WhileLoop": {
-        if (n.kind === "ForIn") this.node(n.iterable, USE);
+        if (n.kind === "ForIn") {
+          this.node(n.iterable, USE);
+          this.emit({ k: "forEach", node: n, line: n.span.line });
+        }
         const head = this.split();
         if (n.kind === "WhileLoop") this.node(n.condition, USE);
         const test = this.cur;
@@ -553,10 +556,13 @@ class Builder {
         this.node(n.thenExpr, dest);
         this.node(n.elseExpr, dest);
         return;
-      case "BinaryOp":
-        this.node(n.left, n.op === "??" ? dest : USE);
-        this.node(n.right, n.op === "??" ? dest : USE);
+      case "BinaryOp": {
+        // `a ?? b` is one of its operands; `xs + [h]` holds them
+        const keeps = n.op === "??" || n.op === "+";
+        this.node(n.left, keeps ? dest : USE);
+        this.node(n.right, keeps ? dest : USE);
         return;
+      }
       case "SliceAccess":
       case "UnaryOp":
       case "RangeExpr":

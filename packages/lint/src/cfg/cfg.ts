@@ -21,6 +21,7 @@ import type {
   Closure,
   DeferStmt,
   FnDecl,
+  ForIn,
   FunctionCall,
   LetBinding,
   MethodCall,
@@ -72,6 +73,8 @@ export type CfgElem =
   /** A closure or `parallel` body created here (it may capture names). */
   | { k: "capture"; node: Closure | Parallel; line: number }
   | { k: "defer"; node: DeferStmt; line: number }
+  /** A `for` loop about to iterate (its iterable evaluated). */
+  | { k: "forEach"; node: ForIn; line: number }
   /** Leaving the owner body. */
   | { k: "exit"; reason: ExitReason; line: number }
   /** Leaving a lexical block: its `let`/`var` names go out of scope. */

@@ -20,7 +20,7 @@
  * visitors that collect its input run with `long-running-without-cleanup`,
  * which is active whenever the checked mode is.
  */
-import type { FunctionCall, Node } from "@harn/parser";
+import type { ForIn, FunctionCall, Node, Pattern } from "@harn/parser";
 import { forEachChild as forEachChildShallow, mentions, patternNames } from "../ast-util";
 import { isBuiltinName } from "../builtins";
 import type { CallNode, Cfg, CfgElem, CfgOwner, ScopeFrame } from "../cfg/cfg";
@@ -297,14 +297,16 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
   if (sites.length === 0) return;
 
   // 2. aliases, flow-insensitively: `let id = h.handle_id` keeps `h` alive
-  // through `id` (cancel_handle(id) settles it)
-  const lets: Extract<CfgElem, { k: "bind" }>[] = [];
-  for (const b of g.blocks) for (const e of b.elems) if (e.k === "bind" && e.node.kind !== "Assignment") lets.push(e);
+  // through `id` (cancel_handle(id) settles it), `for j in jobs` through `j`
+  const bindings: { value: Node; pattern: Pattern }[] = [];
+  for (const b of g.blocks) {
+    for (const e of b.elems) if (e.k === "bind" && e.node.kind !== "Assignment") bindings.push(e.node);
+  }
+  for (const f of loopsOf(g.owner)) bindings.push({ value: f.iterable, pattern: f.pattern });
   for (let changed = true; changed; ) {
     changed = false;
     for (const s of sites) {
-      for (const e of lets) {
-        const n = e.node as Extract<Node, { kind: "LetBinding" | "VarBinding" }>;
+      for (const n of bindings) {
         if (n.value === s.call || !mentions(n.value, s.aliases)) continue;
         for (const name of patternNames(n.pattern)) {
           if (!s.aliases.has(name)) {
@@ -360,6 +362,14 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
           return settleWhere(st, (s) => mentions(e.node, s.aliases));
         case "capture":
           return settleWhere(st, (s) => mentions(e.node, s.aliases));
+        case "forEach": {
+          // `for j in jobs { cancel_handle(j) }` settles every handle in
+          // `jobs`, however many there are (none: nothing to settle)
+          const loop = e.node;
+          const names = new Set(patternNames(loop.pattern));
+          if (names.size === 0 || !settlesIn(loop.body, names)) return st;
+          return settleWhere(st, (s) => mentions(loop.iterable, s.aliases));
+        }
         case "defer": {
           let next: number[] | null = null;
           sites.forEach((s, i) => {
@@ -387,6 +397,24 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
       }
     },
   };
+
+  /** Does a statement list hand one of `names` to a call that settles it? */
+  function settlesIn(body: Node[], names: ReadonlySet<string>): boolean {
+    let found = false;
+    const visit = (x: Node): void => {
+      if (found || x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl") return;
+      if ((x.kind === "FunctionCall" || x.kind === "MethodCall" || x.kind === "OptionalMethodCall") && takesOwnership(x)) {
+        const args = x.kind === "FunctionCall" && x.name === "host_tool_call" ? x.args.slice(1) : x.args;
+        if (args.some((a) => mentions(a, names))) {
+          found = true;
+          return;
+        }
+      }
+      forEachChildShallow(x, visit);
+    };
+    body.forEach(visit);
+    return found;
+  }
 
   const states = solveForward(g, analysis);
   const word = ownerWord(g.owner);
@@ -434,6 +462,21 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
       },
     });
   }
+}
+
+/** The `for` loops of an owner body, defer bodies included, nested owners
+ * (closures, functions) excluded. */
+function loopsOf(owner: CfgOwner): ForIn[] {
+  const out: ForIn[] = [];
+  const visit = (x: Node): void => {
+    if (x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl" || x.kind === "Pipeline") return;
+    if (x.kind === "Parallel") return;
+    if (x.kind === "ForIn") out.push(x);
+    forEachChildShallow(x, visit);
+  };
+  const body = owner.kind === "Program" ? owner.items : owner.body;
+  body.forEach(visit);
+  return out;
 }
 
 function discardedReport(call: FunctionCall, flag: Flag): Report {
