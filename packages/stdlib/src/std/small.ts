@@ -6,6 +6,7 @@
  */
 import { display, HarnError, HDict, isHarnError, isNumeric, isPromise, toJsNumber, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { defineNativeModule, type NativeFn } from "./module";
+import { nowMs } from "../time/clock";
 
 function builtin(ctx: CallContext, name: string, args: Value[]): Value | Promise<Value> {
   const f = ctx.runtime.builtins.get(name);
@@ -183,10 +184,6 @@ const TEXT_FNS: NativeFn[] = [
 // ---------------------------------------------------------------------------
 // std/collections
 
-function call(ctx: CallContext, name: string, args: Value[]): Value | Promise<Value> {
-  return builtin(ctx, name, args);
-}
-
 const COLLECTIONS_FNS: NativeFn[] = [
   {
     name: "filter_nil",
@@ -204,11 +201,11 @@ const COLLECTIONS_FNS: NativeFn[] = [
     name: "store_stale",
     params: "key, max_age_seconds",
     fn: ([key = null, age = null], ctx) => {
-      const ts = call(ctx, "store_get", [str(key) + "_ts"]);
+      const ts = builtin(ctx, "store_get", [str(key) + "_ts"]);
       const decide = (v: Value): Value => {
         if (!isNumeric(v)) return true;
         const maxAge = isNumeric(age) ? toJsNumber(age) : 0;
-        return Date.now() / 1000 - toJsNumber(v) > maxAge;
+        return nowMs(ctx.runtime) / 1000 - toJsNumber(v) > maxAge;
       };
       return isPromise(ts) ? ts.then(decide) : decide(ts);
     },
@@ -216,7 +213,7 @@ const COLLECTIONS_FNS: NativeFn[] = [
   {
     name: "store_refresh",
     params: "key",
-    fn: ([key = null], ctx) => call(ctx, "store_set", [str(key) + "_ts", Math.floor(Date.now() / 1000)]),
+    fn: ([key = null], ctx) => builtin(ctx, "store_set", [str(key) + "_ts", Math.floor(nowMs(ctx.runtime) / 1000)]),
   },
 ];
 
