@@ -66,7 +66,7 @@ function formatPositional(template: string, values: Value[]): string {
 }
 
 export function padGraphemes(rt: Runtime, s: string, width: number, fill: string, side: string): string {
-  if (width > s.length) checkLength(s.length + fill.length * width);
+  if (width > s.length) checkLength("str_pad", s.length + fill.length * width);
   const have = graphemes(rt, s).length;
   if (have >= width) return s;
   const n = width - have;

@@ -9,13 +9,9 @@ import { cpArray, cpLength, cpSlice, HarnError, hasSurrogates, RuntimeSlot, type
 /** V8's string length limit (2^29 - 24 UTF-16 units). */
 const MAX_STRING = 536870888;
 
-/** The evaluator's text for a value too large to allocate (it converts
- * JS allocation RangeErrors to the same runtime error). */
-export const OUT_OF_MEMORY = "out of memory: the value would be too large";
-
 /** Fail cleanly, before JS does, when a string result would be too long. */
-export function checkLength(units: number): void {
-  if (units > MAX_STRING) throw HarnError.runtime(OUT_OF_MEMORY);
+export function checkLength(name: string, units: number): void {
+  if (units > MAX_STRING) throw HarnError.runtime(`${name}: result would be too large (${units} characters)`);
 }
 
 /** Unicode White_Space (what Rust's `trim` strips). JS `trim` differs: it

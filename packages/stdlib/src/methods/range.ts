@@ -7,7 +7,6 @@
 import { display, HarnError, HRange, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg } from "../core/args";
 import { iterRange } from "../core/iter";
-import { OUT_OF_MEMORY } from "../core/text";
 import { callIterMethod, ITER_METHOD_NAMES } from "./iter";
 
 function lastValue(r: HRange): number {
@@ -19,14 +18,13 @@ export function rangeContains(r: HRange, v: Value): boolean {
   return typeof v === "number" && v >= r.start && v <= lastValue(r);
 }
 
-/** Materialising more values than this is refused with a runtime error:
- * between here and the JS array limit, filling the array would exhaust the
- * heap and kill the process instead. */
+/** Materialising more values than this is refused with a runtime error
+ * rather than exhausting memory. */
 const MAX_RANGE_LIST = 1 << 27;
 
 export function rangeToList(r: HRange): Value[] {
   const n = r.length;
-  if (n > MAX_RANGE_LIST) throw HarnError.runtime(OUT_OF_MEMORY);
+  if (n > MAX_RANGE_LIST) throw HarnError.runtime(`to_list: range too large to materialize (${n} values)`);
   const out: Value[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = r.start + i;
   return out;

@@ -28,7 +28,7 @@ function pad(s: string, args: Value[], left: boolean): string {
   const have = cpLength(s);
   if (have >= width) return s;
   const unit = firstCodePoint(args.length > 1 ? strArg(args, 1) : " ", " ");
-  checkLength(s.length + unit.length * (width - have));
+  checkLength(left ? "pad_left" : "pad_right", s.length + unit.length * (width - have));
   const fill = unit.repeat(width - have);
   return left ? fill + s : s + fill;
 }
@@ -62,7 +62,7 @@ const METHODS: Record<string, (s: string, args: Value[]) => Value> = {
   repeat: (s, a) => {
     const n = smallIntArg(a, 0) ?? 1;
     if (n <= 0) return "";
-    checkLength(s.length * n);
+    checkLength("repeat", s.length * n);
     return s.repeat(n);
   },
   reverse: (s) => reverse(s),
