@@ -1536,7 +1536,15 @@ export class Compiler {
       }
       return acc;
     };
-    return (fr) => run(fr, 0, "");
+    const file = this.file;
+    const span = n.span;
+    return (fr) => {
+      try {
+        return run(fr, 0, "");
+      } catch (e) {
+        throw located(e, span, file);
+      }
+    };
   }
 
   private dictLiteral(entries: A.DictEntry[], span: A.Span): Ev {

@@ -26,6 +26,7 @@ export const OUT_OF_MEMORY = "out of memory: the value would be too large";
 
 /** Attach a location to an error that has none yet. */
 export function located(e: unknown, span: Span | null, file: string): unknown {
+  e = convertJsError(e);
   if (e instanceof HarnError && e.span === null && span) {
     e.span = span;
     e.file = file;
