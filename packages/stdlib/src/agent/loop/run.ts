@@ -145,6 +145,7 @@ export class AgentLoop {
    * whose ids restart at `mock_call_1` in every response) may repeat ids
    * across turns, and consolidation and resumption address calls by id. */
   private readonly usedIds = new Set<string>();
+  private readonly nextSuffix = new Map<string, number>();
   /** A native-format reply's text calls were accepted once already. */
   private textFallbackUsed = false;
 
@@ -308,7 +309,11 @@ export class AgentLoop {
   /** A call id not used before in this transcript (`id`, else `id_2`, …). */
   private uniqueId(id: string): string {
     let out = id;
-    for (let k = 2; this.usedIds.has(out); k++) out = `${id}_${k}`;
+    // Start where the last renaming of this id stopped: the mock repeats
+    // `mock_call_1` every turn, and probing from 2 each time is quadratic.
+    let k = this.nextSuffix.get(id) ?? 2;
+    while (this.usedIds.has(out)) out = `${id}_${k++}`;
+    this.nextSuffix.set(id, k);
     this.usedIds.add(out);
     return out;
   }

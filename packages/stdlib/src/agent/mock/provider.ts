@@ -24,13 +24,16 @@ export class MockProvider implements LlmProvider {
     signal.throwIfAborted();
     const messages = request.messages as unknown as Json[];
     // Recorded before matching (§3.1), so error entries and retries show up.
+    // Not copied: callers build a fresh request per call and never change
+    // it afterwards (copying made long mocked loops quadratic in time).
     this.state.calls.push({
-      messages: structuredClone(messages),
+      messages,
       system: request.system ?? null,
-      tools: request.tools && request.tools.length > 0 ? (structuredClone(request.tools) as unknown as Json[]) : null,
+      tools: request.tools && request.tools.length > 0 ? (request.tools as unknown as Json[]) : null,
       thinking: thinkingOf(request),
     });
-    const text = matchText(messages);
+    let cached: string | undefined;
+    const text = () => (cached ??= matchText(messages));
     const entry = this.state.take(text);
     if (entry?.delayMs !== undefined) await sleep(entry.delayMs, signal);
     if (entry) yield* this.scripted(entry, request, text);
@@ -38,7 +41,7 @@ export class MockProvider implements LlmProvider {
     else yield* defaultReply(request);
   }
 
-  private *scripted(entry: MockEntry, request: LlmRequest, text: string): Iterable<LlmEvent> {
+  private *scripted(entry: MockEntry, request: LlmRequest, text: () => string): Iterable<LlmEvent> {
     if (entry.error) {
       const message = errorMessage(entry.error);
       throw errorFromMessage({ provider: request.provider, model: request.model }, message, {
@@ -56,7 +59,7 @@ export class MockProvider implements LlmProvider {
     }
     yield {
       kind: "completed",
-      input_tokens: entry.inputTokens ?? Buffer.byteLength(text, "utf8"),
+      input_tokens: entry.inputTokens ?? Buffer.byteLength(text(), "utf8"),
       output_tokens: entry.outputTokens ?? 30,
       reasoning_tokens: 0,
       cache_read_tokens: entry.cacheReadTokens ?? 0,

@@ -65,11 +65,12 @@ export class MockState {
   }
 
   /**
-   * The entry answering a call whose match text is `text` (§3.3): fixtures
+   * The entry answering a call whose match text `text()` gives (§3.3; only
+   * computed when a pattern has to be tried): fixtures
    * first, then the queue; in each, the first FIFO entry anywhere, else the
    * first pattern entry that matches (removed only with `consume_match`).
    */
-  take(text: string): MockEntry | null {
+  take(text: () => string): MockEntry | null {
     return (this.fixtures && takeFrom(this.fixtures, text)) ?? takeFrom(this.queue, text);
   }
 
@@ -94,12 +95,12 @@ export class MockState {
   }
 }
 
-function takeFrom(list: MockEntry[], text: string): MockEntry | null {
+function takeFrom(list: MockEntry[], text: () => string): MockEntry | null {
   const fifo = list.findIndex((e) => e.match === null);
   if (fifo >= 0) return list.splice(fifo, 1)[0]!;
   for (let i = 0; i < list.length; i++) {
     const e = list[i]!;
-    if (e.match !== null && globMatch(e.match, text)) {
+    if (e.match !== null && globMatch(e.match, text())) {
       if (e.consumeMatch) list.splice(i, 1);
       return e;
     }
