@@ -51,21 +51,55 @@ async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promi
   const u = await undici(rt);
   const pools = rt.slot(poolSlot);
   const proxy = spec.proxy && !bypassProxy(target, spec.proxy.noProxy) ? spec.proxy : null;
-  const key = `${proxy ? proxy.url + "|" + (proxy.auth ? proxy.auth.user + ":" + proxy.auth.pass : "") : "direct"}|${spec.connectTimeoutMs ?? ""}|${spec.readTimeoutMs ?? ""}`;
+  const key = `${target.protocol}|${proxy ? proxy.url + "|" + (proxy.auth ? proxy.auth.user + ":" + proxy.auth.pass : "") : "direct"}|${spec.connectTimeoutMs ?? ""}|${spec.readTimeoutMs ?? ""}`;
   let d = pools.agents.get(key);
   if (!d) {
     const connect = spec.connectTimeoutMs !== null ? { timeout: spec.connectTimeoutMs } : undefined;
     const timeouts =
       spec.readTimeoutMs !== null ? { headersTimeout: spec.readTimeoutMs, bodyTimeout: spec.readTimeoutMs } : { headersTimeout: 0, bodyTimeout: 0 };
-    if (proxy) {
-      const token = proxy.auth ? "Basic " + Buffer.from(`${proxy.auth.user}:${proxy.auth.pass}`).toString("base64") : undefined;
-      d = new u.ProxyAgent({ uri: proxy.url, token, connect, ...timeouts });
+    if (proxy && target.protocol === "http:") {
+      d = forwardingProxy(u, proxy.url, proxyToken(proxy), connect, timeouts);
+    } else if (proxy) {
+      d = new u.ProxyAgent({ uri: proxy.url, token: proxyToken(proxy), connect, ...timeouts });
     } else {
       d = new u.Agent({ connect, ...timeouts });
     }
     pools.agents.set(key, d);
   }
   return d;
+}
+
+function proxyToken(proxy: NonNullable<RequestSpec["proxy"]>): string | undefined {
+  return proxy.auth ? "Basic " + Buffer.from(`${proxy.auth.user}:${proxy.auth.pass}`).toString("base64") : undefined;
+}
+
+/**
+ * Plain-HTTP targets go through a proxy the way curl and reqwest send them:
+ * the request itself, in absolute form (`GET http://host/path`), to the
+ * proxy — simple forwarding proxies do not all speak CONNECT. HTTPS targets
+ * tunnel through CONNECT (`ProxyAgent`).
+ */
+function forwardingProxy(u: Undici, proxyUrl: string, token: string | undefined, connect: object | undefined, timeouts: object): Dispatcher {
+  const origin = new URL(proxyUrl).origin;
+  const agent = new u.Agent({ connect, ...timeouts });
+  class Forwarding extends u.Dispatcher {
+    override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandlers): boolean {
+      const target = new URL(opts.path, String(opts.origin));
+      const extra: [string, string][] = [["host", target.host]];
+      if (token) extra.push(["proxy-authorization", token]);
+      let headers = opts.headers;
+      if (Array.isArray(headers)) headers = [...headers, ...extra.flat()];
+      else headers = { ...(headers as Record<string, string>), ...Object.fromEntries(extra) };
+      return agent.dispatch({ ...opts, origin, path: target.href, headers }, handler);
+    }
+    override close(): Promise<void> {
+      return agent.close();
+    }
+    override destroy(): Promise<void> {
+      return agent.destroy();
+    }
+  }
+  return new Forwarding();
 }
 
 function bypassProxy(target: URL, noProxy: string[]): boolean {

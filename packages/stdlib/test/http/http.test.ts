@@ -294,19 +294,25 @@ describe("http against a real server", () => {
 });
 
 describe("http through a proxy", () => {
-  it("tunnels requests through the `proxy` option and sends proxy_auth", async () => {
-    const { createServer: createHttp } = await import("node:http");
+  it("sends plain-HTTP requests in absolute form and tunnels HTTPS with CONNECT, with proxy_auth", async () => {
+    const { createServer: createHttp, request: httpRequest } = await import("node:http");
     const { connect } = await import("node:net");
-    const target = createHttp((req, res) => res.end(`target saw ${req.url}`));
+    const target = createHttp((req, res) => res.end(`target saw ${req.url} host=${req.headers.host}`));
     await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
     const targetPort = (target.address() as { port: number }).port;
     const seen: string[] = [];
-    const proxy = createHttp((_req, res) => {
-      res.statusCode = 405;
-      res.end();
+    // a forwarding proxy: absolute-form requests are relayed; CONNECT opens a tunnel
+    const proxy = createHttp((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers["proxy-authorization"] ?? "-"}`);
+      const u = new URL(String(req.url));
+      const fwd = httpRequest({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: { host: u.host } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(fwd);
     });
     proxy.on("connect", (req, client, head) => {
-      seen.push(`${req.url} ${req.headers["proxy-authorization"] ?? "-"}`);
+      seen.push(`CONNECT ${req.url} ${req.headers["proxy-authorization"] ?? "-"}`);
       const [host, port] = String(req.url).split(":");
       const upstream = connect(Number(port), host, () => {
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -321,11 +327,13 @@ describe("http through a proxy", () => {
     const proxyPort = (proxy.address() as { port: number }).port;
     try {
       const r = setup();
-      const res = (await settle(
-        r.callP("http_get", `http://127.0.0.1:${targetPort}/via`, d({ proxy: `http://127.0.0.1:${proxyPort}`, proxy_auth: d({ user: "u", pass: "p" }) })),
-      )) as HDict;
-      expect(res.get("body")).toBe("target saw /via");
-      expect(seen).toEqual([`127.0.0.1:${targetPort} Basic dTpw`]);
+      const opts = d({ proxy: `http://127.0.0.1:${proxyPort}`, proxy_auth: d({ user: "u", pass: "p" }) });
+      const res = (await settle(r.callP("http_get", `http://127.0.0.1:${targetPort}/via?x=1`, opts))) as HDict;
+      expect(res.get("body")).toBe(`target saw /via?x=1 host=127.0.0.1:${targetPort}`);
+      expect(seen).toEqual([`GET http://127.0.0.1:${targetPort}/via?x=1 Basic dTpw`]);
+      // an https target goes through CONNECT (the tunnel opens even though the TLS handshake then fails here)
+      await raised(() => r.callP("http_get", `https://127.0.0.1:${targetPort}/`, d({ proxy: `http://127.0.0.1:${proxyPort}`, timeout_ms: 2000 })));
+      expect(seen[1]).toBe(`CONNECT 127.0.0.1:${targetPort} -`);
       await r.rt.shutdown();
     } finally {
       proxy.closeAllConnections();
