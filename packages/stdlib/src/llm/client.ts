@@ -40,6 +40,7 @@ import {
   type ProviderSpec,
   type Target,
   type TargetInput,
+  IMPLICIT_OFFLINE_PROVIDER,
 } from "./resolve";
 import { budgetExhausted, DEFAULT_MAX_DELAY_MS, retryDelay, systemClock, type RetryBudget } from "./retry";
 import type { LlmClock, LlmEvent, LlmProvider, LlmRequest, LlmResponse } from "./types";
@@ -55,6 +56,9 @@ export interface LlmClientOptions {
   /** Per-provider settings (the stand-in for provider configuration):
    * `fallback` is tried after a call's `fallback_chain`. */
   providerSettings?: Readonly<Record<string, { fallback?: string }>>;
+  /** Told once when resolution fell back to the offline mock because no
+   * provider was configured (a one-line notice for the user). */
+  onImplicitMock?: () => void;
 }
 
 export interface RetryNotice {
@@ -100,6 +104,7 @@ export class LlmClient {
   private readonly registered = new Map<string, { provider: LlmProvider; defaultModel?: string }>();
   private readonly clock: LlmClock;
   private readonly random: () => number;
+  private implicitMockNoticed = false;
 
   constructor(private readonly options: LlmClientOptions) {
     this.clock = options.clock ?? systemClock;
@@ -120,6 +125,10 @@ export class LlmClient {
   resolve(input: TargetInput): Target {
     const env = this.options.env;
     const provider = resolveProvider(input, env, (n) => BUILTIN_PROVIDERS[n]);
+    if (provider === IMPLICIT_OFFLINE_PROVIDER && !this.implicitMockNoticed && isImplicit(input, env)) {
+      this.implicitMockNoticed = true;
+      this.options.onImplicitMock?.();
+    }
     const reg = this.registered.get(provider);
     if (reg?.defaultModel !== undefined && !input.model && !input.model_tier) {
       return { provider, model: reg.defaultModel };
@@ -287,4 +296,10 @@ function buildHttpProvider(spec: ProviderSpec, config: HttpProviderConfig): LlmP
     case "offline":
       throw new LlmSetupError(`provider '${spec.name}' is not available in this runtime`, "runtime");
   }
+}
+
+/** True when neither the call nor the environment named a provider. */
+function isImplicit(input: TargetInput, env: Env): boolean {
+  const named = (v: string | null | undefined) => v !== undefined && v !== null && v !== "" && v !== "auto";
+  return !named(input.provider) && !named(env.HARN_LLM_PROVIDER) && !named(env.LLM_PROVIDER);
 }

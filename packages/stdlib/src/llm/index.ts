@@ -40,4 +40,12 @@ export type { CompleteOptions as LlmCompleteOptions, LlmClientOptions, RetryNoti
 
 /** The runtime's LLM client, created on first use from the runtime's env.
  * The agent layer registers the mock provider on it. */
-export const LLM_CLIENT = new RuntimeSlot<LlmClient>("llm.client", (rt) => new LlmClient({ env: rt.env }));
+export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
+  "llm.client",
+  (rt) =>
+    new LlmClient({
+      env: rt.env,
+      onImplicitMock: () =>
+        rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
+    }),
+);

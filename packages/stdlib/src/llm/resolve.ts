@@ -234,8 +234,16 @@ export function resolveProvider(input: TargetInput, env: Env, spec: (name: strin
   // A keyless provider counts as available when the user pointed us at it.
   if (nonEmpty(env.OLLAMA_HOST) !== undefined) return "ollama";
   if (nonEmpty(env.LOCAL_LLM_BASE_URL) !== undefined) return "local";
-  return fallback;
+  // [TS decision] With nothing configured at all, run offline on the mock
+  // rather than failing on the default provider's missing key: a fresh
+  // checkout runs its agent examples without an account. An explicitly
+  // chosen default (HARN_DEFAULT_PROVIDER) still reports its missing key.
+  if (nonEmpty(env.HARN_DEFAULT_PROVIDER) !== undefined) return fallback;
+  return IMPLICIT_OFFLINE_PROVIDER;
 }
+
+/** The provider used when nothing selects one and no key is set. */
+export const IMPLICIT_OFFLINE_PROVIDER = "mock";
 
 /** Model resolution (spec §5.1): explicit model → tier → `HARN_LLM_MODEL`
  * when it belongs to the provider → the provider's default. */

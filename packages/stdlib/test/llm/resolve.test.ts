@@ -32,11 +32,22 @@ describe("provider resolution", () => {
     expect(resolve({ HARN_LLM_MODEL: "gpt-4.1" })).toEqual({ provider: "openai", model: "gpt-4.1" });
   });
 
-  it("defaults to anthropic with a key, else a keyless provider the env points at, else anthropic", () => {
+  it("defaults to anthropic with a key, else a keyless provider the env points at, else the offline mock", () => {
     expect(resolve({ ANTHROPIC_API_KEY: "k" })).toEqual({ provider: "anthropic", model: "claude-sonnet-4-20250514" });
     expect(resolve({ OLLAMA_HOST: "localhost:11434" })).toEqual({ provider: "ollama", model: "llama3.2" });
     expect(resolve({ HARN_DEFAULT_PROVIDER: "openai", OPENAI_API_KEY: "k" }).provider).toBe("openai");
-    expect(resolve({}).provider).toBe("anthropic");
+    // an explicitly chosen default keeps its missing-key error
+    expect(resolve({ HARN_DEFAULT_PROVIDER: "openai" }).provider).toBe("openai");
+    expect(resolve({}).provider).toBe("mock");
+  });
+
+  it("tells the user once when it falls back to the mock", () => {
+    const notices: string[] = [];
+    const llm = new LlmClient({ env: {}, onImplicitMock: () => notices.push("mock") });
+    llm.resolve({});
+    llm.resolve({});
+    llm.resolve({ provider: "mock" });
+    expect(notices).toEqual(["mock"]);
   });
 
   it("resolves models: explicit, tier, HARN_LLM_MODEL of the same family, provider default", () => {
