@@ -121,9 +121,25 @@ export class Frame {
     readonly dynFr: Frame | null,
     readonly dynSite: Site | null,
   ) {
-    const n = proto.nslots;
-    const s: Value[] = new Array(n);
-    for (let i = 0; i < n; i++) s[i] = null;
-    this.s = s;
+    this.s = slots(proto.nslots);
   }
+}
+
+/** A nil-filled slot array; small sizes as literals (packed, no loop). */
+function slots(n: number): Value[] {
+  switch (n) {
+    case 0:
+      return [];
+    case 1:
+      return [null];
+    case 2:
+      return [null, null];
+    case 3:
+      return [null, null, null];
+    case 4:
+      return [null, null, null, null];
+  }
+  const s: Value[] = new Array(n);
+  for (let i = 0; i < n; i++) s[i] = null;
+  return s;
 }
