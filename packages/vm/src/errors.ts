@@ -19,7 +19,11 @@ export type ErrorKind =
   | "immutable"
   | "divisionByZero"
   | "stackOverflow"
-  | "categorized";
+  | "categorized"
+  /** A daemon's bounded trigger queue is full (spec/agents.md §0.3, §6.4):
+   * its own kind so `catch` sees the text without a `Runtime error:`
+   * prefix. */
+  | "daemonQueueFull";
 
 /** One call frame for the `= note: called from NAME at FILE:LINE` lines. */
 export interface FrameNote {
@@ -78,6 +82,9 @@ export class HarnError {
   static categorized(message: string, category: string): HarnError {
     return new HarnError("categorized", message, null, category);
   }
+  static daemonQueueFull(daemonId: string, capacity: number): HarnError {
+    return new HarnError("daemonQueueFull", `Daemon queue full: daemon '${daemonId}' reached its event_queue_capacity of ${capacity}`, null, null);
+  }
 
   /** The one-line description (spec/semantics.md §8.1). */
   description(): string {
@@ -100,6 +107,8 @@ export class HarnError {
         return "Stack overflow: too many nested calls";
       case "categorized":
         return `Error [${this.category}]: ${this.message}`;
+      case "daemonQueueFull":
+        return this.message;
     }
   }
 
@@ -121,6 +130,7 @@ export class HarnError {
     switch (this.kind) {
       case "thrown":
       case "categorized":
+      case "daemonQueueFull":
         return this;
       case "runtime":
         next = HarnError.runtime(`${this.message} (line ${line})`);

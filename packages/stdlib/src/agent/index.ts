@@ -7,6 +7,7 @@
 import type { Runtime } from "@harn/vm";
 import { backgroundPool } from "./background/pool";
 import { installBackgroundBuiltins } from "./background/tools";
+import { installDaemons } from "./daemon/index";
 import { installLlmCall } from "./llm/builtins";
 import { installAgentLoop } from "./loop/builtins";
 import { installMockBuiltins } from "./mock/builtins";
@@ -26,6 +27,7 @@ export function installAgents(rt: Runtime): void {
   installToolHooks(rt);
   installAgentLoop(rt);
   installBackgroundBuiltins(rt);
+  installDaemons(rt);
 }
 
 /** `harn run --background-grace`: how long the end of the script waits for

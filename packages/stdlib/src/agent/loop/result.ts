@@ -8,7 +8,7 @@ import { fromJson, type Json, type JsonObject } from "../json";
 import type { Msg } from "./transcript";
 import { visibleText } from "../tools/text_protocol";
 
-export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required";
+export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required" | "idle" | "watchdog";
 
 /** A long-running tool call whose final result has not arrived. */
 export interface PendingCall {
@@ -64,6 +64,8 @@ export interface ResultInput {
   toolMode: string;
   /** Present for `input_required`: what `agent_resume` needs. */
   resume: JsonObject | null;
+  /** Daemon loops (§4.1): the final daemon state and snapshot file. */
+  daemon?: { state: string; snapshotPath: string | null };
 }
 
 function dict(entries: [string, Value][]): HDict {
@@ -119,8 +121,8 @@ export function resultDict(r: ResultInput): HDict {
     ],
     ["transcript", transcriptDict(r.sessionId, r.messages, r.status === "done" ? "active" : "paused")],
     ["deferred_user_messages", []],
-    ["daemon_state", p.iteration > 0 ? "active" : "idle"],
-    ["daemon_snapshot_path", null],
+    ["daemon_state", r.daemon ? r.daemon.state : p.iteration > 0 ? "active" : "idle"],
+    ["daemon_snapshot_path", r.daemon?.snapshotPath ?? null],
   ];
   if (r.status === "input_required") {
     entries.push(["pending_tool_calls", pendingList(p.pending)]);

@@ -18,6 +18,7 @@ import { callModel } from "../llm/call";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
 import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
+import { DaemonMode, type DaemonHost } from "../daemon/mode";
 import { BACKGROUND_TOOL_NAMES, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
@@ -48,6 +49,9 @@ export interface LoopStart {
      * passed again; they have no handlers). */
     tools: JsonObject[];
   };
+  /** Set by `daemon_spawn` / `daemon_resume`: the inbox and shared state
+   * files of the daemon running this loop (spec/agents.md §4.3). */
+  daemonHost?: DaemonHost;
 }
 
 /** Feedback kind of a call-addressed update (`agent_update`,
@@ -62,10 +66,14 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
   const { specs, builtins } = loopTools(start, settings);
   const sessions = agentSessions(rt);
+  // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
+  const daemon = DaemonMode.from(ctx, start.options, start.daemonHost ?? null);
+  const restored = daemon ? await daemon.prepare() : null;
   const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7()}`;
   const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
   let messages: Msg[];
   if (start.resumed) messages = start.resumed.messages;
+  else if (restored) messages = restored.messages;
   else {
     const prefix = settings.sessionId !== null ? (sessions.named.get(sessionId)?.messages ?? []) : [];
     const given = start.options.get("messages");
@@ -73,12 +81,14 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
     messages = [...prefix.map((m) => structuredClone(m)), ...initial];
   }
   const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
-  const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? newProgress(), start);
+  const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
+  loop.daemon = daemon;
   sessions.active.add(sessionId);
   let status: LoopStatus | null = null;
   const started = Date.now();
   try {
     status = await loop.run();
+    if (daemon) status = await daemon.finalize(loop, status);
     return loop.result(status, Date.now() - started, anonymous);
   } finally {
     sessions.active.delete(sessionId);
@@ -148,6 +158,8 @@ export class AgentLoop {
   private readonly nextSuffix = new Map<string, number>();
   /** A native-format reply's text calls were accepted once already. */
   private textFallbackUsed = false;
+  /** Daemon mode: the idle cycle replacing "stop" on text-only turns. */
+  daemon: DaemonMode | null = null;
 
   constructor(
     readonly rt: Runtime,
@@ -226,7 +238,9 @@ export class AgentLoop {
         } else if (parseErrors.length > 0) {
           this.messages.push(feedbackMessage("parse_error", parseErrors.join("\n")));
         } else if (!s.persistent) {
-          return "done";
+          if (this.daemon === null) return "done";
+          const stop = await this.daemon.idle(this);
+          if (stop !== null) return stop;
         } else {
           p.consecutiveTextOnly++;
           if (p.consecutiveTextOnly > s.maxNudges) return "stuck";
@@ -243,6 +257,7 @@ export class AgentLoop {
    * queued items: call updates for pending long-running calls, everything
    * else as runtime-feedback messages. */
   private async preflight(): Promise<void> {
+    this.daemon?.preflight(this);
     const items = await longRunState(this.rt).drainForTurn(this.sessionId);
     for (const item of items) this.applyItem(item, true);
   }
@@ -502,6 +517,7 @@ export class AgentLoop {
       durationMs,
       toolMode: this.settings.toolFormat,
       resume: final === "input_required" ? this.resumeState(anonymous) : null,
+      daemon: this.daemon?.resultInfo(),
     });
   }
 
