@@ -22,9 +22,18 @@ async function bundle(options) {
   }
 }
 
+// Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
+// `--version` load only the small entry chunk; the evaluator, the stdlib
+// and their dependencies are separate chunks loaded by the commands that
+// run scripts. Chunk names carry a content hash, so a `harn` started from
+// an older build keeps finding its own chunks while a new build lands.
 await bundle({
-  entryPoints: [join(here, "src/main.ts")],
-  outfile: join(here, "dist/harn.mjs"),
+  entryPoints: { harn: join(here, "src/main.ts") },
+  outdir: join(here, "dist"),
+  entryNames: "[name]",
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
+  splitting: true,
   bundle: true,
   platform: "node",
   format: "esm",

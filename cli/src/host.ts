@@ -9,6 +9,11 @@ import { checkStructure, parse, type Program, type Span } from "@harn/parser";
 import { installStdlib } from "@harn/stdlib";
 import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
+// What the commands need from the engine, reachable through one dynamic
+// import (cli/src/engine.ts).
+export { HarnError } from "@harn/vm";
+export { cancelBackgroundTasks, loadMockFixtures, setBackgroundGrace } from "@harn/stdlib";
+
 export interface HostOptions {
   stdout: OutputSink;
   stderr: OutputSink;

@@ -31,8 +31,7 @@ import {
   type FileReport,
   type RunSettings,
 } from "@harn/lint";
-import { Runtime } from "@harn/vm";
-import { installStdlib } from "@harn/stdlib";
+import { loadEngine } from "../engine";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
 import { VERSION } from "../version";
 import { stderrStyle } from "./check";
@@ -77,10 +76,10 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 
 /** The runtime's builtin names and bundled std modules, for
  * `undefined-function` and wildcard imports of `std/...`. */
-function runtimeKnowledge(): { builtins: string[]; stdModules: [string, string][] } {
+async function runtimeKnowledge(): Promise<{ builtins: string[]; stdModules: [string, string][] }> {
+  const { createRuntime } = await loadEngine();
   const sink = { write() {} };
-  const rt = new Runtime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {} });
-  installStdlib(rt);
+  const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {} });
   return { builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] };
 }
 
@@ -130,7 +129,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     return 2;
   }
 
-  const known = runtimeKnowledge();
+  const known = await runtimeKnowledge();
   const settings: RunSettings = {
     requireFileHeader: flags.requireFileHeader ?? false,
     checkedHandles: flags.checkedHandles ?? false,

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
-import { cancelBackgroundTasks, loadMockFixtures, setBackgroundGrace } from "@harn/stdlib";
-import { HarnError, type OutputSink } from "@harn/vm";
-import { createRuntime, exitCodeFor, type Paint, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
+import type { OutputSink } from "@harn/vm";
+import { loadEngine } from "../engine";
+import type { Paint } from "../host";
 import type { SetExitCode } from "./index";
 
 /** Builtins `--allow` never denies (cli.md §2.1). */
@@ -180,6 +180,8 @@ function colorOn(): boolean {
 }
 
 async function execute(path: string, source: string, args: RunArgs): Promise<number> {
+  const { cancelBackgroundTasks, createRuntime, exitCodeFor, HarnError, loadMockFixtures, plainPaint, readSourceFile, renderRuntimeError, runSource, setBackgroundGrace } =
+    await loadEngine();
   const stdout = new BufferedStream(process.stdout);
   const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
   const rt = createRuntime({ stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });

@@ -11,9 +11,7 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
-import { loadMockFixtures } from "@harn/stdlib";
-import { HarnError } from "@harn/vm";
-import { createRuntime, plainPaint, readSourceFile, renderRuntimeError, runSource } from "../host";
+import { loadEngine } from "../engine";
 import type { SetExitCode } from "./index";
 
 interface TestCase {
@@ -176,6 +174,7 @@ interface ExecResult {
 }
 
 export async function execute(file: string, timeoutMs: number): Promise<ExecResult> {
+  const { createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
   let source: string;
   source = readFileSync(file, "utf8");
   const out: string[] = [];
@@ -447,6 +446,7 @@ function testPipelines(items: Node[]): string[] {
 }
 
 async function userTests(targets: string[], opts: Options, timeoutMs: number): Promise<number> {
+  const { readSourceFile } = await loadEngine();
   const files: string[] = [];
   for (const t of targets) {
     const p = resolve(t);
@@ -506,6 +506,7 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
 
 /** Run one test pipeline in a fresh runtime; null when it passed. */
 async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | null> {
+  const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource } = await loadEngine();
   const rt = createRuntime({
     stdout: { write: (x) => void process.stdout.write(x) },
     stderr: { write: (x) => void process.stderr.write(x) },

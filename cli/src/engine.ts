@@ -1,0 +1,11 @@
+/**
+ * The evaluator and the stdlib are most of the CLI's code. Commands load
+ * them through this one dynamic import, so that commands which do not run
+ * scripts (`check`, `lint`, `--version`, `--help`) never pay for parsing
+ * them at start-up (the bundle is split at this boundary, cli/build.mjs).
+ */
+export type Engine = typeof import("./host");
+
+export function loadEngine(): Promise<Engine> {
+  return import("./host");
+}
