@@ -1,0 +1,223 @@
+/** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
+import { writeFileSync } from "node:fs";
+import { parse, syntaxDiagnostic, type SyntaxDiagnostic } from "@harn/parser";
+import {
+  applyFixes,
+  ConfigError,
+  ConfigResolver,
+  formatGithub,
+  formatJson,
+  formatSarif,
+  lintFiles,
+  renderReport,
+  RunContext,
+  unusedFunctionName,
+  type FileJob,
+  type FileReport,
+  type RunSettings,
+} from "@harn/lint";
+import { loadEngine } from "../engine";
+import { collectHarnFilesSorted, reason, TargetError } from "../targets";
+import { VERSION } from "../version";
+import { stderrStyle } from "./check";
+
+type Format = "human" | "json" | "sarif" | "github";
+
+export interface LintFlags {
+  fix?: boolean;
+  format: Format;
+  maxWarnings?: number;
+  strict?: boolean;
+  requireFileHeader?: boolean;
+  checkedHandles?: boolean;
+}
+
+const SKIP_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
+
+/** The runtime's builtin names and bundled std modules, for
+ * `undefined-function` and wildcard imports of `std/...`. */
+async function runtimeKnowledge(): Promise<{ builtins: string[]; stdModules: [string, string][] }> {
+  const { createRuntime } = await loadEngine();
+  const sink = { write() {} };
+  const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
+  return { builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] };
+}
+
+/** `HARN_LINT_THREADS=N` pins the number of threads (1: no workers). */
+function threadsFromEnv(): number | undefined {
+  const v = process.env.HARN_LINT_THREADS;
+  return v && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
+}
+
+function fatalReport(file: string, source: string, errors: SyntaxDiagnostic[]): FileReport {
+  return {
+    path: file,
+    source,
+    diagnostics: [],
+    fatal: errors.map((e) => {
+      const d = syntaxDiagnostic(e, file);
+      return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
+    }),
+  };
+}
+
+function readReason(e: { code: string | null; message: string }): string {
+  return reason(Object.assign(new Error(e.message), e.code ? { code: e.code } : {}));
+}
+
+export async function runLint(targets: string[], flags: LintFlags): Promise<number> {
+  let files: string[];
+  try {
+    files = collectHarnFilesSorted(targets, { skipDirs: SKIP_DIRS });
+  } catch (e) {
+    if (!(e instanceof TargetError)) throw e;
+    process.stderr.write(`${e.message}\n`);
+    return 2;
+  }
+  if (files.length === 0) {
+    process.stderr.write("error: no .harn files found under the given target(s)\n");
+    return 2;
+  }
+
+  const configs = new ConfigResolver();
+  const jobs: FileJob[] = [];
+  try {
+    files.forEach((file, index) => jobs.push({ index, file, config: configs.forFile(file) }));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
+    return 2;
+  }
+
+  const known = await runtimeKnowledge();
+  const settings: RunSettings = {
+    requireFileHeader: flags.requireFileHeader ?? false,
+    checkedHandles: flags.checkedHandles ?? false,
+    builtins: known.builtins,
+    stdModules: known.stdModules,
+  };
+
+  // Each file is read, parsed and linted on its own and its tree dropped
+  // at once (a large run never holds them all; large runs use worker
+  // threads). A name imported by a later file can still clear an
+  // `unused-function` finding of an earlier one, so findings are settled
+  // once every file is done, before anything is printed.
+  const reports: FileReport[] = [];
+  /** Files whose findings are reported (in --fix mode: the fixed ones). */
+  const shown = new Set<FileReport>();
+  let exit = 0;
+  let readError: string | null = null;
+  let imported: ReadonlySet<string>;
+
+  if (!flags.fix) {
+    const threads = threadsFromEnv();
+    const run = await lintFiles(jobs, settings, {
+      workerScript: new URL("./lint-worker.mjs", import.meta.url),
+      ...(threads !== undefined ? { threads } : {}),
+    });
+    imported = run.imported;
+    for (const o of run.outcomes) {
+      if (o.readError) {
+        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        exit = 2;
+        break;
+      }
+      const r = o.parseErrors.length > 0 ? fatalReport(o.file, o.source, o.parseErrors) : { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] };
+      reports.push(r);
+      shown.add(r);
+      if (o.parseErrors.length > 0) {
+        exit = 1;
+        break;
+      }
+    }
+  } else {
+    const ctx = new RunContext(settings);
+    imported = ctx.graph.externallyImported;
+    for (const job of jobs) {
+      const o = ctx.run(job);
+      if (o.readError) {
+        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        exit = 2;
+        break;
+      }
+      if (o.parseErrors.length > 0) {
+        const r = fatalReport(o.file, o.source, o.parseErrors);
+        reports.push(r);
+        shown.add(r);
+        exit = 1;
+        break;
+      }
+      const fixed = applyFixes(o.source, o.diagnostics);
+      if (fixed.applied === 0) {
+        // nothing to fix: the reference prints nothing for the file
+        reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] });
+        continue;
+      }
+      try {
+        writeFileSync(o.file, fixed.text);
+      } catch (e) {
+        process.stderr.write(`Failed to write ${o.file}: ${reason(e)}\n`);
+        exit = 1;
+        break;
+      }
+      (flags.format === "human" ? process.stdout : process.stderr).write(`${o.file}: applied ${fixed.applied} fix(es)\n`);
+      const again = parse(fixed.text, { file: o.file });
+      if (again.errors.length > 0) {
+        const r = fatalReport(o.file, fixed.text, again.errors);
+        reports.push(r);
+        shown.add(r);
+        exit = 1;
+        break;
+      }
+      const diagnostics = ctx.lint(o.file, fixed.text, again.program, again.tokens, job.config);
+      const r = { path: o.file, source: fixed.text, diagnostics, fatal: [] };
+      reports.push(r);
+      shown.add(r);
+    }
+  }
+
+  for (const r of reports) {
+    r.diagnostics = r.diagnostics.filter((d) => {
+      const name = unusedFunctionName(d);
+      return name === null || !imported.has(name);
+    });
+  }
+
+  let warnings = 0;
+  if (!flags.fix) {
+    for (const r of reports) {
+      const fileWarnings = r.diagnostics.filter((d) => d.severity === "warning").length;
+      warnings += fileWarnings;
+      if (r.diagnostics.some((d) => d.severity === "error")) exit = Math.max(exit, 1);
+      if (fileWarnings > 0 && (flags.strict || jobs.find((j) => j.file === r.path)!.config.strict)) exit = Math.max(exit, 1);
+    }
+  }
+
+  switch (flags.format) {
+    case "human": {
+      const style = stderrStyle();
+      for (const r of reports) {
+        if (!shown.has(r)) continue;
+        if (r.fatal.length > 0 || r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
+        else if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
+      }
+      break;
+    }
+    case "json":
+      process.stdout.write(formatJson(reports));
+      break;
+    case "sarif":
+      process.stdout.write(formatSarif(reports, { toolVersion: VERSION }));
+      break;
+    case "github":
+      process.stdout.write(formatGithub(reports));
+      break;
+  }
+  if (readError !== null) process.stderr.write(readError);
+
+  if (!flags.fix && exit === 0 && flags.maxWarnings !== undefined && warnings > flags.maxWarnings) {
+    process.stderr.write(`error: ${warnings} warning(s) found; --max-warnings allows ${flags.maxWarnings}\n`);
+    exit = 1;
+  }
+  return exit;
+}
