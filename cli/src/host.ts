@@ -12,7 +12,7 @@ import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink,
 // What the commands need from the engine, reachable through one dynamic
 // import (cli/src/engine.ts).
 export { HarnError } from "@harn/vm";
-export { cancelBackgroundTasks, loadMockFixtures, setBackgroundGrace } from "@harn/stdlib";
+export { cancelBackgroundTasks, interruptTurns, loadMockFixtures, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
 
 export interface HostOptions {
   stdout: OutputSink;

@@ -14,6 +14,7 @@ import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
 import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "../engine";
 import type { Paint } from "../host";
+import { StreamRenderer } from "../stream-render";
 import type { SetExitCode } from "./index";
 
 /** Builtins `--allow` never denies (cli.md §2.1). */
@@ -99,8 +100,9 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       DEFAULT_BACKGROUND_GRACE_MS,
     )
     .option("--llm-mock <file.jsonl>", "answer LLM calls from these fixtures (one llm_mock config per line); unmatched calls fail")
+    .option("--stream", "show model output as it arrives (stdout) and each tool call and result (one line each on stderr)")
     .passThroughOptions()
-    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string }, cmd: Command) => {
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string; stream?: boolean }, cmd: Command) => {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
@@ -116,7 +118,16 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       if (positionals.length > 1) cmd.error(`error: unexpected argument '${positionals[1]}' (arguments for the script go after \`--\`)`, { exitCode: 2 });
       if (opts.deny !== undefined && opts.allow !== undefined) cmd.error("error: the argument '--deny <builtins>' cannot be used with '--allow <builtins>'", { exitCode: 2 });
       file = positionals[0];
-      const code = await runCommand({ file, inline: opts.e, argv, deny: opts.deny, allow: opts.allow, backgroundGraceMs: opts.backgroundGrace, llmMock: opts.llmMock });
+      const code = await runCommand({
+        file,
+        inline: opts.e,
+        argv,
+        deny: opts.deny,
+        allow: opts.allow,
+        backgroundGraceMs: opts.backgroundGrace,
+        llmMock: opts.llmMock,
+        stream: opts.stream === true,
+      });
       setExitCode(code);
     });
   void usage;
@@ -130,7 +141,16 @@ interface RunArgs {
   allow?: string;
   backgroundGraceMs?: number;
   llmMock?: string;
+  stream?: boolean;
 }
+
+/** extensions.md §3.3: a second Ctrl-C within this time of the one that
+ * interrupted a turn ends the program. */
+export const DOUBLE_INTERRUPT_MS = 1500;
+/** Exit status when Ctrl-C ends the program (extensions.md §3.3 refines
+ * cli.md §2.6, which gives 124 to both signals; SIGTERM keeps 124). */
+const SIGINT_EXIT = 130;
+const SIGTERM_EXIT = 124;
 
 /** extensions.md §2: background sub-agents get 5 minutes to finish at exit. */
 const DEFAULT_BACKGROUND_GRACE_MS = 5 * 60 * 1000;
@@ -180,11 +200,24 @@ function colorOn(): boolean {
 }
 
 async function execute(path: string, source: string, args: RunArgs): Promise<number> {
-  const { cancelBackgroundTasks, createRuntime, exitCodeFor, HarnError, loadMockFixtures, plainPaint, readSourceFile, renderRuntimeError, runSource, setBackgroundGrace } =
-    await loadEngine();
+  const {
+    cancelBackgroundTasks,
+    createRuntime,
+    exitCodeFor,
+    HarnError,
+    interruptTurns,
+    loadMockFixtures,
+    plainPaint,
+    readSourceFile,
+    renderRuntimeError,
+    runSource,
+    setBackgroundGrace,
+    setTurnObserver,
+  } = await loadEngine();
   const stdout = new BufferedStream(process.stdout);
   const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
-  const rt = createRuntime({ stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
+  const renderer = args.stream ? new StreamRenderer(stdout, (t) => void process.stderr.write(t)) : null;
+  const rt = createRuntime({ stdout: renderer ? renderer.scriptOut() : stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
   if (args.deny !== undefined) for (const d of splitList(args.deny)) rt.denied.add(d);
   if (args.allow !== undefined) {
     const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
@@ -206,25 +239,44 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
       return 1;
     }
   }
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
+  if (renderer) setTurnObserver(rt, renderer);
+  // The exit status once a signal ends the program; the program then runs
+  // its pending defer/finally blocks and the runtime's cleanup first.
+  let signalExit: number | null = null;
+  const end = (code: number) => {
+    if (signalExit !== null) return;
+    signalExit = code;
     process.stderr.write("[harn] signal received, flushing state...\n");
     handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
     cancelBackgroundTasks(rt);
   };
+  // The first Ctrl-C while an agent turn or model call runs interrupts
+  // just that turn and the script goes on; a second one within 1.5 s, or
+  // one while no turn runs, ends the program.
+  let lastInterrupt = -Infinity;
+  const onSigint = () => {
+    const now = Date.now();
+    if (signalExit === null && now - lastInterrupt > DOUBLE_INTERRUPT_MS && interruptTurns(rt)) {
+      lastInterrupt = now;
+      const note = "[harn] interrupted the current turn (Ctrl-C again within 1.5s to exit)";
+      if (renderer) renderer.notice(note);
+      else process.stderr.write(`${note}\n`);
+      return;
+    }
+    end(SIGINT_EXIT);
+  };
+  const onSigterm = () => end(SIGTERM_EXIT);
   // Before the script starts: its first statements run synchronously inside
   // runSource and may already spawn processes; a signal in that window must
   // not end harn with the default action, leaving them behind.
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
   const handle = runSource(rt, source, path);
   try {
     const outcome = await handle.outcome;
     await stdout.drained();
     const paint: Paint = colorOn() ? { red: pc.red, blue: pc.blue, bold: pc.bold } : plainPaint;
-    if (interrupted) return 124;
+    if (signalExit !== null) return signalExit;
     switch (outcome.kind) {
       case "ok":
         return exitCodeFor(outcome.value, stderr);
@@ -243,7 +295,7 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
         return 1;
     }
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
   }
 }

@@ -36,6 +36,8 @@ export {
 } from "./resolve";
 export type { Env as LlmEnv, Target as LlmTarget, TargetInput as LlmTargetInput } from "./resolve";
 export { LlmClient, DEFAULT_BACKOFF_MS } from "./client";
+export { TurnControl, TurnInterrupt, interruptTurns, markInterrupted, setTurnObserver, turnControl } from "./turns";
+export type { ToolOutcomeStatus, Turn, TurnObserver } from "./turns";
 export type { CompleteOptions as LlmCompleteOptions, LlmClientOptions, RetryNotice as LlmRetryNotice } from "./client";
 
 /** The runtime's LLM client, created on first use from the runtime's env.

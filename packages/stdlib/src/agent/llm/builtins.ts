@@ -11,7 +11,9 @@ import { transcriptDict } from "../loop/result";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { visibleText } from "../tools/text_protocol";
+import { markInterrupted } from "../../llm/turns";
 import { cacheSavings } from "./budget";
+import { scriptEventHandler } from "./events";
 import type { ModelRequest } from "./call";
 import {
   agentTrace,
@@ -100,8 +102,10 @@ interface Prepared {
   options: HDict;
 }
 
-function prepare(rt: Runtime, prompt: Value, systemArg: Value, options: HDict): Prepared {
+function prepare(ctx: CallContext, prompt: Value, systemArg: Value, options: HDict, builtin = "llm_call"): Prepared {
+  const rt = ctx.runtime;
   const llm = readLlmSettings(rt, options, { retries: 0, backoffMs: LLM_CALL_BACKOFF_MS });
+  llm.onEvent = scriptEventHandler(ctx, options.get("on_event"), builtin);
   const given = options.get("messages");
   const messages = Array.isArray(given)
     ? messagesFromJson(toJson(given))
@@ -129,18 +133,47 @@ async function call(p: Prepared, ctx: CallContext): Promise<HDict> {
 
 async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
   const options = args[2] instanceof HDict ? args[2] : HDict.empty();
+  let p: Prepared | undefined;
   try {
-    return await call(prepare(ctx.runtime, args[0] ?? null, args[1] ?? null, options), ctx);
+    p = prepare(ctx, args[0] ?? null, args[1] ?? null, options);
+    return await call(p, ctx);
   } catch (e) {
+    if (e instanceof LlmInterrupted && p && !ctx.signal.aborted) return interruptedResult(e.partial, p);
     throw llmCallError(e, ctx);
   }
 }
 
-/** `llm_call`'s failure shapes (§3.8): a thrown dict for provider errors. */
+/**
+ * [TS decision] A first Ctrl-C during `llm_call` ends the call like an
+ * agent turn (extensions.md §3.3): the script gets the reply so far, its
+ * text ending in ` [interrupted]`, with `stop_reason: "interrupted"` and
+ * `interrupted: true`; tool calls that were still arriving are dropped.
+ */
+function interruptedResult(partial: LlmResponse, p: Prepared): HDict {
+  const res: LlmResponse = { ...partial, text: markInterrupted(partial.text), tool_calls: [], stop_reason: "interrupted" };
+  const provider = p.llm.provider === "mock" || partial.provider === "mock" ? "mock" : partial.provider;
+  return callResult(res, provider, p.sent, p.options).with("interrupted", true);
+}
+
+/** `llm_call`'s failure shapes (§3.8): a thrown dict for provider errors.
+ * An interrupted call that has no partial-result form (structured output)
+ * is a `cancelled` error dict. */
 function llmCallError(e: unknown, ctx: CallContext): unknown {
   if (e instanceof LlmError) return HarnError.thrown(fromJson(e.toDict()));
   if (e instanceof LlmSetupError) return setupError(e);
-  if (e instanceof LlmInterrupted && ctx.signal.aborted) return ctx.signal.reason;
+  if (e instanceof LlmInterrupted) {
+    if (ctx.signal.aborted) return ctx.signal.reason;
+    return HarnError.thrown(
+      HDict.of({
+        category: "cancelled",
+        kind: "terminal",
+        reason: "unknown",
+        message: "LLM call interrupted by the user",
+        provider: e.partial.provider,
+        model: e.partial.model,
+      }),
+    );
+  }
   return e;
 }
 
@@ -148,7 +181,7 @@ function llmCallError(e: unknown, ctx: CallContext): unknown {
 function prepareStructured(ctx: CallContext, args: Value[], builtin: string): Prepared & { spec: StructuredSpec } {
   const { prompt, schema, options } = structuredArgs(args, builtin);
   const rewritten = structuredOptions(schema, options);
-  const p = prepare(ctx.runtime, prompt, rewritten.get("system"), rewritten);
+  const p = prepare(ctx, prompt, rewritten.get("system"), rewritten, builtin);
   return { ...p, spec: readStructured(rewritten, 3) };
 }
 
@@ -202,7 +235,7 @@ async function structuredResult(args: Value[], ctx: CallContext): Promise<HDict>
   overrides.set("schema_retries", 0);
   const prompt = `${REPAIR_PROMPT}\n\nValidation errors: ${main.errors.join("; ")}\n\nText:\n${main.res.text}`;
   try {
-    const rp = prepare(ctx.runtime, prompt, overrides.get("system") ?? null, new HDict(overrides));
+    const rp = prepare(ctx, prompt, overrides.get("system") ?? null, new HDict(overrides), "llm_call_structured_result");
     const fixed = await completeStructured(ctx.runtime, rp.llm, rp.req, readStructured(new HDict(overrides), 0), ctx.signal);
     if (fixed.errors.length === 0) {
       return result({ ok: true, data: fixed.data, raw: fixed.res.text, error: "", category: null, attempts: fixed.attempts, repaired: true, extracted: fixed.extracted, res: fixed.res });

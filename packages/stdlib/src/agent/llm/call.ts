@@ -6,7 +6,8 @@
  */
 import type { Runtime } from "@harn/vm";
 import { LlmError } from "../../llm/errors";
-import type { LlmMessage, LlmRequest, LlmResponse, LlmToolDefinition } from "../../llm/types";
+import { turnControl, type TurnObserver } from "../../llm/turns";
+import type { LlmEvent, LlmMessage, LlmRequest, LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { mockState } from "../mock/state";
 import { overBudget, projectInput, recordCost } from "./budget";
 import { agentClient } from "./client";
@@ -51,13 +52,21 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     });
     if (over) throw over;
   }
+  // Registered while it runs, so the host's first Ctrl-C interrupts this
+  // call (LlmInterrupted with the partial reply) rather than the script.
+  const turns = turnControl(rt);
+  const observer = turns.observer;
+  const turn = turns.begin(signal);
   try {
     const res = await agentClient(rt).completeWithRetries(request, {
-      signal,
+      signal: turn.signal,
       retries: llm.retries,
       backoffMs: llm.backoffMs,
       fallbackChain: intercept ? null : llm.fallbackChain,
       fallbackModels: llm.fallbackModels,
+      budget: llm.retryBudget,
+      onEvent: eventSink(llm.onEvent ?? null, observer),
+      onRetry: observer?.retry ? (n) => observer.retry!(n) : undefined,
     });
     recordCost(rt, res.model, res.input_tokens, res.output_tokens);
     return res;
@@ -65,5 +74,21 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     // Errors report the provider the script asked for (§3.8).
     if (e instanceof LlmError && intercept) throw e.withTarget(llm.provider, llm.model);
     throw e;
+  } finally {
+    turn.end();
+    observer?.callEnd?.();
   }
+}
+
+/** Events go to the host's observer first (what the user sees must not
+ * wait for the script), then to the script's `on_event`. */
+function eventSink(script: ((ev: LlmEvent) => unknown) | null, observer: TurnObserver | null): ((ev: LlmEvent) => unknown) | undefined {
+  const show = observer?.event ? (ev: LlmEvent) => observer.event!(ev) : null;
+  if (show && script) {
+    return (ev) => {
+      show(ev);
+      return script(ev);
+    };
+  }
+  return script ?? show ?? undefined;
 }

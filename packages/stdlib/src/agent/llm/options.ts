@@ -3,9 +3,10 @@
  * §2.2), read from a Harn options dict, and the provider target they
  * resolve to (§5.1, with mock interception of §3.1).
  */
-import { display, HarnError, HDict, HFloat, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, HDuration, HFloat, type Runtime, type Value } from "@harn/vm";
 import { LlmSetupError } from "../../llm/errors";
-import type { LlmToolChoice } from "../../llm/types";
+import { RetryBudget } from "../../llm/retry";
+import type { LlmEvent, LlmToolChoice } from "../../llm/types";
 import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
 import type { JsonObject } from "../json";
 import { mockState } from "../mock/state";
@@ -39,6 +40,13 @@ export interface LlmSettings {
   thinking: JsonObject;
   /** The budget envelope (§3.10), or null. */
   budget: Budget | null;
+  /** `retry_budget_ms` (extensions.md §3.4): time all retries of the
+   * calls sharing it may take. The agent loop shares one per loop
+   * (default 120 s); `llm_call` has one only when the option is given. */
+  retryBudget: RetryBudget | null;
+  /** The script's `on_event` callback, bound to its call context by the
+   * builtin (which has the context); see `events.ts`. */
+  onEvent?: ((ev: LlmEvent) => unknown) | null;
 }
 
 /** Convert a provider-layer setup failure into the script-visible shape. */
@@ -79,6 +87,12 @@ function thinkingOf(options: HDict): JsonObject {
   }
   if (typeof effort === "string") return { mode: "effort", level: effort };
   return { mode: "disabled" };
+}
+
+function retryBudgetOf(options: HDict): RetryBudget | null {
+  const v = options.get("retry_budget_ms");
+  const ms = v instanceof HDuration ? v.ms : num(v);
+  return ms === undefined ? null : new RetryBudget(Math.max(0, ms));
 }
 
 export interface LlmDefaults {
@@ -136,6 +150,7 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     backoffMs: Math.max(0, num(options.get("llm_backoff_ms")) ?? defaults.backoffMs),
     thinking: thinkingOf(options),
     budget: readBudget(options),
+    retryBudget: retryBudgetOf(options),
   };
   if (typeof chain === "string") settings.fallbackChain = chain;
   else if (Array.isArray(chain)) settings.fallbackChain = chain.filter((c): c is string => typeof c === "string");

@@ -8,7 +8,7 @@ import { fromJson, type Json, type JsonObject } from "../json";
 import type { Msg } from "./transcript";
 import { visibleText } from "../tools/text_protocol";
 
-export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required" | "idle" | "watchdog";
+export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required" | "idle" | "watchdog" | "interrupted";
 
 /** A long-running tool call whose final result has not arrived. */
 export interface PendingCall {

@@ -9,12 +9,15 @@
  */
 import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, truthy, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
+import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
+import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
 import { isTotalBudget } from "../llm/budget";
 import { callModel } from "../llm/call";
+import { scriptEventHandler } from "../llm/events";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
 import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
@@ -81,6 +84,9 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
     messages = [...prefix.map((m) => structuredClone(m)), ...initial];
   }
   const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
+  // One retry budget for every call of the loop (extensions.md §3.4).
+  llm.retryBudget ??= new RetryBudget(DEFAULT_RETRY_BUDGET_MS);
+  llm.onEvent = scriptEventHandler(sctx, start.options.get("on_event"), "agent_loop");
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
   loop.daemon = daemon;
   sessions.active.add(sessionId);
@@ -160,6 +166,10 @@ export class AgentLoop {
   private textFallbackUsed = false;
   /** Daemon mode: the idle cycle replacing "stop" on text-only turns. */
   daemon: DaemonMode | null = null;
+  /** The running turn (extensions.md §3.3): its model call and tools run
+   * in a task of their own, so the host's Ctrl-C can cancel the turn
+   * without cancelling the loop. */
+  private turn: { handle: Turn; ctx: CallContext } | null = null;
 
   constructor(
     readonly rt: Runtime,
@@ -202,10 +212,64 @@ export class AgentLoop {
     return parts.length > 0 ? parts.join("\n\n") : null;
   }
 
+  /** The context of the running turn's work (the loop's outside a turn). */
+  private get tctx(): CallContext {
+    return this.turn?.ctx ?? this.ctx;
+  }
+
+  /** End the previous turn, register the next one. */
+  private beginTurn(): void {
+    this.endTurn();
+    const ctx = this.ctx.inSession ? this.ctx.inSession(this.sessionId) : null;
+    const handle = turnControl(this.rt).begin(this.ctx.signal, ctx ? () => ctx.cancel() : undefined);
+    this.turn = { handle, ctx: ctx ?? { ...bindContext(this.ctx), signal: handle.signal } };
+  }
+
+  private endTurn(): void {
+    this.turn?.handle.end();
+    this.turn = null;
+  }
+
+  /** True when the host interrupted the running turn (and the loop itself
+   * was not cancelled). */
+  private interruptedNow(e?: unknown): boolean {
+    if (this.ctx.signal.aborted) return false;
+    return (this.turn?.handle.interrupted ?? false) || e instanceof LlmInterrupted;
+  }
+
   async run(): Promise<LoopStatus> {
+    try {
+      return await this.turns();
+    } catch (e) {
+      if (!this.interruptedNow(e)) throw e;
+      // Interrupted while the model was answering: keep what arrived.
+      if (e instanceof LlmInterrupted) this.recordInterruptedReply(e.partial);
+      return "interrupted";
+    } finally {
+      this.endTurn();
+    }
+  }
+
+  /** The partial reply of an interrupted model call, as an assistant
+   * message ending in ` [interrupted]`; tool calls still arriving are
+   * dropped (they never ran, and a call without a result would break the
+   * transcript). */
+  private recordInterruptedReply(partial: LlmResponse): void {
+    const p = this.progress;
+    const text = markInterrupted(partial.text);
+    p.iteration++;
+    p.inputTokens += partial.input_tokens;
+    p.outputTokens += partial.output_tokens;
+    p.text += text;
+    p.lastText = text;
+    this.messages.push({ role: "assistant", content: text });
+  }
+
+  private async turns(): Promise<LoopStatus> {
     const s = this.settings;
     const p = this.progress;
     while (p.iteration < s.maxIterations) {
+      this.beginTurn();
       await this.preflight();
       let res: LlmResponse;
       try {
@@ -310,7 +374,7 @@ export class AgentLoop {
         this.rt,
         this.llm,
         { system: this.systemPrompt(), messages: requestMessages(this.messages), tools: this.nativeTools },
-        this.ctx.signal,
+        this.tctx.signal,
       );
     } catch (e) {
       if (e instanceof LlmInterrupted && this.ctx.signal.aborted) throw this.ctx.signal.reason;
@@ -377,8 +441,24 @@ export class AgentLoop {
     const outcomes: CallOutcome[] = [];
     const results: CallResult[] = [];
     const newPending: PendingCall[] = [];
+    const observer = turnControl(this.rt).observer;
+    // After an interruption the remaining calls do not run, but every call
+    // still gets a result, so the transcript stays valid for a later turn.
+    let interrupted = false;
     for (const call of calls) {
-      const out = await dispatchCall(call, this.toolMap, this.ctx, this.builtins);
+      let out: CallOutcome;
+      if (interrupted) out = { name: call.name, text: NOT_RUN_TEXT, status: "error", ran: false, value: null };
+      else {
+        observer?.toolCall?.(call.name, call.arguments);
+        try {
+          out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins);
+        } catch (e) {
+          if (!this.interruptedNow()) throw e;
+          interrupted = true;
+          out = { name: call.name, text: INTERRUPTED_TOOL_TEXT, status: "error", ran: true, value: null };
+        }
+        observer?.toolResult?.(call.name, out.status, out.text);
+      }
       outcomes.push(out);
       if (out.ran) {
         p.calls.push(call.name);
@@ -395,6 +475,7 @@ export class AgentLoop {
     if (parseErrors.length > 0) this.messages.push(feedbackMessage("parse_guidance", parseErrors.join("\n")));
     p.pending.push(...newPending);
     p.consecutiveSingleToolTurns = calls.length === 1 ? p.consecutiveSingleToolTurns + 1 : 0;
+    if (interrupted) return "interrupted";
     if (newPending.length > 0) {
       if (s.onPending === "yield") return "input_required";
       if (s.onPending === "wait") await this.waitFor(newPending);
@@ -420,7 +501,7 @@ export class AgentLoop {
       session_tools_used: p.calls.slice(),
       session_successful_tools: p.successful.slice(),
     });
-    let r = this.ctx.call(this.settings.postTurnCallback, [info]);
+    let r = this.tctx.call(this.settings.postTurnCallback, [info]);
     if (isPromise<Value>(r)) r = await r;
     if (r === true) return true;
     if (typeof r === "string") {
@@ -473,7 +554,7 @@ export class AgentLoop {
   private wake(ms: number, calls: PendingCall[]): Promise<void> {
     const lr = longRunState(this.rt);
     const round = new AbortController();
-    const signal = this.ctx.signal;
+    const signal = this.tctx.signal;
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: unknown) => {
@@ -542,6 +623,25 @@ export class AgentLoop {
       progress: structuredClone(this.progress) as unknown as Json,
     };
   }
+}
+
+/** Result texts of the calls of an interrupted tool batch. */
+const INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user (Ctrl-C) while this tool was running";
+const NOT_RUN_TEXT = "Error: not run: the user interrupted this turn (Ctrl-C) before this tool started";
+
+/** A context whose calls behave like `ctx`'s but whose signal is replaced
+ * (hand-made contexts without `inSession`, as in unit tests). */
+function bindContext(ctx: CallContext): Omit<CallContext, "signal"> {
+  return {
+    runtime: ctx.runtime,
+    call: (fn, args) => ctx.call(fn, args),
+    out: (t) => ctx.out(t),
+    err: (t) => ctx.err(t),
+    span: ctx.span,
+    task: ctx.task,
+    sessionId: ctx.sessionId,
+    sourceFile: ctx.sourceFile,
+  };
 }
 
 function pendingCall(call: ToolCall, initial: Value): PendingCall {

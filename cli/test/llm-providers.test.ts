@@ -1,0 +1,214 @@
+/**
+ * `llm_call` and `agent_loop` end to end through `harn run`, against a
+ * model server on 127.0.0.1 for every wire format (Anthropic Messages,
+ * OpenAI Chat, OpenAI Responses, Ollama NDJSON, a `local`
+ * OpenAI-compatible server), base URLs and keys from the environment:
+ * streamed text, batched tool calls executed in order and answered in the
+ * provider's own tool-result shape, `stream: false` giving the same
+ * result, `on_event`, and `harn run --stream` rendering.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanEnv, FORMATS, format, modelServer, run, streamed, type Script, type SeenRequest, type Workspace, workspace } from "./llm-harness";
+
+let ws: Workspace;
+beforeAll(async () => {
+  ws = await workspace("harn-llm-providers-");
+});
+afterAll(() => ws.dispose());
+
+const LOOP = `
+tool lookup(city: string) -> string {
+  description "Current weather for a city"
+  return city + ": sunny, 21C"
+}
+pipeline main() {
+  let stream = env_or("TEST_STREAM", "true") == "true"
+  let r = agent_loop("Weather in Paris and Oslo?", "Be brief.", {
+    provider: env("TEST_PROVIDER"), model: "test-model", tools: lookup, tool_format: "native", stream: stream,
+  })
+  println(r.status + " after " + to_string(r.llm.iterations) + " turns")
+  println(r.visible_text)
+  println(r.tools.calls)
+  println(r.llm.input_tokens > 0 && r.llm.output_tokens > 0)
+}
+`;
+
+/** Turn 1: some text and two calls in one reply, arguments in fragments;
+ * turn 2: the answer. */
+function weather(req: SeenRequest, index: number): Script {
+  if (index === 0) {
+    return {
+      model: "test-model",
+      text: ["Let me ", "check both."],
+      calls: [
+        { id: "call_paris", name: "lookup", fragments: ['{"ci', 'ty": "Pa', 'ris"}'] },
+        { id: "call_oslo", name: "lookup", fragments: ['{"city"', ': "Oslo"}'] },
+      ],
+      usage: { input: 120, output: 40 },
+    };
+  }
+  return { model: "test-model", text: ["Paris and Oslo ", "are both sunny (21C)."], usage: { input: 210, output: 12 } };
+}
+
+/** The tool results of the second request, read in the provider's shape. */
+function toolResults(provider: string, body: any): { id: string; text: string }[] {
+  switch (provider) {
+    case "anthropic":
+      return body.messages
+        .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+        .filter((b: any) => b.type === "tool_result")
+        .map((b: any) => ({ id: b.tool_use_id, text: typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join("") }));
+    case "openai_responses":
+      return body.input.filter((i: any) => i.type === "function_call_output").map((i: any) => ({ id: i.call_id, text: i.output }));
+    case "ollama":
+      return body.messages.filter((m: any) => m.role === "tool").map((m: any) => ({ id: m.tool_name ?? m.name ?? "", text: m.content }));
+    default:
+      return body.messages.filter((m: any) => m.role === "tool").map((m: any) => ({ id: m.tool_call_id, text: m.content }));
+  }
+}
+
+describe.each(FORMATS.map((f) => [f.provider, f] as const))("agent_loop against a %s server", (provider, wire) => {
+  it("streams, runs a batch of two calls in order, and answers each in the provider's shape", async () => {
+    const server = await modelServer(wire, weather);
+    try {
+      const script = ws.file(`loop_${provider}.harn`, LOOP);
+      const r = await run(ws, ["run", script], cleanEnv({ ...wire.env(server.url), TEST_PROVIDER: provider }));
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe('done after 2 turns\nParis and Oslo are both sunny (21C).\n[lookup, lookup]\ntrue\n');
+      expect(r.code).toBe(0);
+      expect(server.requests.length).toBe(2);
+      expect(server.requests.every((q) => q.path === wire.path)).toBe(true);
+      expect(server.requests.every(streamed)).toBe(true);
+      const results = toolResults(provider, server.requests[1]!.body);
+      expect(results.map((x) => x.text)).toEqual(["Paris: sunny, 21C", "Oslo: sunny, 21C"]);
+      if (provider !== "ollama") expect(results.map((x) => x.id)).toEqual(["call_paris", "call_oslo"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives the identical result with stream: false", async () => {
+    const server = await modelServer(wire, weather);
+    try {
+      const script = ws.file(`loop_${provider}.harn`, LOOP);
+      const env = cleanEnv({ ...wire.env(server.url), TEST_PROVIDER: provider, TEST_STREAM: "false" });
+      const r = await run(ws, ["run", script], env);
+      expect(r.stdout).toBe('done after 2 turns\nParis and Oslo are both sunny (21C).\n[lookup, lookup]\ntrue\n');
+      expect(r.code).toBe(0);
+      expect(server.requests.some(streamed)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("on_event and --stream", () => {
+  it("llm_call passes every normalized event to on_event, in arrival order", async () => {
+    const wire = format("anthropic");
+    const server = await modelServer(wire, () => ({
+      model: "claude-test",
+      reasoning: ["Thinking."],
+      text: ["Hel", "lo"],
+      calls: [{ id: "toolu_1", name: "note", fragments: ['{"a":', "1}"] }],
+      usage: { input: 9, output: 4 },
+    }));
+    try {
+      const script = ws.file(
+        "events.harn",
+        `pipeline main() {
+  let r = llm_call("hi", nil, {provider: "anthropic", model: "claude-test", on_event: { ev -> println(json_stringify(ev)) }})
+  println(r.text + " / " + r.thinking + " / " + json_stringify(r.tool_calls[0].arguments))
+}
+`,
+      );
+      const r = await run(ws, ["run", script], cleanEnv(wire.env(server.url)));
+      expect(r.stderr).toBe("");
+      expect(r.stdout.trimEnd().split("\n")).toEqual([
+        '{"kind":"reasoning_delta","text":"Thinking."}',
+        '{"kind":"text_delta","text":"Hel"}',
+        '{"kind":"text_delta","text":"lo"}',
+        '{"id":"toolu_1","kind":"tool_call_start","name":"note"}',
+        '{"args_fragment":"{\\"a\\":","id":"toolu_1","kind":"tool_call_delta"}',
+        '{"args_fragment":"1}","id":"toolu_1","kind":"tool_call_delta"}',
+        '{"input_tokens":9,"kind":"completed","output_tokens":4,"reasoning_tokens":0}',
+        'Hello / Thinking. / {"a":1}',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an error thrown by on_event ends the call and reaches the script", async () => {
+    const wire = format("openai");
+    const server = await modelServer(wire, () => ({ model: "gpt-test", text: ["a", "b", "c"], usage: { input: 1, output: 3 } }));
+    try {
+      const script = ws.file(
+        "events_throw.harn",
+        `pipeline main() {
+  try {
+    llm_call("hi", nil, {provider: "openai", model: "gpt-test", llm_retries: 3, on_event: { ev -> throw "stop at " + ev.kind }})
+  } catch (e) {
+    println("caught: " + to_string(e))
+  }
+}
+`,
+      );
+      const r = await run(ws, ["run", script], cleanEnv(wire.env(server.url)));
+      expect(r.stdout).toBe("caught: stop at text_delta\n");
+      // an event had reached the script: never retried
+      expect(server.requests.length).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("harn run --stream shows text as it arrives and one line per tool call and result", async () => {
+    const wire = format("openai");
+    const server = await modelServer(wire, (req, index) => {
+      if (index === 0) {
+        return {
+          model: "gpt-test",
+          text: ["Checking."],
+          calls: [
+            { id: "c1", name: "lookup", fragments: ['{"city":"Paris"}'] },
+            { id: "c2", name: "fail", fragments: ["{}"] },
+          ],
+          usage: { input: 5, output: 5 },
+        };
+      }
+      return { model: "gpt-test", text: ["All ", "done", "."], usage: { input: 5, output: 5 } };
+    });
+    try {
+      const long = "x".repeat(300);
+      const script = ws.file(
+        "stream.harn",
+        `tool lookup(city: string) -> string {
+  description "Weather"
+  return city + " is sunny\\n${long}"
+}
+tool fail() -> string {
+  description "Always fails"
+  throw "no luck"
+}
+pipeline main() {
+  let r = agent_loop("go", nil, {provider: "openai", model: "gpt-test", tools: lookup.tools + fail.tools, tool_format: "native"})
+  println("status: " + r.status)
+}
+`,
+      );
+      const r = await run(ws, ["run", "--stream", script], cleanEnv(wire.env(server.url)));
+      expect(r.stdout).toBe("Checking.\nAll done.\nstatus: done\n");
+      const lines = r.stderr.trimEnd().split("\n");
+      expect(lines[0]).toBe('⚙ lookup({"city":"Paris"})');
+      expect(lines[1]!.startsWith("→ Paris is sunny xxxx")).toBe(true);
+      // previews are one line of at most 120 characters
+      expect(Array.from(lines[1]!.slice(2)).length).toBe(120);
+      expect(lines[1]!.endsWith("…")).toBe(true);
+      expect(lines[2]).toBe("⚙ fail({})");
+      expect(lines[3]).toBe("✗ Error: Thrown: no luck");
+      expect(lines.length).toBe(4);
+    } finally {
+      await server.close();
+    }
+  });
+});
