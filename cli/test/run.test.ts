@@ -181,7 +181,8 @@ describe("harn run", () => {
     expect(harn(["run", "conc.harn"])).toMatchObject({ code: 0, stdout: "ab\nend\n" });
   });
 
-  it("exits 124 on SIGINT, running the script's cleanup", async () => {
+  // extensions.md §3.3: a SIGINT while no agent turn runs ends the program with 130
+  it("exits 130 on SIGINT, running the script's cleanup", async () => {
     file("wait.harn", 'defer { eprintln("cleanup ran") }\nprintln("ready")\nsleep(1h)\n');
     const child = spawn(process.execPath, [bin, "run", "wait.harn"], { cwd: dir, env: plainEnv() });
     let stdout = "";
@@ -194,9 +195,19 @@ describe("harn run", () => {
       });
       child.on("exit", (c) => resolveExit(c));
     });
-    expect(code).toBe(124);
+    expect(code).toBe(130);
     expect(stderr).toContain("[harn] signal received, flushing state...");
     expect(stderr).toContain("cleanup ran");
+  });
+
+  it("exits 124 on SIGTERM", async () => {
+    file("term.harn", 'println("ready")\nsleep(1h)\n');
+    const child = spawn(process.execPath, [bin, "run", "term.harn"], { cwd: dir, env: plainEnv() });
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stdout.on("data", () => child.kill("SIGTERM"));
+      child.on("exit", (c) => resolveExit(c));
+    });
+    expect(code).toBe(124);
   });
 
   it("interrupts a CPU-bound loop on SIGINT", async () => {
@@ -206,6 +217,6 @@ describe("harn run", () => {
       child.stdout.on("data", () => child.kill("SIGINT"));
       child.on("exit", (c) => resolveExit(c));
     });
-    expect(code).toBe(124);
+    expect(code).toBe(130);
   });
 });
