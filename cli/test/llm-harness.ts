@@ -68,8 +68,9 @@ export interface Child {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves when `check` holds for the output so far (polled on every
-   * chunk), rejects if the process exits first or `ms` pass. */
+  /** Resolves when `check` holds (tested on every output chunk and every
+   * 10 ms, so it may look at other state too), rejects if the process
+   * exits first or `ms` pass. */
   until(check: (out: { stdout: string; stderr: string }) => boolean, what: string, ms?: number): Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   write(text: string): void;
@@ -108,8 +109,10 @@ export function harn(ws: Workspace, args: string[], env: NodeJS.ProcessEnv): Chi
     until(check, what, ms = 20_000) {
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => finish(new Error(`timed out waiting for ${what}\nstdout: ${out}\nstderr: ${err}`)), ms);
+        const poll = setInterval(() => test(), 10);
         const finish = (e?: Error) => {
           clearTimeout(timer);
+          clearInterval(poll);
           waiters.delete(test);
           if (e) reject(e);
           else resolve();
