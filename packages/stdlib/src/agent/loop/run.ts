@@ -303,6 +303,8 @@ export class AgentLoop {
           this.messages.push(feedbackMessage("parse_error", parseErrors.join("\n")));
         } else if (!s.persistent) {
           if (this.daemon === null) return "done";
+          // An idle daemon is between turns: Ctrl-C there ends the program.
+          this.endTurn();
           const stop = await this.daemon.idle(this);
           if (stop !== null) return stop;
         } else {
