@@ -523,11 +523,7 @@ export class Compiler {
       const slot = this.scope.declare(p.name, mutable).slot;
       return (fr) => {
         const x = v(fr);
-        if (x instanceof Promise)
-          return x.then((y) => {
-            fr.s[slot] = y;
-            return null;
-          });
+        if (x instanceof Promise) return storeAsync(x, fr, slot);
         fr.s[slot] = x;
         return null;
       };
@@ -695,11 +691,7 @@ export class Compiler {
       if (!opFn) {
         return (fr) => {
           const x = value(fr);
-          if (x instanceof Promise)
-            return x.then((y) => {
-              fr.s[slot] = y;
-              return null;
-            });
+          if (x instanceof Promise) return storeAsync(x, fr, slot);
           fr.s[slot] = x;
           return null;
         };
@@ -723,7 +715,7 @@ export class Compiler {
       };
       return (fr) => {
         const x = value(fr);
-        return x instanceof Promise ? x.then((y) => update(fr, y)) : update(fr, x);
+        return x instanceof Promise ? applyAsync(x, fr, update) : update(fr, x);
       };
     }
     // Path assignment: `a.b[i] = v` rebuilds the path and rebinds `a`.
@@ -794,7 +786,7 @@ export class Compiler {
     return (fr) => {
       const x = c(fr);
       if (x === true) return thenB(fr);
-      if (x instanceof Promise) return x.then((y) => (truthy(y) ? thenB(fr) : elseB ? elseB(fr) : null));
+      if (x instanceof Promise) return ifAsync(x, fr, thenB, elseB);
       return x !== false && truthy(x) ? thenB(fr) : elseB ? elseB(fr) : null;
     };
   }
@@ -1139,11 +1131,7 @@ export class Compiler {
     const e = this.expr(v);
     return (fr) => {
       const x = e(fr);
-      if (x instanceof Promise)
-        return x.then((y) => {
-          fr.ret = y;
-          return RET;
-        });
+      if (x instanceof Promise) return returnAsync(x, fr);
       fr.ret = x;
       return RET;
     };
@@ -1714,10 +1702,17 @@ export class Compiler {
       }
       return interp.callMethod(fr, recv, name, args, site, span);
     };
+    const callAsync = async (fr: Frame, recv: Value | Promise<Value>, first: Value | Promise<Value> | null): Promise<any> => {
+      const r = recv instanceof Promise ? await recv : recv;
+      if (evs.length === 0) return call(fr, r, []);
+      let a = first ?? evs[0]!(fr);
+      if (a instanceof Promise) a = await a;
+      return call(fr, r, [a]);
+    };
     if (spread === null && evs.length === 0) {
       return (fr) => {
         const r = obj(fr);
-        if (r instanceof Promise) return r.then((x) => call(fr, x, []));
+        if (r instanceof Promise) return callAsync(fr, r, null);
         return call(fr, r, []);
       };
     }
@@ -1725,9 +1720,9 @@ export class Compiler {
       const a0 = evs[0]!;
       return (fr) => {
         const r = obj(fr);
-        if (r instanceof Promise) return r.then((x) => then(a0(fr), (y) => call(fr, x, [y])));
+        if (r instanceof Promise) return callAsync(fr, r, null);
         const a = a0(fr);
-        if (a instanceof Promise) return a.then((y) => call(fr, r, [y]));
+        if (a instanceof Promise) return callAsync(fr, r, a);
         return call(fr, r, [a]);
       };
     }
@@ -2086,4 +2081,26 @@ function forStep(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, 
 function runForLoop(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter): any {
   const r = forStep(st, bind, body, fr, interp, 0, null);
   return r instanceof Suspend ? drive(r, (phase, v) => forStep(st, bind, body, fr, interp, phase, v)) : r;
+}
+
+// Async continuations of hot closures live out here, so the closures
+// themselves create no inner functions (which would cost a V8 context
+// allocation on every evaluation, async or not).
+
+async function ifAsync(x: Promise<Value>, fr: Frame, thenB: Ev, elseB: Ev | null): Promise<any> {
+  return truthy(await x) ? thenB(fr) : elseB ? elseB(fr) : null;
+}
+
+async function storeAsync(x: Promise<Value>, fr: Frame, slot: number): Promise<null> {
+  fr.s[slot] = await x;
+  return null;
+}
+
+async function applyAsync(x: Promise<Value>, fr: Frame, update: (fr: Frame, v: Value) => null): Promise<null> {
+  return update(fr, await x);
+}
+
+async function returnAsync(x: Promise<Value>, fr: Frame): Promise<Ctl> {
+  fr.ret = await x;
+  return RET;
 }

@@ -51,13 +51,18 @@ function read(kind: Operand["kind"], name: "l" | "r"): string {
 }
 
 function generate(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory {
-  const lines = [`return function (fr) {`, `const a = ${read(lk, "l")};`];
-  if (lk === "ev") lines.push(`if (a instanceof Promise) return a.then((x) => { const y = ${rk === "ev" ? "r(fr)" : read(rk, "r")}; return y instanceof Promise ? y.then((z) => slow(x, z)) : slow(x, y); });`);
+  // The promise paths call out to `leftAsync`/`rightAsync` instead of
+  // creating arrow functions here: an inner closure would make V8 allocate
+  // a context for `fr` on every evaluation, async or not.
+  const rightRead = rk === "ev" ? "r" : rk === "slot" ? "(fr) => fr.s[r]" : "() => r";
+  const lines = [`const readRight = ${rightRead};`, `return function (fr) {`, `const a = ${read(lk, "l")};`];
+  if (lk === "ev") lines.push(`if (a instanceof Promise) return leftAsync(a, fr, readRight, slow);`);
   lines.push(`const b = ${read(rk, "r")};`);
-  if (rk === "ev") lines.push(`if (b instanceof Promise) return b.then((y) => slow(a, y));`);
+  if (rk === "ev") lines.push(`if (b instanceof Promise) return rightAsync(a, b, slow);`);
   lines.push(`if (typeof a === "number" && typeof b === "number") ${FAST[op]}`);
   lines.push(`return slow(a, b);`, `};`);
-  return new Function("l", "r", "slow", lines.join("\n")) as Factory;
+  const make = new Function("l", "r", "slow", "leftAsync", "rightAsync", lines.join("\n")) as (...a: unknown[]) => Ev;
+  return (l, r, slow) => make(l, r, slow, leftAsync, rightAsync);
 }
 
 const KINDS: Operand["kind"][] = ["slot", "int", "ev"];
@@ -68,6 +73,17 @@ const FACTORIES: Readonly<Record<string, Factory>> = Object.freeze(
     ),
   ),
 );
+
+async function leftAsync(a: Promise<Value>, fr: Frame, readRight: Ev, slow: (a: Value, b: Value) => Value): Promise<Value> {
+  const x = await a;
+  let y = readRight(fr);
+  if (y instanceof Promise) y = await y;
+  return slow(x, y);
+}
+
+async function rightAsync(a: Value, b: Promise<Value>, slow: (a: Value, b: Value) => Value): Promise<Value> {
+  return slow(a, await b);
+}
 
 function arg(o: Operand): unknown {
   return o.kind === "slot" ? o.slot : o.kind === "int" ? o.value : o.ev;

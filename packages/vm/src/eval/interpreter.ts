@@ -206,6 +206,8 @@ export class Interpreter {
     throw located(HarnError.type(`Cannot call ${typeOf(fn)}`), site.span, fr.proto.file);
   }
 
+  // The call path below creates no closures in its synchronous part: an
+  // inner arrow function would make V8 allocate a context on every call.
   callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
     const impl = fn.impl as ClosureImpl;
     if (impl.native !== null) return impl.native(args);
@@ -214,43 +216,43 @@ export class Interpreter {
     task.depth++;
     let r;
     try {
-      if ((task.depth & STACK_HOP_MASK) === 0) {
-        // Deep recursion: continue this call on a fresh JS stack (a
-        // microtask) so that 512 Harn frames never exhaust the host stack,
-        // however much JS stack one Harn call takes.
-        r = Promise.resolve().then(() => {
-          const f = this.newFrame(impl, args, caller, site);
-          return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
-        });
-      } else if (++this.ticks >= 1024 && (r = this.slowTick(task)) !== undefined) {
-        r = (r as Promise<void>).then(() => {
-          const f = this.newFrame(impl, args, caller, site);
-          return f instanceof Promise ? f.then((x) => this.start(x)) : this.start(f);
-        });
-      } else if (impl.proto.simple) {
-        r = this.runFrame(this.simpleFrame(impl, args, caller, site));
-      } else {
+      if ((task.depth & STACK_HOP_MASK) === 0) r = this.deferredCall(Promise.resolve(), impl, args, caller, site);
+      else if (++this.ticks >= 1024 && (r = this.slowTick(task)) !== undefined) r = this.deferredCall(r as Promise<void>, impl, args, caller, site);
+      else if (impl.proto.simple) r = this.runFrame(this.simpleFrame(impl, args, caller, site));
+      else {
         const fr = this.newFrame(impl, args, caller, site);
-        r = fr instanceof Promise ? fr.then((f) => this.start(f)) : this.start(fr);
+        r = fr instanceof Promise ? this.startLater(fr) : this.start(fr);
       }
     } catch (e) {
       task.depth--;
       throw this.noteFrame(e, caller, site);
     }
-    if (r instanceof Promise) {
-      return r.then(
-        (v) => {
-          task.depth--;
-          return v;
-        },
-        (e) => {
-          task.depth--;
-          throw this.noteFrame(e, caller, site);
-        },
-      );
-    }
+    if (r instanceof Promise) return this.settleCall(r, task, caller, site);
     task.depth--;
     return r;
+  }
+
+  /** Run a call after `before` settles (stack hop or preemption yield). */
+  private async deferredCall(before: Promise<void>, impl: ClosureImpl, args: Value[], caller: Frame, site: Site): Promise<any> {
+    await before;
+    let f = this.newFrame(impl, args, caller, site);
+    if (f instanceof Promise) f = await f;
+    return this.start(f);
+  }
+
+  private async startLater(f: Promise<Frame>): Promise<any> {
+    return this.start(await f);
+  }
+
+  /** The async tail of a call: restore the depth, note the frame on error. */
+  private async settleCall(r: Promise<any>, task: Task, caller: Frame, site: Site): Promise<any> {
+    try {
+      return await r;
+    } catch (e) {
+      throw this.noteFrame(e, caller, site);
+    } finally {
+      task.depth--;
+    }
   }
 
   private noteFrame(e: unknown, caller: Frame, site: Site): unknown {
@@ -299,31 +301,25 @@ export class Interpreter {
     task.depth++;
     let r;
     try {
-      if ((task.depth & STACK_HOP_MASK) === 0) r = Promise.resolve().then(() => this.runFrame(fr));
+      if ((task.depth & STACK_HOP_MASK) === 0) r = this.runLater(Promise.resolve(), fr);
       else if (++this.ticks >= 1024) {
         // Calls are back-edges too: recursion without loops (fib(40))
         // must stay interruptible.
         const y = this.slowTick(task);
-        r = y ? y.then(() => this.runFrame(fr)) : this.runFrame(fr);
+        r = y ? this.runLater(y, fr) : this.runFrame(fr);
       } else r = this.runFrame(fr);
     } catch (e) {
       task.depth--;
       throw this.noteFrame(e, caller, site);
     }
-    if (r instanceof Promise) {
-      return r.then(
-        (v) => {
-          task.depth--;
-          return v;
-        },
-        (e) => {
-          task.depth--;
-          throw this.noteFrame(e, caller, site);
-        },
-      );
-    }
+    if (r instanceof Promise) return this.settleCall(r, task, caller, site);
     task.depth--;
     return r;
+  }
+
+  private async runLater(before: Promise<void>, fr: Frame): Promise<any> {
+    await before;
+    return this.runFrame(fr);
   }
 
   /** A new frame with captures and parameters bound (§7.2, §7.3). */
@@ -386,17 +382,22 @@ export class Interpreter {
       if (r instanceof Promise) return this.runFrameAsync(fr, r);
       if (r instanceof TailCall) {
         const next = this.tailFrame(r);
-        if (next instanceof Promise) return this.runFrameAsync(fr, next.then((f) => f), true);
+        if (next instanceof Promise) return this.runFrameAsync(fr, next, true);
         if (!(next instanceof Frame)) return next;
         fr = next;
         if (++this.ticks >= 1024) {
           const y = this.slowTick(fr.task);
-          if (y) return this.runFrameAsync(fr, y.then(() => fr.proto.body(fr)));
+          if (y) return this.runFrameAsync(fr, this.bodyAfter(y, fr));
         }
         continue;
       }
       return this.exit(fr, r);
     }
+  }
+
+  private async bodyAfter(before: Promise<void>, fr: Frame): Promise<any> {
+    await before;
+    return fr.proto.body(fr);
   }
 
   /** Frame for a tail call, or the callee's immediate result (generators,
