@@ -9,7 +9,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import * as nodePath from "node:path";
-import { execa } from "execa";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
 import { osErrorText } from "./oserror";
@@ -60,6 +59,10 @@ export interface SpawnResult {
 export async function spawnCaptured(file: string, args: string[], opts: SpawnOptions, ctx: CallContext): Promise<SpawnResult> {
   const rt = ctx.runtime;
   const signal = ctx.signal;
+  if (signal.aborted) throw signal.reason;
+  // execa is loaded on first use: most scripts never start a process, and
+  // it is a sizeable share of what `harn run` would otherwise parse at start.
+  const { execa } = await import("execa");
   if (signal.aborted) throw signal.reason;
   const child = execa(file, args, {
     cwd: opts.cwd,

@@ -9,7 +9,6 @@ import { jq } from "./jq";
 import { pointerDelete, pointerGet, pointerSet, pointerTokens } from "./pointer";
 import { tomlParse, tomlStringify } from "./toml";
 import { queryParse, queryStringify, urlBuild, urlParse } from "./url";
-import { yamlParse, yamlStringify } from "./yaml";
 import { installStore } from "./store";
 import { installArchives } from "./archive";
 import { installCompression } from "./compress";
@@ -35,8 +34,10 @@ export function installFormats(rt: Runtime): void {
   installJunit(rt);
   installMultipart(rt);
   installSecretScan(rt);
-  rt.defineBuiltin("yaml_parse", (args) => yamlParse(strArg(args, 0)));
-  rt.defineBuiltin("yaml_stringify", (args) => yamlStringify(args[0] ?? null));
+  // The YAML library is loaded on first use (it would be the largest single
+  // part of `harn run`'s start-up); the builtins are asynchronous until then.
+  rt.defineBuiltin("yaml_parse", (args) => import("./yaml").then((m) => m.yamlParse(strArg(args, 0))));
+  rt.defineBuiltin("yaml_stringify", (args) => import("./yaml").then((m) => m.yamlStringify(args[0] ?? null)));
   rt.defineBuiltin("toml_parse", (args) => tomlParse(strArg(args, 0)));
   rt.defineBuiltin("toml_stringify", (args) => tomlStringify(args[0] ?? null));
 

@@ -8,7 +8,6 @@
  * defence when the process ends without `Runtime.shutdown()` having run.
  */
 import { constants as osConstants } from "node:os";
-import { execa } from "execa";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
 import type { ArtifactWriter } from "./artifacts";
@@ -92,6 +91,8 @@ export async function spawnProcess(
   const startedAtMs = Date.now();
   const startedPerf = performance.now();
   const stdin = options.foreground ? spec.stdin : null;
+  // Loaded on first use (see core/process.ts).
+  const { execa } = await import("execa");
   const sub = execa(spec.argv[0]!, spec.argv.slice(1), {
     cwd: spec.cwd,
     env: spec.env,
