@@ -3,7 +3,8 @@
  * argv, the stdlib), loads modules from disk, parses and runs a file, and
  * renders uncaught runtime errors (spec/cli.md §2.5).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { checkStructure, parse, type Program, type Span } from "@harn/parser";
 import { installStdlib } from "@harn/stdlib";
@@ -44,7 +45,7 @@ export function fileModuleHost(rt: Runtime): ModuleHost {
       return null;
     },
     load(key) {
-      const source = key.startsWith("std/") ? rt.stdModules.get(key)! : readFileSync(key, "utf8");
+      const source = key.startsWith("std/") ? rt.stdModules.get(key)! : readSourceText(key);
       const { program, errors } = parse(source, { file: key });
       if (errors.length > 0) throw new ModuleSyntaxError(`${key}: ${errors[0]!.message}`);
       return program;
@@ -191,8 +192,10 @@ import { display as displayValue } from "@harn/vm";
 
 export function readSourceFile(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return readSourceText(path);
   } catch {
     return null;
   }
 }
+
+export { readSourceText } from "./source-file";

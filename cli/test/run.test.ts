@@ -5,7 +5,7 @@
  * that nothing keeps the process alive after the script ends.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,6 +149,13 @@ describe("harn run", () => {
 
   it("reads a missing file as an error, exit 1", () => {
     expect(harn(["run", "nope.harn"])).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
+    mkdirSync(join(dir, "adir.harn"), { recursive: true });
+    expect(harn(["run", "adir.harn"])).toMatchObject({ code: 1, stderr: "Error reading adir.harn: Is a directory (os error 21)\n" });
+  });
+
+  it("rejects a source that is not UTF-8 instead of reading replacement characters, exit 1", () => {
+    writeFileSync(join(dir, "latin1.harn"), Buffer.from([...Buffer.from('println("caf'), 0xe9, ...Buffer.from('")\n')]));
+    expect(harn(["run", "latin1.harn"])).toEqual({ code: 1, stdout: "", stderr: "Error reading latin1.harn: stream did not contain valid UTF-8\n" });
   });
 
   it("runs inline code with -e and rejects bad combinations with exit 2", () => {

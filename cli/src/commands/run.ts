@@ -15,6 +15,7 @@ import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "../engine";
 import type { Paint } from "../host";
 import { StreamRenderer } from "../stream-render";
+import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
 
 /** Builtins `--allow` never denies (cli.md §2.1). */
@@ -174,7 +175,7 @@ async function runCommand(args: RunArgs): Promise<number> {
     writeFileSync(path, source);
   } else {
     try {
-      source = readFileSync(path, "utf8");
+      source = readSourceText(path);
     } catch (e) {
       process.stderr.write(`Error reading ${path}: ${ioReason(e)}\n`);
       return 1;

@@ -12,6 +12,7 @@ import { type Node, parse } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { loadEngine } from "../engine";
+import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
 
 interface TestCase {
@@ -176,7 +177,7 @@ interface ExecResult {
 export async function execute(file: string, timeoutMs: number): Promise<ExecResult> {
   const { createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
   let source: string;
-  source = readFileSync(file, "utf8");
+  source = readSourceText(file);
   const out: string[] = [];
   const rt = createRuntime({
     stdout: { write: (t) => void out.push(t) },
@@ -225,7 +226,7 @@ async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promi
   let expected: string | null = null;
   let spec: string | null = null;
   try {
-    readFileSync(tc.file, "utf8");
+    readSourceText(tc.file);
   } catch (e) {
     return { rel: tc.rel, passed: false, ms: 0, message: `${tc.rel}: IO error reading source: ${(e as Error).message}`, timed: false };
   }
@@ -464,7 +465,14 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
   const usedFiles = new Set<string>();
   for (const f of files) {
     const file = realpathSync(f);
-    const source = readFileSync(file, "utf8");
+    let source: string;
+    try {
+      source = readSourceText(file);
+    } catch (e) {
+      tests.push({ name: "<file error>", file, source: "", parseError: `Error reading ${file}: ${(e as Error).message}` });
+      usedFiles.add(file);
+      continue;
+    }
     const { program, errors } = parse(source, { file });
     if (errors.length > 0) {
       tests.push({ name: "<file error>", file, source, parseError: errors[0]!.message });
