@@ -27,6 +27,7 @@ import {
   display,
   equals,
   hasSurrogates,
+  isInt,
   normBig,
   typeOf,
 } from "./values";
@@ -230,10 +231,7 @@ export function contains(coll: Value, item: Value): boolean {
     for (const x of coll.items) if (equals(x, item)) return true;
     return false;
   }
-  if (coll instanceof HRange) {
-    if (typeof item !== "number") return false;
-    return item >= coll.start && (coll.inclusive ? item <= coll.end : item < coll.end);
-  }
+  if (coll instanceof HRange) return coll.includes(item);
   return false;
 }
 
@@ -314,12 +312,18 @@ export function getIndex(obj: Value, idx: Value): Value {
     }
     if (typeof idx === "bigint") return null;
   } else if (obj instanceof HRange) {
-    if (typeof idx === "bigint") throw HarnError.runtime(`range index out of range: index ${idx} for range of length ${obj.length}`);
-    if (typeof idx === "number") {
+    if (typeof idx === "number" && obj.small) {
       const n = obj.length;
       const i = idx < 0 ? n + idx : idx;
       if (i < 0 || i >= n) throw HarnError.runtime(`range index out of range: index ${idx} for range of length ${n}`);
-      return obj.start + i;
+      return obj.at(i);
+    }
+    if (typeof idx === "number" || typeof idx === "bigint") {
+      const n = obj.exactLength();
+      let i = BigInt(idx);
+      if (i < 0n) i += n;
+      if (i < 0n || i >= n) throw HarnError.runtime(`range index out of range: index ${idx} for range of length ${n}`);
+      return normBig(BigInt(obj.start) + i);
     }
   }
   throw HarnError.type(`cannot index into ${typeOf(obj)} with ${typeOf(idx)}`);
@@ -361,7 +365,7 @@ export function slice(obj: Value, start: Value, end: Value): Value {
 // Ranges (§2.9)
 
 export function makeRange(a: Value, b: Value, inclusive: boolean): HRange {
-  return new HRange(typeof a === "number" ? a : 0, typeof b === "number" ? b : 0, inclusive);
+  return new HRange(isInt(a) ? a : 0, isInt(b) ? b : 0, inclusive);
 }
 
 export { HDuration };

@@ -172,17 +172,69 @@ export class HDuration {
   constructor(readonly ms: number) {}
 }
 
+/**
+ * `a to b` / `range(a, b)`. The endpoints are ints in the usual form (JS
+ * numbers when safe, bigints beyond), so `0 to 9223372036854775807` is the
+ * exact, lazy range it says. Code that walks a range should use `length`,
+ * `at(i)`, `last` and `includes`, which are exact for every int.
+ */
 export class HRange {
   readonly tag = Tag.Range;
   constructor(
-    readonly start: number,
-    readonly end: number,
+    readonly start: Int,
+    readonly end: Int,
     readonly inclusive: boolean,
   ) {}
 
+  /** Both endpoints are safe JS numbers (the common, fast case). */
+  get small(): boolean {
+    return typeof this.start === "number" && typeof this.end === "number";
+  }
+
+  /** Number of values as a JS number (approximate beyond 2^53, where no
+   * range can be walked to its end anyway). */
   get length(): number {
-    const n = (this.inclusive ? this.end + 1 : this.end) - this.start;
-    return n > 0 ? n : 0;
+    if (typeof this.start === "number" && typeof this.end === "number") {
+      const n = (this.inclusive ? this.end + 1 : this.end) - this.start;
+      return n > 0 ? n : 0;
+    }
+    return Number(this.exactLength());
+  }
+
+  /** Exact number of values as an int (saturating at the largest int). */
+  count(): Int {
+    if (this.small) return this.length;
+    const n = this.exactLength();
+    return normBig(n > I64_MAX ? I64_MAX : n);
+  }
+
+  /** Exact number of values (may exceed the largest int by one). */
+  exactLength(): bigint {
+    const n = BigInt(this.end) + (this.inclusive ? 1n : 0n) - BigInt(this.start);
+    return n > 0n ? n : 0n;
+  }
+
+  /** The value at offset `i` (0 <= i < length). */
+  at(i: number): Int {
+    if (typeof this.start === "number") {
+      const v = this.start + i;
+      if (Number.isSafeInteger(v)) return v;
+    }
+    return normBig(BigInt(this.start) + BigInt(i));
+  }
+
+  /** The last value (meaningful only when the range is not empty). */
+  get last(): Int {
+    if (this.inclusive) return this.end;
+    return typeof this.end === "number" ? this.end - 1 : normBig(this.end - 1n);
+  }
+
+  /** `v in range`: an int between the first and the last value. */
+  includes(v: Value): boolean {
+    if (typeof v === "number" && this.small) return v >= (this.start as number) && v <= (this.last as number);
+    if (typeof v !== "number" && typeof v !== "bigint") return false;
+    const x = BigInt(v);
+    return x >= BigInt(this.start) && x <= BigInt(this.last);
   }
 }
 

@@ -68,12 +68,12 @@ export function parseFloatStrict(s: string): number | null {
 }
 
 /** `len(v)`: code points, bytes, elements, entries, range length; 0 else. */
-export function lengthOf(v: Value): number {
+export function lengthOf(v: Value): Int {
   if (typeof v === "string") return cpLength(v);
   if (Array.isArray(v)) return v.length;
   if (v instanceof HDict) return v.size;
   if (v instanceof HSet) return v.items.length;
-  if (v instanceof HRange) return v.length;
+  if (v instanceof HRange) return v.count();
   if (v instanceof HBytes) return v.data.length;
   return 0;
 }
@@ -176,7 +176,7 @@ export function installConvert(rt: Runtime): void {
     if (args.length === 1) {
       const n = args[0]!;
       if (typeof n !== "number" && typeof n !== "bigint") throw HarnError.type("range(n): expected integer argument");
-      return new HRange(0, Number(n), false);
+      return new HRange(0, n, false);
     }
     if (args.length === 2) {
       const a = args[0]!;
@@ -184,7 +184,7 @@ export function installConvert(rt: Runtime): void {
       if ((typeof a !== "number" && typeof a !== "bigint") || (typeof b !== "number" && typeof b !== "bigint")) {
         throw HarnError.type("range(a, b): expected integer arguments");
       }
-      return new HRange(Number(a), Number(b), false);
+      return new HRange(a, b, false);
     }
     throw HarnError.type(`range expects 1 or 2 integer arguments, got ${args.length}`);
   });

@@ -17,6 +17,7 @@ import {
   HRange,
   HSet,
   isPromise,
+  normBig,
   typeOf,
   type CallContext,
   type IterStep,
@@ -52,9 +53,14 @@ export function iterList(xs: Value[]): HIter {
 }
 
 export function iterRange(r: HRange): HIter {
-  let next = r.start;
-  const last = r.inclusive ? r.end : r.end - 1;
-  return makeIter(() => (next <= last ? item(next++) : DONE));
+  if (r.small) {
+    let next = r.start as number;
+    const last = r.last as number;
+    return makeIter(() => (next <= last ? item(next++) : DONE));
+  }
+  let next = BigInt(r.start);
+  const last = BigInt(r.last);
+  return makeIter(() => (next <= last ? item(normBig(next++)) : DONE));
 }
 
 export function iterString(s: string): HIter {

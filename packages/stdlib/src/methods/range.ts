@@ -9,13 +9,8 @@ import { arg } from "../core/args";
 import { iterRange } from "../core/iter";
 import { callIterMethod, ITER_METHOD_NAMES } from "./iter";
 
-function lastValue(r: HRange): number {
-  return r.inclusive ? r.end : r.end - 1;
-}
-
 export function rangeContains(r: HRange, v: Value): boolean {
-  if (typeof v === "bigint") return false; // ranges hold safe ints only
-  return typeof v === "number" && v >= r.start && v <= lastValue(r);
+  return r.includes(v);
 }
 
 /** Materialising more values than this is refused with a runtime error
@@ -24,19 +19,19 @@ const MAX_RANGE_LIST = 1 << 27;
 
 export function rangeToList(r: HRange): Value[] {
   const n = r.length;
-  if (n > MAX_RANGE_LIST) throw HarnError.runtime(`to_list: range too large to materialize (${n} values)`);
+  if (n > MAX_RANGE_LIST) throw HarnError.runtime(`to_list: range too large to materialize (${r.exactLength()} values)`);
   const out: Value[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = r.start + i;
+  for (let i = 0; i < n; i++) out[i] = r.at(i);
   return out;
 }
 
 const METHODS: Record<string, (r: HRange, args: Value[]) => Value> = {
-  len: (r) => r.length,
-  count: (r) => r.length,
+  len: (r) => r.count(),
+  count: (r) => r.count(),
   empty: (r) => r.length === 0,
   contains: (r, a) => rangeContains(r, arg(a, 0)),
   first: (r) => (r.length > 0 ? r.start : null),
-  last: (r) => (r.length > 0 ? lastValue(r) : null),
+  last: (r) => (r.length > 0 ? r.last : null),
   to_string: (r) => display(r),
   to_list: (r) => rangeToList(r),
   iter: (r) => iterRange(r),

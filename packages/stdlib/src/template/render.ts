@@ -158,7 +158,7 @@ function renderFor(n: Extract<TNode, { k: "for" }>, scope: Scope, state: RenderS
     for (const k of src.keys()) pairs.push([k, two ? src.get(k) : HDict.of({ key: k, value: src.get(k) })]);
   } else if (src instanceof HRange) {
     const len = src.length;
-    for (let i = 0; i < len; i++) pairs.push([i, src.start + i]);
+    for (let i = 0; i < len; i++) pairs.push([i, src.at(i)]);
   } else {
     fail(state, n.pos, `cannot iterate over ${typeOf(src)} — expected list, dict, set, or range`);
   }

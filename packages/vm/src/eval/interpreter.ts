@@ -21,6 +21,7 @@ import {
   type Value,
   err,
   isCallable,
+  normBig,
   ok,
   typeOf,
 } from "../values";
@@ -585,9 +586,14 @@ export class Interpreter {
       return { next: () => (i < src.length ? src[i++]! : DONE) };
     }
     if (src instanceof HRange) {
-      let i = src.start;
-      const end = src.inclusive ? src.end : src.end - 1;
-      return { next: () => (i <= end ? i++ : DONE) };
+      if (src.small) {
+        let i = src.start as number;
+        const end = src.last as number;
+        return { next: () => (i <= end ? i++ : DONE) };
+      }
+      let i = BigInt(src.start);
+      const end = BigInt(src.last);
+      return { next: () => (i <= end ? normBig(i++) : DONE) };
     }
     if (src instanceof HDict) {
       const keys = src.keys();
