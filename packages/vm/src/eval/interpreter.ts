@@ -640,6 +640,19 @@ function isIterable(v: Value): boolean {
   return typeof v === "string" || Array.isArray(v) || v instanceof HSet || v instanceof HDict || v instanceof HGenerator || v instanceof HChannel || v instanceof HIter;
 }
 
+function escapeContext(e: unknown): unknown {
+  e = convertJsError(e);
+  return e instanceof HarnError ? e.escaped(e.span?.line ?? 0) : e;
+}
+
+async function escapeAsync(r: Promise<Value>): Promise<Value> {
+  try {
+    return await r;
+  } catch (e) {
+    throw escapeContext(e);
+  }
+}
+
 /** What builtins see (runtime.ts CallContext), one per frame. */
 export class VmCallContext implements CallContext {
   site: Site | null = null;
@@ -683,21 +696,15 @@ export class VmCallContext implements CallContext {
     return c;
   }
   call(fn: Value, args: Value[]): Value | Promise<Value> {
-    const site = this.site!;
-    const fr = this.fr;
-    // A callback is its own execution context: errors escaping it get the
-    // ` (line N)` suffix (§8.1).
-    const esc = (e: unknown) => {
-      e = convertJsError(e);
-      return e instanceof HarnError ? e.escaped(e.span?.line ?? 0) : e;
-    };
+    // A callback is its own execution context: errors escaping a closure
+    // get the ` (line N)` suffix (§8.1).
     let r;
     try {
-      r = this.interp.callValue(fr, fn, args, site);
+      r = this.interp.callValue(this.fr, fn, args, this.site!);
     } catch (e) {
-      throw fn instanceof HClosure ? esc(e) : e;
+      throw fn instanceof HClosure ? escapeContext(e) : e;
     }
-    if (r instanceof Promise && fn instanceof HClosure) return r.catch((e) => Promise.reject(esc(e)));
+    if (r instanceof Promise && fn instanceof HClosure) return escapeAsync(r);
     return r;
   }
   out(text: string): void {
