@@ -140,6 +140,9 @@ function caretRow(text: string, column: number, paint: Paint): string {
   return " ".repeat(column - 1) + paint.red("^".repeat(n));
 }
 
+/** At most this many `= note:` lines under a runtime error. */
+const MAX_NOTES = 12;
+
 /** `error: …` plus the code frame and `= note:` lines. `sources` maps a
  * file to its text (the frame's own file is read). */
 export function renderRuntimeError(e: HarnError, entryFile: string, readSource: (file: string) => string | null, paint: Paint = plainPaint): string {
@@ -161,17 +164,27 @@ export function renderRuntimeError(e: HarnError, entryFile: string, readSource: 
       out += `${pad} ${paint.blue("|")} ${caretRow(text, span.column, paint)}\n`;
     }
   }
-  // Runs of identical frames (deep recursion) are collapsed after three.
+  // One note per outer frame (cli.md §2.5). Deep recursion would print
+  // hundreds: runs of identical frames collapse after three, and when the
+  // recursion alternates (a function re-entered through a callback) the
+  // list keeps its innermost and outermost notes around a count.
+  const notes: string[] = [];
   for (let i = 0; i < e.frames.length; ) {
     const f = e.frames[i]!;
     let j = i + 1;
     while (j < e.frames.length && e.frames[j]!.name === f.name && e.frames[j]!.file === f.file && e.frames[j]!.line === f.line) j++;
     const run = j - i;
-    for (let k = 0; k < Math.min(run, 3); k++) out += `  = note: called from ${f.name} at ${f.file}:${f.line}\n`;
-    if (run > 3) out += `  = note: … ${run - 3} more calls from ${f.name} at ${f.file}:${f.line}\n`;
+    for (let k = 0; k < Math.min(run, 3); k++) notes.push(`  = note: called from ${f.name} at ${f.file}:${f.line}\n`);
+    if (run > 3) notes.push(`  = note: … ${run - 3} more calls from ${f.name} at ${f.file}:${f.line}\n`);
     i = j;
   }
-  return out;
+  if (notes.length > MAX_NOTES) {
+    const head = notes.slice(0, MAX_NOTES - 3);
+    const tail = notes.slice(notes.length - 2);
+    const skipped = notes.length - head.length - tail.length;
+    notes.splice(0, notes.length, ...head, `  = note: … ${skipped} more notes\n`, ...tail);
+  }
+  return out + notes.join("");
 }
 
 /** Exit status for an entry value (cli.md §2.6); writes Err payloads. */

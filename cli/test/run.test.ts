@@ -131,6 +131,14 @@ describe("harn run", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: Runtime error: Stack overflow: too many nested calls \(line 2\)/);
     expect(r.stderr).not.toMatch(JS_STACK);
+    // Recursion through a callback alternates frames; the notes stay short.
+    file("cb.harn", "fn f(n) {\n  return [n].map({ x -> f(x + 1) })[0]\n}\nf(0)\n");
+    const cb = harn(["run", "cb.harn"]);
+    expect(cb.code).toBe(1);
+    const notes = cb.stderr.split("\n").filter((l) => l.startsWith("  = note: "));
+    expect(notes.length).toBe(12);
+    expect(notes[9]).toMatch(/^  = note: … \d+ more notes$/);
+    expect(notes[11]).toBe("  = note: called from pipeline at cb.harn:4");
   });
 
   it("rejects syntax errors with a rendered diagnostic, exit 1", () => {
