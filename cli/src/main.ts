@@ -8,7 +8,16 @@ import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands/index";
 import { VERSION } from "./version";
 
+/** A closed pipe on stdout or stderr (`harn lint . | head`) must not kill
+ * harn with an unhandled EPIPE trace: the output is lost either way, so
+ * the error is dropped and the command finishes (`harn run` stops the
+ * script itself and exits 141, see commands/run.ts). */
+function tolerateClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+}
+
 export async function main(argv: string[]): Promise<number> {
+  tolerateClosedPipes();
   // `harn FILE.harn` with exactly one argument is `harn run FILE.harn`
   // (spec/cli.md §0.1); detect it before commander sees the arguments.
   if (argv.length === 1 && argv[0]!.endsWith(".harn")) argv = ["run", argv[0]!];

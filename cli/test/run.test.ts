@@ -225,6 +225,20 @@ describe("harn run", () => {
     expect(code).toBe(124);
   });
 
+  it("stops quietly with 141 when the reader of its output goes away, running cleanup", async () => {
+    file("flood.harn", 'defer { eprintln("cleanup ran") }\nvar i = 0\nwhile true {\n  println("line ${i}")\n  i += 1\n}\n');
+    const child = spawn(process.execPath, [bin, "run", "flood.harn"], { cwd: dir, env: plainEnv() });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolveExit) => {
+      // Like `| head -1`: read a little, then close the pipe.
+      child.stdout.once("data", () => child.stdout.destroy());
+      child.on("exit", (c) => resolveExit(c));
+    });
+    expect(code).toBe(141);
+    expect(stderr).toBe("cleanup ran\n");
+  });
+
   it("interrupts a CPU-bound loop on SIGINT", async () => {
     file("spin.harn", 'println("spinning")\nvar i = 0\nwhile true { i += 1 }\n');
     const child = spawn(process.execPath, [bin, "run", "spin.harn"], { cwd: dir, env: plainEnv() });

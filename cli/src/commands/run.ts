@@ -46,8 +46,16 @@ export class BufferedStream implements OutputSink {
   private parts: string[] = [];
   private size = 0;
   private scheduled = false;
+  /** The reader went away: further output is dropped. */
+  private closed = false;
   constructor(private readonly stream: NodeJS.WriteStream) {}
+  close(): void {
+    this.closed = true;
+    this.parts = [];
+    this.size = 0;
+  }
   write(text: string): void {
+    if (this.closed) return;
     this.parts.push(text);
     this.size += text.length;
     if (this.size >= 1 << 16) this.flush();
@@ -69,6 +77,7 @@ export class BufferedStream implements OutputSink {
   /** Resolves once everything written so far has been handed to the OS. */
   drained(): Promise<void> {
     this.flush();
+    if (this.closed) return Promise.resolve();
     return new Promise((resolve) => this.stream.write("", () => resolve()));
   }
 }
@@ -152,6 +161,8 @@ export const DOUBLE_INTERRUPT_MS = 1500;
  * cli.md §2.6, which gives 124 to both signals; SIGTERM keeps 124). */
 const SIGINT_EXIT = 130;
 const SIGTERM_EXIT = 124;
+/** 128 + SIGPIPE: what a Unix tool reports when its reader goes away. */
+export const BROKEN_PIPE_EXIT = 141;
 
 /** extensions.md §2: background sub-agents get 5 minutes to finish at exit. */
 const DEFAULT_BACKGROUND_GRACE_MS = 5 * 60 * 1000;
@@ -244,13 +255,21 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
   // The exit status once a signal ends the program; the program then runs
   // its pending defer/finally blocks and the runtime's cleanup first.
   let signalExit: number | null = null;
-  const end = (code: number) => {
+  const end = (code: number, notice = true) => {
     if (signalExit !== null) return;
     signalExit = code;
-    process.stderr.write("[harn] signal received, flushing state...\n");
+    if (notice) process.stderr.write("[harn] signal received, flushing state...\n");
     handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
     cancelBackgroundTasks(rt);
   };
+  // A reader that goes away (`harn run job.harn | head -1`) ends the
+  // program like a signal: its cleanup runs, nothing more is written, and
+  // harn exits 141 quietly instead of dying on an unhandled EPIPE.
+  const onStdoutError = (e: NodeJS.ErrnoException) => {
+    stdout.close();
+    if (e.code === "EPIPE") end(BROKEN_PIPE_EXIT, false);
+  };
+  process.stdout.on("error", onStdoutError);
   // The first Ctrl-C while an agent turn or model call runs interrupts
   // just that turn and the script goes on; a second one within 1.5 s, or
   // one while no turn runs, ends the program.
@@ -298,5 +317,6 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
   } finally {
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigterm);
+    process.stdout.off("error", onStdoutError);
   }
 }
