@@ -13,7 +13,16 @@ import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink,
 // What the commands need from the engine, reachable through one dynamic
 // import (cli/src/engine.ts).
 export { HarnError } from "@harn/vm";
-export { cancelBackgroundTasks, interruptTurns, loadMockFixtures, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
+export {
+  cancelBackgroundTasks,
+  chatExchange,
+  collectTools,
+  interruptTurns,
+  loadMockFixtures,
+  savedMessages,
+  setBackgroundGrace,
+  setTurnObserver,
+} from "@harn/stdlib";
 
 export interface HostOptions {
   stdout: OutputSink;

@@ -3,6 +3,7 @@
  * setExitCode)`; add one import and one line below per command.
  */
 import type { Command } from "commander";
+import * as chat from "./chat";
 import * as check from "./check";
 import * as lint from "./lint";
 import * as run from "./run";
@@ -12,6 +13,7 @@ import * as version from "./version";
 export type SetExitCode = (code: number) => void;
 
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
+  chat.register(program, setExitCode);
   check.register(program, setExitCode);
   lint.register(program, setExitCode);
   run.register(program, setExitCode);

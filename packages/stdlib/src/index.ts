@@ -108,3 +108,5 @@ export {
 
 /** The agent layer: loop, tools, mock provider, background sub-agents. */
 export { installAgents, setBackgroundGrace, cancelBackgroundTasks, loadMockFixtures, LONG_RUNNING_NOTE } from "./agent/index";
+/** `harn chat`: one exchange of an interactive session (extensions.md §3.6). */
+export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./agent/index";

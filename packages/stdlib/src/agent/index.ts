@@ -19,6 +19,7 @@ export { MockProvider } from "./mock/provider";
 export { mockState, globMatch, matchText } from "./mock/state";
 export { runAgentLoop } from "./loop/run";
 export { loadMockFixtures } from "./mock/builtins";
+export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./chat";
 
 export function installAgents(rt: Runtime): void {
   installMockBuiltins(rt);
