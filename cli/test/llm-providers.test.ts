@@ -162,6 +162,35 @@ describe("on_event and --stream", () => {
     }
   });
 
+  it("llm_stream delivers the reply's text chunks through a channel that closes at the end", async () => {
+    const wire = format("ollama");
+    const server = await modelServer(wire, (req, index) =>
+      index === 0 ? { model: "llama3.2", text: ["The ", "quick ", "fox"], usage: { input: 3, output: 3 } } : { status: 500, body: { error: "model crashed" } },
+    );
+    try {
+      const script = ws.file(
+        "llm_stream.harn",
+        `pipeline main() {
+  for chunk in llm_stream("Say it", "Be brief.", {provider: "ollama"}) { println("[" + chunk + "]") }
+  var n = 0
+  for chunk in llm_stream("Again", nil, {provider: "ollama"}) { n = n + 1 }
+  println("after a failure: " + to_string(n) + " chunks, channel closed")
+}
+`,
+      );
+      const r = await run(ws, ["run", script], cleanEnv(wire.env(server.url)));
+      expect(r.stdout).toBe("[The ]\n[quick ]\n[fox]\nafter a failure: 0 chunks, channel closed\n");
+      expect(r.stderr).toBe('llm_stream: ollama HTTP 500 [http_error]: {"error":"model crashed"}\n');
+      expect(r.code).toBe(0);
+      expect((server.requests[0]!.body as { messages: unknown[] }).messages).toEqual([
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Say it" },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("harn run --stream shows text as it arrives and one line per tool call and result", async () => {
     const wire = format("openai");
     const server = await modelServer(wire, (req, index) => {

@@ -9,6 +9,7 @@ import { backgroundPool } from "./background/pool";
 import { installBackgroundBuiltins } from "./background/tools";
 import { installDaemons } from "./daemon/index";
 import { installLlmCall } from "./llm/builtins";
+import { installLlmStream } from "./llm/stream";
 import { installAgentLoop } from "./loop/builtins";
 import { installMockBuiltins } from "./mock/builtins";
 import { installToolHooks } from "./tools/hooks";
@@ -24,6 +25,7 @@ export { chatExchange, collectTools, savedMessages, type ChatExchange, type Chat
 export function installAgents(rt: Runtime): void {
   installMockBuiltins(rt);
   installLlmCall(rt);
+  installLlmStream(rt);
   installToolRegistry(rt);
   installToolHooks(rt);
   installAgentLoop(rt);
