@@ -1668,6 +1668,12 @@ export class Compiler {
           return interp.enterBound(nf, fr, site);
         }
       }
+      if (fn === null && nargs === 1) {
+        // Builtins take one argument most often: no argument-list growth.
+        const x = evs[0]!(fr);
+        if (!(x instanceof Promise)) return call(fr, null, [x]);
+        return callOneAsync(fr, x, call);
+      }
       return generic(fr, fn);
     };
   }
@@ -2103,4 +2109,8 @@ async function applyAsync(x: Promise<Value>, fr: Frame, update: (fr: Frame, v: V
 async function returnAsync(x: Promise<Value>, fr: Frame): Promise<Ctl> {
   fr.ret = await x;
   return RET;
+}
+
+async function callOneAsync(fr: Frame, x: Promise<Value>, call: (fr: Frame, fn: HClosure | null, args: Value[]) => any): Promise<any> {
+  return call(fr, null, [await x]);
 }

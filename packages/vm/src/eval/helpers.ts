@@ -46,6 +46,17 @@ export function spreadDict(v: Value): HDict {
 
 /** Evaluate argument/element nodes left to right; `spread[i]` flattens. */
 export function evalArgs(evs: Ev[], spread: boolean[] | null, fr: Frame): Value[] | Promise<Value[]> {
+  if (spread === null) {
+    // Fixed arity: fill a preallocated list (no growth on push).
+    const n = evs.length;
+    const out: Value[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = evs[i]!(fr);
+      if (v instanceof Promise) return evalArgsAsync(evs, null, fr, out.slice(0, i), i, v);
+      out[i] = v;
+    }
+    return out;
+  }
   const out: Value[] = [];
   for (let i = 0; i < evs.length; i++) {
     const v = evs[i]!(fr);
