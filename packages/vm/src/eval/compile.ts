@@ -322,12 +322,27 @@ export class Compiler {
     for (const s of stmts) evs.push(this.stmt(s));
     const useLast = lastValue && stmts.length > 0 && isValueStatement(stmts[stmts.length - 1]!);
     if (evs.length === 0) return NIL_EV;
+    const lastKind = stmts[stmts.length - 1]!.kind;
+    // A block ending in return/break/continue/throw yields a signal or
+    // throws: its last statement's result can be passed on as is.
+    const passLast = useLast || lastKind === "ReturnStmt" || lastKind === "BreakStmt" || lastKind === "ContinueStmt" || lastKind === "ThrowStmt";
     if (evs.length === 1) {
       const e0 = evs[0]!;
-      return useLast ? e0 : (fr) => {
+      return passLast ? e0 : (fr) => {
         const r = e0(fr);
-        if (r instanceof Promise) return r.then((x) => (x instanceof Ctl ? x : null));
+        if (r instanceof Promise) return nilUnlessCtl(r);
         return r instanceof Ctl ? r : null;
+      };
+    }
+    if (evs.length === 2 && passLast) {
+      // Unrolled: the common `if … { return … }` + last statement body.
+      const e0 = evs[0]!;
+      const e1 = evs[1]!;
+      return (fr) => {
+        const r = e0(fr);
+        if (r instanceof Promise) return runBlockFrom(r, evs, true, fr);
+        if (r instanceof Ctl) return r;
+        return e1(fr);
       };
     }
     return (fr) => runBlock(evs, useLast, fr);
@@ -2113,4 +2128,20 @@ async function returnAsync(x: Promise<Value>, fr: Frame): Promise<Ctl> {
 
 async function callOneAsync(fr: Frame, x: Promise<Value>, call: (fr: Frame, fn: HClosure | null, args: Value[]) => any): Promise<any> {
   return call(fr, null, [await x]);
+}
+
+async function nilUnlessCtl(r: Promise<any>): Promise<any> {
+  const x = await r;
+  return x instanceof Ctl ? x : null;
+}
+
+/** The rest of a block after its first statement suspended. */
+async function runBlockFrom(first: Promise<any>, evs: Ev[], lastValue: boolean, fr: Frame): Promise<any> {
+  let v = await first;
+  for (let i = 1; ; i++) {
+    if (v instanceof Ctl) return v;
+    if (i >= evs.length) return lastValue ? v : null;
+    v = evs[i]!(fr);
+    if (v instanceof Promise) v = await v;
+  }
 }
