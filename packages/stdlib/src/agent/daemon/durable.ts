@@ -9,11 +9,11 @@
  * new version of every file, never a torn one (a stale `.tmp` is simply
  * overwritten by the next write).
  *
- * `DirectoryWriter` adds group commit: writes requested while a commit is
- * running are folded into the next one, which writes the newest content of
- * each file once and shares one directory fsync. Every caller's promise
- * still resolves only after a commit that started after its request (so
- * includes its change) is durable.
+ * `DirectoryWriter` adds group commit: writes of a file requested while
+ * one of its commits runs are folded into the next, which writes the
+ * newest content once, and concurrent commits share directory fsyncs.
+ * Every caller's promise still resolves only after a commit that started
+ * after its request (so includes its change) is durable.
  */
 import { constants, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -64,123 +64,159 @@ async function writeTemp(tmp: string, text: string): Promise<void> {
   }
 }
 
-interface Request {
-  label: FileLabel;
-  /** Called when the commit starts, so the newest state is written. */
-  produce: () => string;
-}
-
 interface Waiter {
   resolve: () => void;
   reject: (e: unknown) => void;
-  name: string;
+}
+
+/** Runs `task` so that every `request()` is answered by a run that
+ * started after the request; requests made during a run share the next. */
+class Coalescer {
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+
+  constructor(private readonly task: () => Promise<void>) {}
+
+  request(): Promise<void> {
+    if (this.running === null) return this.start();
+    if (this.next === null) {
+      const after = () => {
+        this.next = null;
+        return this.start();
+      };
+      this.next = this.running.then(after, after);
+    }
+    return this.next;
+  }
+
+  private start(): Promise<void> {
+    const run = this.task();
+    this.running = run;
+    const clear = () => {
+      if (this.running === run) this.running = null;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+}
+
+/** The serialised group commits of one file. */
+class FileChain {
+  label: FileLabel = "meta";
+  produce: (() => string) | null = null;
+  waiters: Waiter[] = [];
+  running: Promise<void> | null = null;
 }
 
 /**
- * Serialised, batched atomic writes of the files of one directory. A
- * commit writes the pending files' temps in parallel, renames them in
- * request order (so a snapshot requested before the metadata lands first:
- * a crash between the two renames can only cause a replay, never a loss),
- * then fsyncs the directory once.
+ * Atomic, durable writes of the files of one directory, with group commit.
+ * Each file has its own chain of commits (a write requested while one is
+ * running joins the next, which writes the newest content once); commits
+ * of different files run side by side, so a trigger's metadata commit
+ * does not queue behind the loop's snapshot commit. The directory fsync
+ * that makes renames durable is shared the same way: every commit waits
+ * for one that started after its rename.
+ *
+ * Ordering across files is causal: a write requested after another one
+ * resolved lands after it (reconciliation writes the metadata only after
+ * the snapshot is durable).
  */
 export class DirectoryWriter {
-  private pending = new Map<string, Request>();
-  private waiters: Waiter[] = [];
-  private running: Promise<void> | null = null;
-  private dirReady = false;
-  /** Commits made (for tests and the bench: how much group commit saved). */
+  private readonly chains = new Map<string, FileChain>();
+  private readonly dirSync: Coalescer;
+  private dirReady: Promise<void> | null = null;
+  /** Commits made (the bench and tests read it: what group commit saved). */
   commits = 0;
 
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    this.dirSync = new Coalescer(() => fsyncDirectory(dir));
+  }
 
   /** Durably replace `dir/name` with what `produce()` returns when the
    * commit starts. Resolves once that commit is durable; rejects with the
    * §6.4 error of the step that failed. */
   write(name: string, label: FileLabel, produce: () => string): Promise<void> {
-    // Re-inserting moves the file to the end: renames follow request order.
-    this.pending.delete(name);
-    this.pending.set(name, { label, produce });
-    const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject, name }));
-    if (!this.running) this.running = this.drain();
+    let chain = this.chains.get(name);
+    if (!chain) this.chains.set(name, (chain = new FileChain()));
+    chain.label = label;
+    chain.produce = produce;
+    const p = new Promise<void>((resolve, reject) => chain.waiters.push({ resolve, reject }));
+    if (chain.running === null) chain.running = this.drain(name, chain);
     return p;
   }
 
   /** Resolves when every requested write has been committed (or failed). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    for (;;) {
+      const running = [...this.chains.values()].map((c) => c.running).filter((r): r is Promise<void> => r !== null);
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
   }
 
-  private async drain(): Promise<void> {
+  private async drain(name: string, chain: FileChain): Promise<void> {
     try {
-      while (this.pending.size > 0) {
-        const batch = this.pending;
-        const waiters = this.waiters;
-        this.pending = new Map();
-        this.waiters = [];
-        const failures = await this.commit(batch);
+      while (chain.produce !== null) {
+        const produce = chain.produce;
+        const waiters = chain.waiters;
+        chain.produce = null;
+        chain.waiters = [];
+        let failure: HarnError | null = null;
+        try {
+          await this.commit(name, chain.label, produce);
+        } catch (e) {
+          failure = e instanceof HarnError ? e : fileError(chain.label, "write", String((e as Error)?.message ?? e));
+        }
         for (const w of waiters) {
-          const failed = failures.get(w.name) ?? failures.get("");
-          if (failed) w.reject(failed);
+          if (failure) w.reject(failure);
           else w.resolve();
         }
       }
     } finally {
-      this.running = null;
+      chain.running = null;
     }
   }
 
-  /** One commit; returns the error of each failed file (`""`: all of them). */
-  private async commit(batch: Map<string, Request>): Promise<Map<string, HarnError>> {
+  private ensureDir(label: FileLabel): Promise<void> {
+    if (this.dirReady === null) {
+      this.dirReady = fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE }).then(
+        () => undefined,
+        (e: unknown) => {
+          this.dirReady = null;
+          throw fileError(label, "mkdir", ioDetail(this.dir, e));
+        },
+      );
+    }
+    return this.dirReady;
+  }
+
+  /** One commit: temp + fsync, rename over, then a directory fsync. */
+  private async commit(name: string, label: FileLabel, produce: () => string): Promise<void> {
     this.commits++;
-    const failures = new Map<string, HarnError>();
-    const labelOf = [...batch.values()][0]!.label;
-    if (!this.dirReady) {
-      try {
-        await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
-        this.dirReady = true;
-      } catch (e) {
-        failures.set("", fileError(labelOf, "mkdir", ioDetail(this.dir, e)));
-        return failures;
-      }
+    await this.ensureDir(label);
+    let text: string;
+    try {
+      text = produce();
+    } catch (e) {
+      throw fileError(label, "encode", e instanceof HarnError ? e.message : String((e as Error)?.message ?? e));
     }
-    const written: string[] = [];
-    await Promise.all(
-      [...batch].map(async ([name, req]) => {
-        let text: string;
-        try {
-          text = req.produce();
-        } catch (e) {
-          failures.set(name, fileError(req.label, "encode", e instanceof HarnError ? e.message : String((e as Error)?.message ?? e)));
-          return;
-        }
-        const tmp = tempPath(join(this.dir, name));
-        try {
-          await writeTemp(tmp, text);
-          written.push(name);
-        } catch (e) {
-          failures.set(name, fileError(req.label, "write", ioDetail(tmp, e)));
-        }
-      }),
-    );
-    let renamed = 0;
-    for (const [name, req] of batch) {
-      if (!written.includes(name)) continue;
-      const path = join(this.dir, name);
-      try {
-        await fsp.rename(tempPath(path), path);
-        renamed++;
-      } catch (e) {
-        failures.set(name, fileError(req.label, "finalize", ioDetail(path, e)));
-      }
+    const path = join(this.dir, name);
+    const tmp = tempPath(path);
+    try {
+      await writeTemp(tmp, text);
+    } catch (e) {
+      throw fileError(label, "write", ioDetail(tmp, e));
     }
-    if (renamed > 0) {
-      try {
-        await fsyncDirectory(this.dir);
-      } catch (e) {
-        for (const [name, req] of batch) if (!failures.has(name)) failures.set(name, fileError(req.label, "finalize", ioDetail(this.dir, e)));
-      }
+    try {
+      await fsp.rename(tmp, path);
+    } catch (e) {
+      throw fileError(label, "finalize", ioDetail(path, e));
     }
-    return failures;
+    try {
+      await this.dirSync.request();
+    } catch (e) {
+      throw fileError(label, "finalize", ioDetail(this.dir, e));
+    }
   }
 }
 
