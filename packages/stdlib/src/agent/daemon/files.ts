@@ -113,7 +113,7 @@ function parseObject(text: string, path: string, label: FileLabel): JsonObject {
 function kindOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
-  return `a ${typeof v}`;
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 function field<T extends Json, F>(o: JsonObject, key: string, check: (v: Json) => v is T, what: string, fallback: F): T | F {
