@@ -143,6 +143,31 @@ pipeline main() {
   });
 });
 
+describe("Ctrl-C while only a background sub-agent is answering", () => {
+  it("ends the program: background turns are not what the user is watching", async () => {
+    const script = ws.file(
+      "int_background.harn",
+      `pipeline main() {
+  defer { println("defer ran") }
+  llm_mock({match: "user\\nSlow job*", text: "child done", delay_ms: 60000, consume_match: true})
+  llm_mock({match: "user\\nStart it", text: "", tool_calls: [{name: "background_task", arguments: {prompt: "Slow job"}}], consume_match: true})
+  llm_mock({match: "*submitted*", text: "Started.", consume_match: true})
+  let r = agent_loop("Start it", nil, {provider: "mock", background_tasks: true, tool_format: "native"})
+  println(r.status + ": " + r.visible_text)
+  sleep(1h)
+}
+`,
+    );
+    const c = harn(ws, ["run", script], cleanEnv());
+    await c.until((o) => o.stdout.includes("done: Started."), "the parent loop to finish");
+    c.child.kill("SIGINT");
+    const { code } = await c.exited;
+    expect(code).toBe(130);
+    expect(c.stdout()).toBe("done: Started.\ndefer ran\n");
+    expect(c.stderr()).not.toContain("interrupted the current turn");
+  });
+});
+
 describe("a second Ctrl-C within 1.5 s ends the program", () => {
   it("exits 130 after finally and defer ran, even while a new turn runs", async () => {
     const server = await stalling();

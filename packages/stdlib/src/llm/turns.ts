@@ -97,10 +97,13 @@ export class TurnControl {
    * Register a turn whose signal follows `parent` and is also aborted by
    * `interrupt()`. `onInterrupt` runs once on interruption (the agent loop
    * cancels the task its tools run in). Call `end()` when the turn is over.
+   * A `background` turn (a background sub-agent's) only follows `parent`:
+   * Ctrl-C is about what the user is watching, and background sub-agents
+   * are stopped with the program instead.
    */
-  begin(parent: AbortSignal, onInterrupt?: () => void): Turn {
+  begin(parent: AbortSignal, onInterrupt?: () => void, opts: { background?: boolean } = {}): Turn {
     const turn = new RunningTurn(this, parent, onInterrupt);
-    this.running.add(turn);
+    if (!opts.background) this.running.add(turn);
     return turn;
   }
 

@@ -51,6 +51,18 @@ describe("TurnControl", () => {
     expect(t.signal.aborted).toBe(false);
   });
 
+  it("background turns follow their parent but are not interrupted", () => {
+    const turns = new TurnControl();
+    const parent = new AbortController();
+    const bg = turns.begin(parent.signal, undefined, { background: true });
+    expect(turns.active).toBe(false);
+    expect(turns.interrupt()).toBe(false);
+    expect(bg.signal.aborted).toBe(false);
+    parent.abort();
+    expect(bg.signal.aborted).toBe(true);
+    bg.end();
+  });
+
   it("marks interrupted text", () => {
     expect(markInterrupted("Once upon a time")).toBe("Once upon a time [interrupted]");
     expect(markInterrupted("")).toBe("[interrupted]");

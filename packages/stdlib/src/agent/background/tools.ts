@@ -89,6 +89,7 @@ export function backgroundBuiltins(parent: ParentLoop, runLoop: RunLoop): Map<st
         task: prompt,
         system: typeof system === "string" ? system : parent.start.system,
         options: childOptions(parent.start.options, overrides),
+        background: true,
       });
       const text = r.get("visible_text");
       return typeof text === "string" ? text : "";

@@ -47,6 +47,9 @@ export interface LlmSettings {
   /** The script's `on_event` callback, bound to its call context by the
    * builtin (which has the context); see `events.ts`. */
   onEvent?: ((ev: LlmEvent) => unknown) | null;
+  /** Calls of a background sub-agent: Ctrl-C does not interrupt them
+   * (extensions.md §2: they are stopped with the program). */
+  background?: boolean;
 }
 
 /** Convert a provider-layer setup failure into the script-visible shape. */

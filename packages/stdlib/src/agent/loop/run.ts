@@ -43,6 +43,9 @@ export interface LoopStart {
   task: string | null;
   system: string | null;
   options: HDict;
+  /** A background sub-agent (extensions.md §2): Ctrl-C does not interrupt
+   * its turns. */
+  background?: boolean;
   resumed?: {
     sessionId: string;
     anonymous: boolean;
@@ -87,6 +90,7 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   // One retry budget for every call of the loop (extensions.md §3.4).
   llm.retryBudget ??= new RetryBudget(DEFAULT_RETRY_BUDGET_MS);
   llm.onEvent = scriptEventHandler(sctx, start.options.get("on_event"), "agent_loop");
+  llm.background = start.background === true;
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
   loop.daemon = daemon;
   sessions.active.add(sessionId);
@@ -221,7 +225,7 @@ export class AgentLoop {
   private beginTurn(): void {
     this.endTurn();
     const ctx = this.ctx.inSession ? this.ctx.inSession(this.sessionId) : null;
-    const handle = turnControl(this.rt).begin(this.ctx.signal, ctx ? () => ctx.cancel() : undefined);
+    const handle = turnControl(this.rt).begin(this.ctx.signal, ctx ? () => ctx.cancel() : undefined, { background: this.llm.background === true });
     this.turn = { handle, ctx: ctx ?? { ...bindContext(this.ctx), signal: handle.signal } };
   }
 
