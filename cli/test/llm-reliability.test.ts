@@ -149,6 +149,10 @@ describe("retries", () => {
         const r = await run(ws, ["run", script], cleanEnv(local.env(url)));
         expect(r.stdout).toBe("error: timeout transient timeout\nmessage: local stream error (timeout): request timed out after 0.3s\n");
         expect(requests.length).toBe(1);
+        // a duration literal works too
+        const literal = ws.file("timeout_literal.harn", callScript("timeout: 250ms"));
+        const r2 = await run(ws, ["run", literal], cleanEnv(local.env(url)));
+        expect(r2.stdout).toContain("request timed out after 0.25s");
       },
     );
   });

@@ -92,6 +92,11 @@ function thinkingOf(options: HDict): JsonObject {
   return { mode: "disabled" };
 }
 
+/** `timeout`: seconds (agents.md §2.2), or a duration literal (`30s`). */
+function timeoutSeconds(v: Value): number | undefined {
+  return v instanceof HDuration ? v.ms / 1000 : num(v);
+}
+
 function retryBudgetOf(options: HDict): RetryBudget | null {
   const v = options.get("retry_budget_ms");
   const ms = v instanceof HDuration ? v.ms : num(v);
@@ -146,7 +151,7 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     seed: num(options.get("seed")),
     frequencyPenalty: num(options.get("frequency_penalty")),
     presencePenalty: num(options.get("presence_penalty")),
-    timeoutMs: resolveTimeoutMs(num(options.get("timeout")), rt.env),
+    timeoutMs: resolveTimeoutMs(timeoutSeconds(options.get("timeout")), rt.env),
     stream: resolveStream(typeof options.get("stream") === "boolean" ? (options.get("stream") as boolean) : null, rt.env),
     toolChoice: toolChoice(options.get("tool_choice")),
     retries: Math.max(0, num(options.get("llm_retries")) ?? defaults.retries),
