@@ -54,7 +54,13 @@ export function fileModuleHost(rt: Runtime): ModuleHost {
       return null;
     },
     load(key) {
-      const source = key.startsWith("std/") ? rt.stdModules.get(key)! : readSourceText(key);
+      let source: string;
+      try {
+        source = key.startsWith("std/") ? rt.stdModules.get(key)! : readSourceText(key);
+      } catch (e) {
+        // Reported like a module's syntax error: a compile error naming the file.
+        throw new ModuleSyntaxError(`Error reading ${key}: ${(e as Error).message}`);
+      }
       const { program, errors } = parse(source, { file: key });
       if (errors.length > 0) throw new ModuleSyntaxError(`${key}: ${errors[0]!.message}`);
       return program;
