@@ -143,7 +143,10 @@ function visitValue(v: unknown, f: (c: A.Node) => void): void {
 
 const FUNCTION_KINDS = new Set(["FnDecl", "Closure", "ToolDecl", "Pipeline", "SpawnExpr", "Parallel", "ImplBlock", "PipePlaceholder"]);
 
+/** Whether `n` holds a node of one of `kinds`; nested functions (including
+ * `n` itself when it is one) are opaque unless `crossFunctions`. */
 function containsKind(n: A.Node, kinds: Set<string>, crossFunctions = false): boolean {
+  if (!crossFunctions && FUNCTION_KINDS.has(n.kind)) return false;
   let found = false;
   const walk = (c: A.Node) => {
     if (found) return;
