@@ -57,11 +57,39 @@ export async function runCommandTool(tool: CommandTool, request: Value | undefin
 
   if (spec.background) return startBackground(ctx, spec, commandId, paths, writer, proc);
 
-  const outcome = await proc.done;
+  // A cancelled call must not wait for the exit of the process it has
+  // abandoned: that child is unref'd, so awaiting it can leave nothing
+  // keeping Node alive, and the run would end silently mid-script.
+  let outcome: ProcessOutcome;
+  try {
+    outcome = await untilAborted(proc.done, ctx.signal);
+  } catch (e) {
+    writer.close();
+    throw e;
+  }
   const summary = await writer.finish(spec.capture);
   if (ctx.signal.aborted) throw ctx.signal.reason;
   if (writer.failure !== null) throw hostlibError("backend_error", spec.builtin, writer.failure);
   return foregroundResult(spec, commandId, paths, proc, outcome, summary);
+}
+
+/** `p`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** The output to look for summaries and diagnostics in: both streams, and
