@@ -284,7 +284,11 @@ export class Daemon implements DaemonHost {
       }
       // Aborting runs the loop's session cleanup (§1.15) in its finally.
       this.session?.cancel();
-      await Promise.race([this.loopDone, new Promise<void>((r) => setTimeout(r, UNWIND_MS).unref())]);
+      // A referenced timer: while the stop waits, something must keep Node
+      // alive, or a loop stuck on an unref'd handle ends the run silently.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.loopDone, new Promise<void>((r) => (timer = setTimeout(r, UNWIND_MS)))]);
+      clearTimeout(timer);
       this.status = "stopped";
       try {
         await this.persistMeta();
