@@ -28,6 +28,7 @@ export class LlmAccumulator {
   private cacheRead = 0;
   private cacheWrite = 0;
   private stopReason: string | undefined;
+  private thinkingSummary: string | undefined;
   private reportedModel: string | undefined;
   /** Number of events folded in so far. */
   events = 0;
@@ -74,6 +75,7 @@ export class LlmAccumulator {
         this.cacheRead = ev.cache_read_tokens ?? this.cacheRead;
         this.cacheWrite = ev.cache_write_tokens ?? this.cacheWrite;
         if (ev.stop_reason !== undefined) this.stopReason = ev.stop_reason;
+        if (ev.thinking_summary !== undefined) this.thinkingSummary = ev.thinking_summary;
         if (ev.model !== undefined && ev.model !== "") this.reportedModel = ev.model;
         break;
     }
@@ -101,6 +103,7 @@ export class LlmAccumulator {
       cache_write_tokens: this.cacheWrite,
     };
     if (this.stopReason !== undefined) res.stop_reason = this.stopReason;
+    if (this.thinkingSummary !== undefined) res.thinking_summary = this.thinkingSummary;
     return res;
   }
 }

@@ -110,6 +110,8 @@ export interface LlmCompletedEvent {
   /** The wire's own stop reason (`end_turn`, `tool_use`, `stop`,
    * `tool_calls`, `length`, …). */
   stop_reason?: string;
+  /** A provider's summary of its reasoning, when it sends one. */
+  thinking_summary?: string;
   /** The model the server reports having used. */
   model?: string;
 }
@@ -137,6 +139,7 @@ export interface LlmResponse {
   cache_read_tokens: number;
   cache_write_tokens: number;
   stop_reason?: string;
+  thinking_summary?: string;
 }
 
 /**

@@ -81,6 +81,7 @@ export function callResult(res: LlmResponse, provider: string, sent: Msg[], opti
     m.set("thinking", res.reasoning);
     m.set("private_reasoning", res.reasoning);
   }
+  if (res.thinking_summary !== undefined) m.set("thinking_summary", res.thinking_summary);
   if (res.stop_reason !== undefined) m.set("stop_reason", res.stop_reason);
   if (wantsJson(options)) {
     try {

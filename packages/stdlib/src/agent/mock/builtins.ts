@@ -82,6 +82,7 @@ export function parseMockEntry(config: Value): MockEntry {
   entry.cacheReadTokens = optInt(config, "cache_read_tokens");
   entry.cacheWriteTokens = optInt(config, "cache_write_tokens") ?? optInt(config, "cache_creation_input_tokens");
   entry.thinking = optString(config, "thinking");
+  entry.thinkingSummary = optString(config, "thinking_summary");
   entry.stopReason = optString(config, "stop_reason");
   const delay = optInt(config, "delay_ms");
   if (delay !== undefined && delay > 0) entry.delayMs = delay;

@@ -65,6 +65,7 @@ export class MockProvider implements LlmProvider {
       cache_read_tokens: entry.cacheReadTokens ?? 0,
       cache_write_tokens: entry.cacheWriteTokens ?? 0,
       stop_reason: entry.stopReason,
+      thinking_summary: entry.thinkingSummary,
       model: entry.model,
     };
   }

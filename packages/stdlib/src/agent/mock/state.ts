@@ -28,6 +28,7 @@ export interface MockEntry {
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
   thinking?: string;
+  thinkingSummary?: string;
   stopReason?: string;
   model: string;
   error?: MockError;
