@@ -10,12 +10,12 @@ describe("runtime feedback and consolidation", () => {
     const msgs: Msg[] = [
       { role: "user", content: "go" },
       { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }, { id: "c2", name: "lint", arguments: {} }] },
-      toolMessage("c1", "build", "pending"),
-      toolMessage("c2", "lint", "clean"),
+      toolMessage("c1", "pending"),
+      toolMessage("c2", "clean"),
     ];
-    appendUpdate(msgs, "c1", "build", "50%");
+    appendUpdate(msgs, "c1", "50%");
     msgs.push({ role: "assistant", content: "waiting" });
-    appendUpdate(msgs, "c1", "build", "done: ok");
+    appendUpdate(msgs, "c1", "done: ok");
     // the stored transcript keeps everything, superseded responses flagged
     expect(msgs.map((m) => [m.role, m.superseded === true])).toEqual([
       ["user", false],
@@ -29,8 +29,8 @@ describe("runtime feedback and consolidation", () => {
     expect(requestMessages(msgs)).toEqual([
       { role: "user", content: "go" },
       { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }, { id: "c2", name: "lint", arguments: {} }] },
-      { role: "tool", tool_call_id: "c1", name: "build", content: "done: ok" },
-      { role: "tool", tool_call_id: "c2", name: "lint", content: "clean" },
+      { role: "tool", tool_call_id: "c1", content: "done: ok" },
+      { role: "tool", tool_call_id: "c2", content: "clean" },
       { role: "assistant", content: "waiting" },
     ]);
   });
@@ -42,9 +42,9 @@ describe("runtime feedback and consolidation", () => {
       textResultsMessage([
         { tool_call_id: "t1", name: "build", text: "pending" },
         { tool_call_id: "t2", name: "lint", text: "clean" },
-      ]),
+      ], true),
     ];
-    appendUpdate(msgs, "t1", "build", "built");
+    appendUpdate(msgs, "t1", "built");
     const sent = requestMessages(msgs);
     expect(sent).toHaveLength(3);
     expect(sent[2]).toEqual({

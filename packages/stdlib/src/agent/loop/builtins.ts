@@ -90,7 +90,7 @@ function applyResults(y: Yielded, results: Map<string, string>): void {
   }
   for (const [id, t] of results) {
     const call = pending.find((p) => p.call_id === id)!;
-    appendUpdate(y.messages, id, call.tool, t);
+    appendUpdate(y.messages, id, t);
   }
   y.progress.pending = pending.filter((p) => !results.has(p.call_id));
 }
@@ -155,7 +155,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
     const ids = y.progress.pending.map((p) => p.call_id);
     throw HarnError.runtime(`${builtin}: unknown tool call id '${callId}' (pending: ${ids.length > 0 ? ids.join(", ") : "none"})`);
   }
-  appendUpdate(y.messages, callId, call.tool, typeof update.text === "string" ? update.text : resultText(value));
+  appendUpdate(y.messages, callId, typeof update.text === "string" ? update.text : resultText(value));
   if (final) y.progress.pending = y.progress.pending.filter((p) => p !== call);
   const resume: JsonObject = { ...y.resume, progress: structuredClone(y.progress) as unknown as Json };
   delete resume.messages;

@@ -370,7 +370,7 @@ export class AgentLoop {
   /** Record a later response for a pending call (the latest one is what
    * the model sees, extensions.md §1.5); a final one ends the pending. */
   resolve(call: PendingCall, text: string, final: boolean): void {
-    appendUpdate(this.messages, call.call_id, call.tool, text);
+    appendUpdate(this.messages, call.call_id, text);
     if (final) this.progress.pending = this.progress.pending.filter((c) => c !== call);
   }
 
@@ -473,11 +473,11 @@ export class AgentLoop {
       if (out.status === "ok" && !p.successful.includes(call.name)) p.successful.push(call.name);
       if (out.status === "rejected" && !p.rejected.includes(call.name)) p.rejected.push(call.name);
       results.push({ tool_call_id: call.id, name: call.name, text: out.text });
-      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, call.name, out.text));
+      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, out.text));
       const tool = this.toolMap.get(call.name);
       if (tool?.longRunning && out.status === "ok") newPending.push(pendingCall(call, out.value));
     }
-    if (s.toolFormat !== "native") this.messages.push(textResultsMessage(results));
+    if (s.toolFormat !== "native") this.messages.push(textResultsMessage(results, newPending.length > 0));
     if (parseErrors.length > 0) this.messages.push(feedbackMessage("parse_guidance", parseErrors.join("\n")));
     p.pending.push(...newPending);
     p.consecutiveSingleToolTurns = calls.length === 1 ? p.consecutiveSingleToolTurns + 1 : 0;

@@ -47,32 +47,36 @@ function resultBlock(r: { name: string; text: string }): string {
   return `[result of ${r.name}]\n${r.text}\n[end of ${r.name} result]`;
 }
 
-/** The text-format message answering a turn's calls. */
-export function textResultsMessage(results: CallResult[]): Msg {
-  return {
-    role: "user",
-    content: feedbackText("tool_results", results.map(resultBlock).join("\n\n")),
-    tool_results: results.map((r) => ({ tool_call_id: r.tool_call_id, name: r.name, text: r.text })),
-  };
+/**
+ * The text-format message answering a turn's calls. The per-call
+ * bookkeeping (`tool_results`) is kept only when some call of the batch is
+ * pending (`trackCalls`): only those receive later responses, and a loop
+ * without long-running tools shows the reference's plain `{role, content}`.
+ */
+export function textResultsMessage(results: CallResult[], trackCalls: boolean): Msg {
+  const m: Msg = { role: "user", content: feedbackText("tool_results", results.map(resultBlock).join("\n\n")) };
+  if (trackCalls) m.tool_results = results.map((r) => ({ tool_call_id: r.tool_call_id, name: r.name, text: r.text }));
+  return m;
 }
 
-/** The native-format message answering one call. */
-export function toolMessage(id: string, name: string, text: string): Msg {
-  return { role: "tool", tool_call_id: id, name, content: text };
+/** The native-format message answering one call: the OpenAI-compatible
+ * `{role: "tool", tool_call_id, content}` (spec/agents.md §2.6 step 9). */
+export function toolMessage(id: string, text: string): Msg {
+  return { role: "tool", tool_call_id: id, content: text };
 }
 
 /**
  * Record a later response for call `id`: every earlier response of that
  * call is flagged superseded and the update is appended.
  */
-export function appendUpdate(messages: Msg[], id: string, name: string, text: string): void {
+export function appendUpdate(messages: Msg[], id: string, text: string): void {
   for (const m of messages) {
     if (m.role === "tool" && m.tool_call_id === id) m.superseded = true;
     if (Array.isArray(m.tool_results)) {
       for (const r of m.tool_results) if (isObject(r) && r.tool_call_id === id) r.superseded = true;
     }
   }
-  messages.push({ role: "tool", tool_call_id: id, name, content: text, update_of: id });
+  messages.push({ role: "tool", tool_call_id: id, content: text, update_of: id });
 }
 
 /**
