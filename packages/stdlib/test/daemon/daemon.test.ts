@@ -162,6 +162,27 @@ pipeline main() {
     expect(out).toEqual(['["t","slow","second"]', "stopped"]);
   });
 
+  it("a loop that ends on its budget right after a wake keeps the unhandled event for the next resume", async () => {
+    const out = await lines(`
+pipeline main() {
+  let root = ${q(fresh())}
+  llm_mock({match: "*", text: "idle"})
+  let d = daemon_spawn({task: "t", provider: "mock", persist_path: root, max_iterations: 1})
+  daemon_trigger(d, "wake")
+  while daemon_snapshot(d).daemon_state != "budget_exhausted" { sleep(5) }
+  let s = daemon_stop(d)
+  println(s.status + " " + s.result.status + " " + to_string(s.queued_event_count))
+  // resumed at once: the root is free again, and the event is handled now
+  let r = daemon_resume(root, {max_iterations: 10})
+  while daemon_snapshot(r).queued_event_count > 0 { sleep(5) }
+  let users = daemon_snapshot(r).visible_messages.filter({ m -> m.role == "user" }).map({ m -> m.content })
+  println(json_stringify(users))
+  daemon_stop(r)
+}
+`);
+    expect(out).toEqual(["stopped budget_exhausted 1", '["t","wake"]']);
+  });
+
   it("daemon_stop is idempotent, and a stopped daemon refuses triggers", async () => {
     const r = await runHarn(`
 pipeline main() {

@@ -58,6 +58,7 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   const registry = daemonRegistry(rt);
   const busy = `daemon_spawn: a daemon is already running for '${root}'`;
   if (registry.runningFor(root)) throw HarnError.runtime(busy);
+  await registry.released(root);
   try {
     await mkdir(root, { recursive: true, mode: DIR_MODE });
   } catch (e) {
@@ -125,6 +126,7 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
   const registry = daemonRegistry(rt);
   const busy = `daemon_resume: daemon '${given}' is already running`;
   if (registry.runningFor(root)) throw HarnError.runtime(busy);
+  await registry.released(root);
   // Lock before reading: the state read must be the state this process
   // then owns, not one another process is still changing.
   let locked;

@@ -17,6 +17,12 @@
  *   hand-over: an event in flight and an event at the head of the pending
  *   list resume identically.
  *
+ * Delivery is event-driven: a trigger delivers right after its event is
+ * durable, and the loop's idle hook delivers the next pending event. The
+ * reference polls with a 10 ms "delivery monitor"; here there is no timer
+ * at all (nothing to clear on stop, nothing that could keep Node alive, no
+ * latency floor), with the same observable order.
+ *
  * Crash points (SIGKILL): mid-write leaves a stale `.tmp` and the old file;
  * between a snapshot rename and the metadata rename the snapshot is newer,
  * which can only replay the in-flight event; after delivery and before the
@@ -83,6 +89,13 @@ export class Daemon implements DaemonHost {
   private readonly idleWaiters = new Set<() => void>();
   /** Last failure of a metadata write nobody awaited (delivery, clear). */
   private backgroundError: string | null = null;
+  /** The parsed form of `snapshot.text` (dicts are immutable values, so
+   * repeated `daemon_snapshot` calls share it). */
+  private parsed: { text: string; dict: HDict } | null = null;
+  /** Resolves once the loop has ended, every write settled and the lock is
+   * released: the root may then be spawned or resumed again. */
+  readonly released: Promise<void>;
+  private markReleased!: () => void;
 
   constructor(
     readonly identity: DaemonIdentity,
@@ -96,6 +109,7 @@ export class Daemon implements DaemonHost {
     this.nextSeq = state.nextSeq;
     this.durableSeq = state.nextSeq - 1;
     this.snapshot = state.snapshot;
+    this.released = new Promise<void>((r) => (this.markReleased = r));
   }
 
   get id(): string {
@@ -315,6 +329,7 @@ export class Daemon implements DaemonHost {
   private releaseLock(): void {
     this.lock?.release();
     this.lock = null;
+    this.markReleased();
   }
 
   // --- what scripts see ----------------------------------------------------------
@@ -346,8 +361,14 @@ export class Daemon implements DaemonHost {
 
   /** `daemon_snapshot` (§4.3): the last snapshot plus the live queue. */
   snapshotDict(): HDict {
-    const snap: JsonObject = this.snapshot ? (JSON.parse(this.snapshot.text) as JsonObject) : (defaultSnapshot() as unknown as JsonObject);
-    const m = new Map((fromJson(snap) as HDict).map);
+    let base: HDict;
+    if (this.snapshot === null) base = fromJson(defaultSnapshot()) as HDict;
+    else if (this.parsed?.text === this.snapshot.text) base = this.parsed.dict;
+    else {
+      base = fromJson(JSON.parse(this.snapshot.text) as JsonObject) as HDict;
+      this.parsed = { text: this.snapshot.text, dict: base };
+    }
+    const m = new Map(base.map);
     m.set("pending_events", fromJson(this.pending));
     m.set("pending_event_count", this.pending.length);
     m.set("inflight_event", this.inflight ? fromJson(this.inflight) : null);

@@ -49,6 +49,7 @@ export interface DaemonLoopView {
   readonly sessionId: string;
   readonly messages: Msg[];
   readonly progress: LoopProgress;
+  readonly settings: { readonly maxIterations: number };
 }
 
 export interface DaemonSettings {
@@ -207,6 +208,10 @@ export class DaemonMode {
         }
         if (reason !== null) {
           if (inbox) inbox.idle = false;
+          // No turn left to serve the wake: stop before taking anything in,
+          // so the final snapshot is from before the event (which stays in
+          // flight and is replayed on resume), never half-way into it.
+          if (loop.progress.iteration >= loop.settings.maxIterations) return "budget_exhausted";
           this.wake(loop, reason);
           return null;
         }

@@ -17,6 +17,12 @@ export class DaemonRegistry {
     return undefined;
   }
 
+  /** Wait until no daemon of this process still holds `root` (one that
+   * just stopped may be finishing its last write). */
+  async released(root: string): Promise<void> {
+    await Promise.all([...this.daemons.values()].filter((d) => d.identity.root === root && !d.running).map((d) => d.released));
+  }
+
   /** A daemon builtin's handle argument: the handle dict (its `id`) or an
    * id string. */
   resolve(builtin: string, arg: Value | undefined): Daemon {
