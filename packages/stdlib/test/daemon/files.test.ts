@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { HarnError } from "@harn/vm";
-import { defaultSnapshot, encodeState, parseMeta, parseSnapshot } from "../../src/agent/daemon/files";
+import type { JsonObject } from "../../src/agent/json";
+import { defaultSnapshot, encodeState, parseMeta, parseSnapshot, type Snapshot } from "../../src/agent/daemon/files";
 
 function error(f: () => unknown): string {
   try {
@@ -109,5 +110,21 @@ describe("metadata file", () => {
     expect(error(() => parseMeta('{"pending_events": 3}', "/r/daemon.meta.json"))).toBe(
       "Runtime error: daemon meta parse error: /r/daemon.meta.json: `pending_events` must be a list, found a number",
     );
+  });
+});
+
+describe("snapshot encoding", () => {
+  it("encodes a shared message list exactly as two separate lists", () => {
+    const messages: JsonObject[] = [
+      { role: "user", content: 'a "quoted"\nline \u0000 and \\u0000messages' },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "t", arguments: { n: [1, { x: null }] } }] },
+    ];
+    const shared: Snapshot = { ...defaultSnapshot(), visible_messages: messages, recorded_messages: messages, total_text: "\u0000messages\u0000" };
+    const separate = { ...shared, recorded_messages: structuredClone(messages) };
+    expect(encodeState(shared)).toBe(encodeState(separate));
+    expect(encodeState(separate)).toBe(JSON.stringify(separate, null, 2) + "\n");
+    const empty = { ...defaultSnapshot() };
+    empty.recorded_messages = empty.visible_messages;
+    expect(encodeState(empty)).toBe(JSON.stringify({ ...empty, recorded_messages: [] }, null, 2) + "\n");
   });
 });

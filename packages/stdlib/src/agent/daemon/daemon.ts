@@ -150,13 +150,21 @@ export class Daemon implements DaemonHost {
   }
 
   /** A metadata write nobody waits for (delivery, reconciliation): the
-   * state it records may be lost without losing an event (see the header). */
+   * state it records may be lost without losing an event (see the header).
+   * Deferred to the next macrotask, so the reconciliation of one event and
+   * the delivery of the next (same tick) share one commit. */
   private persistMetaLater(): void {
-    this.persistMeta().then(
-      () => (this.backgroundError = null),
-      (e: unknown) => (this.backgroundError = describe(e)),
-    );
+    if (this.laterScheduled) return;
+    this.laterScheduled = true;
+    setImmediate(() => {
+      this.laterScheduled = false;
+      this.persistMeta().then(
+        () => (this.backgroundError = null),
+        (e: unknown) => (this.backgroundError = describe(e)),
+      );
+    });
   }
+  private laterScheduled = false;
 
   // --- the queue ---------------------------------------------------------------
 

@@ -51,13 +51,21 @@ async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Write `text` to `tmp` and make it durable (mode 0600 even if a stale
- * temp file with other permissions was left behind). */
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+
+/** Write `text` to a fresh `tmp` (mode 0600: a stale temp file, whatever
+ * its permissions, is removed first) and make it durable. */
 async function writeTemp(tmp: string, text: string): Promise<void> {
-  const h = await fsp.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, FILE_MODE);
+  let h: fsp.FileHandle;
   try {
-    await h.chmod(FILE_MODE);
-    await h.writeFile(text, "utf8");
+    h = await fsp.open(tmp, CREATE, FILE_MODE);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    await fsp.unlink(tmp);
+    h = await fsp.open(tmp, CREATE, FILE_MODE);
+  }
+  try {
+    await h.write(Buffer.from(text, "utf8"));
     await h.sync();
   } finally {
     await h.close();

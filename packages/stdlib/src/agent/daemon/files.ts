@@ -84,7 +84,23 @@ export interface Meta {
 
 /** Pretty-printed, as the reference writes both files. */
 export function encodeState(v: Snapshot | Meta): string {
+  if (v._type === "daemon_snapshot" && v.recorded_messages === v.visible_messages) return encodeSharedSnapshot(v);
   return JSON.stringify(v, null, 2) + "\n";
+}
+
+/** A snapshot whose two message lists are one list (the usual case): the
+ * list, the bulk of the file, is encoded once and placed twice. The text is
+ * exactly `JSON.stringify(v, null, 2)`'s. */
+function encodeSharedSnapshot(v: Snapshot): string {
+  const indent = (text: string) => text.replace(/\n/g, "\n  ");
+  // Encoded as a member, the list comes out already indented one level.
+  const member = JSON.stringify({ m: v.visible_messages }, null, 2);
+  const messages = member.slice('{\n  "m": '.length, -"\n}".length);
+  const fields = Object.entries(v).map(([k, value]) => {
+    const text = k === "visible_messages" || k === "recorded_messages" ? messages : indent(JSON.stringify(value, null, 2));
+    return `  ${JSON.stringify(k)}: ${text}`;
+  });
+  return `{\n${fields.join(",\n")}\n}\n`;
 }
 
 class Corrupt {
