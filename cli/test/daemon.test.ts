@@ -43,7 +43,12 @@ beforeAll(async () => {
     banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
   });
 });
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+/** Every `harn` this file starts; a failing test must not leave one behind. */
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  rmSync(work, { recursive: true, force: true });
+});
 
 interface Run {
   child: ChildProcess;
@@ -54,6 +59,7 @@ interface Run {
 
 function harn(file: string, args: string[]): Run {
   const child = spawn(process.execPath, [harnBin, "run", file, "--", ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
@@ -282,6 +288,39 @@ pipeline main() {
     const seen = snap.visible_messages.some((m: { content: string }) => m.content === "one");
     // handled (in the snapshot) or still queued for the next resume — never neither
     expect(seen || queued.includes("one")).toBe(true);
+  }, 60_000);
+});
+
+describe("Ctrl-C", () => {
+  it("stops a daemon mid-turn at a boundary: its event goes back to the queue and the root is released", async () => {
+    const root = join(work, "sigint-root");
+    const run = harn(
+      script(
+        "sigint.harn",
+        `
+pipeline main() {
+  llm_mock({match: "*slow*", text: "never seen", delay_ms: 600000})
+  llm_mock({match: "*", text: "idle"})
+  let d = daemon_spawn({task: "Work", provider: "mock", persist_path: argv[0]})
+  daemon_trigger(d, "slow")
+  println("in flight")
+  sleep(600000)
+}
+`,
+      ),
+      [root],
+    );
+    await eventually(() => run.stdout().includes("in flight"), "the event to be in flight");
+    run.child.kill("SIGINT");
+    const r = await run.exit;
+    expect(r.code).toBe(130);
+    const meta = JSON.parse(readFileSync(join(root, "daemon.meta.json"), "utf8"));
+    expect(meta.inflight_event).toBeNull();
+    expect(meta.pending_events.map((e: { payload: string }) => e.payload)).toEqual(["slow"]);
+    const snap = JSON.parse(readFileSync(join(root, "daemon.json"), "utf8"));
+    // the snapshot is from before the event: the cut turn left no trace
+    expect(snap.visible_messages.map((m: { content: string }) => m.content)).toEqual(["Work", "idle"]);
+    expect(existsSync(join(root, "daemon.lock"))).toBe(false);
   }, 60_000);
 });
 

@@ -89,6 +89,10 @@ export class Daemon implements DaemonHost {
   private readonly idleWaiters = new Set<() => void>();
   /** Last failure of a metadata write nobody awaited (delivery, clear). */
   private backgroundError: string | null = null;
+  /** An unawaited metadata write is scheduled for the next macrotask. */
+  private laterScheduled = false;
+  /** The options as the metadata stores them (computed once). */
+  private readonly stored: JsonObject;
   /** The parsed form of `snapshot.text` (dicts are immutable values, so
    * repeated `daemon_snapshot` calls share it). */
   private parsed: { text: string; dict: HDict } | null = null;
@@ -109,6 +113,7 @@ export class Daemon implements DaemonHost {
     this.nextSeq = state.nextSeq;
     this.durableSeq = state.nextSeq - 1;
     this.snapshot = state.snapshot;
+    this.stored = storedOptions(options);
     this.released = new Promise<void>((r) => (this.markReleased = r));
   }
 
@@ -136,7 +141,7 @@ export class Daemon implements DaemonHost {
       prompt: d.prompt,
       system: d.system,
       session_id: d.sessionId,
-      options: storedOptions(this.options),
+      options: this.stored,
       event_queue_capacity: d.capacity,
       next_event_seq: this.nextSeq,
       pending_events: this.pending,
@@ -164,7 +169,6 @@ export class Daemon implements DaemonHost {
       );
     });
   }
-  private laterScheduled = false;
 
   // --- the queue ---------------------------------------------------------------
 
@@ -231,6 +235,9 @@ export class Daemon implements DaemonHost {
       system: this.identity.system,
       options,
       daemonHost: this,
+      // Background work: the host's Ctrl-C does not cut a turn short (it
+      // ends the program, and shutdown stops the daemon at a boundary).
+      background: true,
     }).then(
       (result) => {
         this.result = result;

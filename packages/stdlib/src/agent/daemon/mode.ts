@@ -128,6 +128,8 @@ export class DaemonMode {
   state = "active";
   backoffMs = INITIAL_BACKOFF_MS;
   private stamps = new Map<string, number>();
+  /** The paths the last watch check found changed. */
+  private changed: string[] = [];
   private readonly writer: DirectoryWriter | null;
 
   constructor(
@@ -239,8 +241,6 @@ export class DaemonMode {
     return null;
   }
 
-  private changed: string[] = [];
-
   private async changedPaths(): Promise<string[]> {
     const changed: string[] = [];
     for (const w of this.settings.watch) {
@@ -320,7 +320,9 @@ export class DaemonMode {
   async finalize(loop: DaemonLoopView, status: LoopStatus): Promise<LoopStatus> {
     const final: LoopStatus = status === "done" ? "idle" : status;
     this.state = final;
-    await this.persist(loop);
+    // A turn cut short by the host's Ctrl-C is not a boundary: the last
+    // snapshot (from before the turn) stays the one on disk.
+    if (final !== "interrupted") await this.persist(loop);
     return final;
   }
 
