@@ -38,9 +38,9 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     presence_penalty: llm.presencePenalty ?? null,
     stream: llm.stream,
     timeout_ms: llm.timeoutMs,
-    // The mock records the normalised thinking option (§3.7); real
-    // providers get no thinking parameters (P2).
-    extra: intercept ? { thinking: llm.thinking } : null,
+    // The mock records the normalised thinking option (§3.7) and
+    // simulates prompt caching (§3.4); real providers get neither (P2).
+    extra: intercept ? { thinking: llm.thinking, cache: llm.cache } : null,
   };
   if (llm.budget) {
     // Before any provider or mock is consulted (§3.10).

@@ -38,6 +38,8 @@ export interface LlmSettings {
   fallbackChain?: string[] | string;
   fallbackModels?: Record<string, string>;
   thinking: JsonObject;
+  /** `cache: true`: ask for prompt caching (the mock simulates it, §3.4). */
+  cache: boolean;
   /** The budget envelope (§3.10), or null. */
   budget: Budget | null;
   /** `retry_budget_ms` (extensions.md §3.4): time all retries of the
@@ -157,6 +159,7 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     retries: Math.max(0, num(options.get("llm_retries")) ?? defaults.retries),
     backoffMs: Math.max(0, num(options.get("llm_backoff_ms")) ?? defaults.backoffMs),
     thinking: thinkingOf(options),
+    cache: options.get("cache") === true,
     budget: readBudget(options),
     retryBudget: retryBudgetOf(options),
   };

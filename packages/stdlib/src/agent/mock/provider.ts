@@ -10,7 +10,7 @@
 import { cpArray } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
 import { LlmSetupError } from "../../llm/errors";
-import type { LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
+import type { LlmCompletedEvent, LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
 import { isObject, type Json, type JsonObject } from "../json";
 import { matchText, type MockEntry, type MockState } from "./state";
 
@@ -36,9 +36,24 @@ export class MockProvider implements LlmProvider {
     const text = () => (cached ??= matchText(messages));
     const entry = this.state.take(text);
     if (entry?.delayMs !== undefined) await sleep(entry.delayMs, signal);
-    if (entry) yield* this.scripted(entry, request, text);
+    let events: Iterable<LlmEvent>;
+    if (entry) events = this.scripted(entry, request, text);
     else if (this.state.fixtures !== null) throw unmatchedFixture(lastPromptText(request.messages as unknown[]));
-    else yield* defaultReply(request);
+    else events = defaultReply(request);
+    const simulate = request.extra?.cache === true && !(entry && (entry.cacheReadTokens !== undefined || entry.cacheWriteTokens !== undefined));
+    for (const ev of events) yield simulate && ev.kind === "completed" ? this.cachedUsage(ev, request) : ev;
+  }
+
+  /**
+   * The prompt-cache simulation (§3.4): with `cache: true` and no explicit
+   * cache tokens, the first request with a given (model, system, messages)
+   * writes the cache and every identical one after it reads it.
+   */
+  private cachedUsage(ev: LlmCompletedEvent, request: LlmRequest): LlmCompletedEvent {
+    const key = JSON.stringify([request.model, request.system ?? null, request.messages]);
+    if (this.state.cached.has(key)) return { ...ev, cache_read_tokens: ev.input_tokens, cache_write_tokens: 0 };
+    this.state.cached.add(key);
+    return { ...ev, cache_read_tokens: 0, cache_write_tokens: ev.input_tokens };
   }
 
   private *scripted(entry: MockEntry, request: LlmRequest, text: () => string): Iterable<LlmEvent> {

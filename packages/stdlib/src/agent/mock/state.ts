@@ -48,11 +48,14 @@ export interface MockCallRecord {
 interface Saved {
   queue: MockEntry[];
   calls: MockCallRecord[];
+  cached: Set<string>;
 }
 
 export class MockState {
   queue: MockEntry[] = [];
   calls: MockCallRecord[] = [];
+  /** Requests seen with `cache: true` (the prompt-cache simulation). */
+  cached = new Set<string>();
   private readonly scopes: Saved[] = [];
 
   /** CLI fixtures (`--llm-mock`, a conformance `.llm-mock.jsonl`): while
@@ -79,11 +82,12 @@ export class MockState {
     this.fixtures = null;
     this.queue = [];
     this.calls = [];
+    this.cached = new Set();
     this.scopes.length = 0;
   }
 
   pushScope(): void {
-    this.scopes.push({ queue: this.queue.slice(), calls: this.calls.slice() });
+    this.scopes.push({ queue: this.queue.slice(), calls: this.calls.slice(), cached: new Set(this.cached) });
   }
 
   /** False when there is no saved scope. */
@@ -92,6 +96,7 @@ export class MockState {
     if (!s) return false;
     this.queue = s.queue;
     this.calls = s.calls;
+    this.cached = s.cached;
     return true;
   }
 }
