@@ -50,6 +50,8 @@ export interface DaemonLoopView {
   readonly messages: Msg[];
   readonly progress: LoopProgress;
   readonly settings: { readonly maxIterations: number };
+  /** `consolidate_on_idle` (§2.14): compact before the idle snapshot. */
+  compactOnIdle?(): Promise<void>;
 }
 
 export interface DaemonSettings {
@@ -171,6 +173,7 @@ export class DaemonMode {
           lastText: snap.last_iteration_text,
           calls: snap.all_tools_used.slice(),
           rejected: snap.rejected_tools.slice(),
+          summary: snap.transcript_summary,
         },
       };
     }
@@ -190,6 +193,7 @@ export class DaemonMode {
   /** The text-only branch: a status to stop with, or null to continue. */
   async idle(loop: DaemonLoopView): Promise<LoopStatus | null> {
     this.state = "idle";
+    await loop.compactOnIdle?.();
     await this.persist(loop);
     const s = this.settings;
     if (this.host === null && s.wakeIntervalMs === null && s.watch.length === 0) return "idle";
@@ -342,7 +346,7 @@ export class DaemonMode {
       daemon_state: this.state,
       visible_messages: messages,
       recorded_messages: messages,
-      transcript_summary: null,
+      transcript_summary: p.summary ?? null,
       transcript_events: [],
       total_text: p.text,
       last_iteration_text: p.lastText,

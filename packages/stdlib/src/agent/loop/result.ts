@@ -36,6 +36,8 @@ export interface LoopProgress {
   consecutiveSingleToolTurns: number;
   toolEverCalled: boolean;
   pending: PendingCall[];
+  /** The transcript summary built by compaction (§2.14), if any. */
+  summary?: string | null;
 }
 
 export function newProgress(): LoopProgress {
@@ -72,16 +74,18 @@ function dict(entries: [string, Value][]): HDict {
   return new HDict(new Map(entries));
 }
 
-export function transcriptDict(id: string, messages: Msg[], state: string): HDict {
-  return dict([
+export function transcriptDict(id: string, messages: Msg[], state: string, summary: string | null = null): HDict {
+  const entries: [string, Value][] = [
     ["_type", "transcript"],
     ["version", 2],
     ["id", id],
     ["messages", fromJson(messages)],
     ["events", []],
     ["assets", []],
-    ["state", state],
-  ]);
+  ];
+  if (summary !== null) entries.push(["summary", summary]);
+  entries.push(["state", state]);
+  return dict(entries);
 }
 
 export function pendingList(pending: PendingCall[]): Value {
@@ -119,7 +123,7 @@ export function resultDict(r: ResultInput): HDict {
         ["mode", r.toolMode],
       ]),
     ],
-    ["transcript", transcriptDict(r.sessionId, r.messages, r.status === "done" ? "active" : "paused")],
+    ["transcript", transcriptDict(r.sessionId, r.messages, r.status === "done" ? "active" : "paused", p.summary ?? null)],
     ["deferred_user_messages", []],
     ["daemon_state", r.daemon ? r.daemon.state : p.iteration > 0 ? "active" : "idle"],
     ["daemon_snapshot_path", r.daemon?.snapshotPath ?? null],

@@ -24,6 +24,7 @@ import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, ty
 import { DaemonMode, type DaemonHost } from "../daemon/mode";
 import { BACKGROUND_TOOL_NAMES, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
+import { compactMessages, estimateTokens, joinSummary, readLoopCompaction, type LoopCompaction } from "./compaction";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
 import { newProgress, resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
@@ -69,6 +70,7 @@ const FINAL_STATUSES = new Set(["completed", "failed", "done", "error"]);
 export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
   const rt = ctx.runtime;
   const settings = readLoopSettings(start.options);
+  const compaction = readLoopCompaction(start.options);
   const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
   const { specs, builtins } = loopTools(start, settings);
   const sessions = agentSessions(rt);
@@ -93,6 +95,7 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   llm.background = start.background === true;
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
   loop.daemon = daemon;
+  loop.compaction = compaction;
   sessions.active.add(sessionId);
   let status: LoopStatus | null = null;
   const started = Date.now();
@@ -170,6 +173,8 @@ export class AgentLoop {
   private textFallbackUsed = false;
   /** Daemon mode: the idle cycle replacing "stop" on text-only turns. */
   daemon: DaemonMode | null = null;
+  /** Transcript compaction (§2.14); off unless `auto_compact: true`. */
+  compaction: LoopCompaction | null = null;
   /** The running turn (extensions.md §3.3): its model call and tools run
    * in a task of their own, so the host's Ctrl-C can cancel the turn
    * without cancelling the loop. */
@@ -295,6 +300,8 @@ export class AgentLoop {
         const stop = await this.toolTurn(res, calls, parseErrors, fromText);
         if (stop !== null) return stop;
         if (sentinel) return "done";
+        const c = this.compaction;
+        if (c?.enabled && estimateTokens(this.messages, this.systemPrompt()) > c.threshold) await this.compact();
       } else {
         this.messages.push({ role: "assistant", content: res.text });
         if (sentinel) {
@@ -321,6 +328,25 @@ export class AgentLoop {
       if (s.tokenBudget !== null && p.inputTokens + p.outputTokens >= s.tokenBudget) return "budget_exhausted";
     }
     return s.maxIterations > 0 ? "budget_exhausted" : "done";
+  }
+
+  /**
+   * Replace the older messages by a summary (§2.14). Not while long-running
+   * calls are pending: their later responses are recorded against the
+   * original results.
+   */
+  private async compact(): Promise<void> {
+    const c = this.compaction;
+    if (c === null || this.progress.pending.length > 0) return;
+    const summary = await compactMessages(this.messages, c, { ctx: this.tctx, llm: () => this.llm });
+    if (summary !== null) this.progress.summary = joinSummary(this.progress.summary ?? null, summary);
+  }
+
+  /** Daemon idle point with `consolidate_on_idle` (§2.14, §4.1 step 1):
+   * compact when the messages alone reach the threshold. */
+  async compactOnIdle(): Promise<void> {
+    const c = this.compaction;
+    if (c?.enabled && c.onIdle && estimateTokens(this.messages, null) >= c.threshold) await this.compact();
   }
 
   /** §2.8: yield once, then take this session's (and the root scope's)
