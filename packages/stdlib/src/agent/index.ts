@@ -11,6 +11,8 @@ import { installDaemons } from "./daemon/index";
 import { installLlmCall } from "./llm/builtins";
 import { installLlmStream } from "./llm/stream";
 import { installAgentLoop } from "./loop/builtins";
+import { installAgentValues } from "./agent_values";
+import { installCompletion } from "./llm/completion";
 import { installMockBuiltins } from "./mock/builtins";
 import { installToolHooks } from "./tools/hooks";
 import { installToolRegistry } from "./tools/registry";
@@ -26,6 +28,8 @@ export function installAgents(rt: Runtime): void {
   installMockBuiltins(rt);
   installLlmCall(rt);
   installLlmStream(rt);
+  installCompletion(rt);
+  installAgentValues(rt);
   installToolRegistry(rt);
   installToolHooks(rt);
   installAgentLoop(rt);
