@@ -441,7 +441,16 @@ export class Compiler {
         // (the loop variable, the body's locals): later iterations reuse
         // their slots, so the values are put back before the body runs.
         const reused = this.iterationSlots();
-        const body = this.scopedBlock(n.body, false);
+        // A `return` in the body must not become a tail call: the defer
+        // runs as the function is leaving.
+        const savedFT = this.loop.inFinallyTry;
+        this.loop.inFinallyTry = true;
+        let body: Ev;
+        try {
+          body = this.scopedBlock(n.body, false);
+        } finally {
+          this.loop.inFinallyTry = savedFT;
+        }
         if (reused.length === 0) {
           return (fr) => {
             (fr.defers ??= []).push(body);

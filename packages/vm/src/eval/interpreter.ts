@@ -466,7 +466,8 @@ export class Interpreter {
   }
 
   /** Run registered defers LIFO; a failing defer's error replaces the
-   * outcome (§8.6). */
+   * outcome (§8.6), and so does a `return` written in a defer body (like
+   * one in a finally block, §8.5: the transfer out of it wins). */
   runDefers(fr: Frame, v: Value, failed: boolean, error: unknown): any {
     const ds = fr.defers!;
     fr.defers = null;
@@ -480,14 +481,25 @@ export class Interpreter {
         continue;
       }
       if (r instanceof Promise) return this.runDefersAsync(fr, ds, i, r, v, failed, error);
+      if (r === RET) {
+        v = fr.ret;
+        failed = false;
+        error = null;
+      }
     }
     if (failed) throw error;
     return v;
   }
 
   private async runDefersAsync(fr: Frame, ds: ((fr: Frame) => any)[], i: number, pending: Promise<any>, v: Value, failed: boolean, error: unknown): Promise<any> {
+    const settle = (r: unknown) => {
+      if (r !== RET) return;
+      v = fr.ret;
+      failed = false;
+      error = null;
+    };
     try {
-      await pending;
+      settle(await pending);
     } catch (e) {
       failed = true;
       error = e;
@@ -495,7 +507,7 @@ export class Interpreter {
     for (i--; i >= 0; i--) {
       try {
         const r = ds[i]!(fr);
-        if (r instanceof Promise) await r;
+        settle(r instanceof Promise ? await r : r);
       } catch (e) {
         failed = true;
         error = e;
