@@ -2,13 +2,21 @@
  * Daemons in process (agents.md §4): real Harn programs against a fresh
  * Runtime and real state directories.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { lines, runHarn } from "../agent/harness";
 
-const fresh = () => mkdtempSync(join(tmpdir(), "harn-daemon-"));
+const made: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(join(tmpdir(), "harn-daemon-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const q = (s: string) => JSON.stringify(s);
 
 describe("delivery at idle boundaries (§4.5)", () => {

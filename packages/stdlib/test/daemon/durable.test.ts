@@ -3,14 +3,22 @@
  * reader of the directory can observe, permissions, group commit, and the
  * §6.4 error texts naming the file.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { HarnError } from "@harn/vm";
 import { DirectoryWriter, readStateFile, tempPath } from "../../src/agent/daemon/durable";
 
-const fresh = () => mkdtempSync(join(tmpdir(), "harn-durable-"));
+const made: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(join(tmpdir(), "harn-durable-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 async function failure(p: Promise<unknown>): Promise<string> {
   try {

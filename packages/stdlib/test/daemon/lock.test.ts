@@ -3,13 +3,21 @@
  * owners' locks are taken over, nobody ever sees a half-written lock.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { LOCK_FILE, RootLock } from "../../src/agent/daemon/lock";
 
-const fresh = () => mkdtempSync(join(tmpdir(), "harn-lock-"));
+const made: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(join(tmpdir(), "harn-lock-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
