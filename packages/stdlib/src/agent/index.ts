@@ -13,6 +13,7 @@ import { installLlmStream } from "./llm/stream";
 import { installAgentLoop } from "./loop/builtins";
 import { installAgentValues } from "./agent_values";
 import { installCompletion } from "./llm/completion";
+import { installRateLimits } from "./llm/rate_limit";
 import { installMockBuiltins } from "./mock/builtins";
 import { installToolHooks } from "./tools/hooks";
 import { installToolRegistry } from "./tools/registry";
@@ -29,6 +30,7 @@ export function installAgents(rt: Runtime): void {
   installLlmCall(rt);
   installLlmStream(rt);
   installCompletion(rt);
+  installRateLimits(rt);
   installAgentValues(rt);
   installToolRegistry(rt);
   installToolHooks(rt);

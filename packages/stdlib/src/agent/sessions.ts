@@ -2,7 +2,7 @@
  * Per-runtime agent bookkeeping: named sessions (spec/agents.md §2.11)
  * and the sessions whose loops are running now.
  */
-import { RuntimeSlot, type Runtime } from "@harn/vm";
+import { RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import type { JsonObject } from "./json";
 import type { Msg } from "./loop/transcript";
 
@@ -18,6 +18,8 @@ export class AgentSessions {
   /** Session ids of loops running now (a loop may nest inside another's
    * tool handler, and background sub-agents run beside them). */
   readonly active = new Set<string>();
+  /** `agent_subscribe` callbacks by session id (§2.12). */
+  readonly subscribers = new Map<string, Value[]>();
 }
 
 const SESSIONS = new RuntimeSlot<AgentSessions>("agent.sessions", () => new AgentSessions());

@@ -3,7 +3,7 @@
  * `agent_resume`, `agent_update`, `agent_resolve` (extensions.md §1.4–§1.5)
  * and `agent_session_current_id` (§2.11).
  */
-import { display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBuiltinRef, HClosure, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { longRunState } from "../../longrun/index";
 import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json";
 import { agentSessions } from "../sessions";
@@ -207,7 +207,23 @@ function transcriptSummary(args: Value[]): Value {
   return typeof s === "string" ? s : null;
 }
 
+/** `agent_subscribe(session_id, callback)` (§2.12, P2): agent events of
+ * that session (`{type: "feedback_injected", session_id, kind, content}`
+ * per injected feedback item) go to the callback. */
+function agentSubscribe(args: Value[], ctx: CallContext): Value {
+  const prefix = "agent_subscribe(session_id, callback): ";
+  const sessionId = args[0];
+  if (typeof sessionId !== "string") throw HarnError.runtime(`${prefix}session_id must be a string`);
+  const cb = args[1];
+  if (cb === undefined || cb === null) throw HarnError.runtime(`${prefix}callback closure required`);
+  if (!(cb instanceof HClosure || cb instanceof HBuiltinRef)) throw HarnError.runtime(`${prefix}callback must be a closure`);
+  const subs = agentSessions(ctx.runtime).subscribers;
+  subs.set(sessionId, [...(subs.get(sessionId) ?? []), cb]);
+  return null;
+}
+
 export function installAgentLoop(rt: Runtime): void {
+  rt.defineBuiltin("agent_subscribe", agentSubscribe);
   rt.defineBuiltin("transcript_auto_compact", transcriptAutoCompact);
   rt.defineBuiltin("transcript_summary", transcriptSummary);
   rt.defineBuiltin("agent_loop", (args, ctx) => runAgentLoop(ctx, loopStart(args)));

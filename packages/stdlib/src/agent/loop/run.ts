@@ -355,7 +355,22 @@ export class AgentLoop {
   private async preflight(): Promise<void> {
     this.daemon?.preflight(this);
     const items = await longRunState(this.rt).drainForTurn(this.sessionId);
-    for (const item of items) this.applyItem(item, true);
+    for (const item of items) {
+      if (!this.applyItem(item, true) && item.kind !== "prefill_assistant") await this.emitFeedbackInjected(item);
+    }
+  }
+
+  /** The `FeedbackInjected` agent event (§2.8, P2) to the session's
+   * `agent_subscribe` callbacks; what a callback throws ends the loop, as
+   * for `on_event`. */
+  private async emitFeedbackInjected(item: FeedbackItem): Promise<void> {
+    const subs = agentSessions(this.rt).subscribers.get(this.sessionId);
+    if (!subs || subs.length === 0) return;
+    const event = HDict.of({ type: "feedback_injected", session_id: this.sessionId, kind: item.kind, content: item.content });
+    for (const fn of subs.slice()) {
+      const r = this.tctx.call(fn, [event]);
+      if (isPromise<Value>(r)) await r;
+    }
   }
 
   /** Apply one drained item; returns whether it resolved a pending call. */
