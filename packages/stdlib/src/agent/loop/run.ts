@@ -171,6 +171,9 @@ export class AgentLoop {
   private readonly nextSuffix = new Map<string, number>();
   /** A native-format reply's text calls were accepted once already. */
   private textFallbackUsed = false;
+  /** A `prefill_assistant` item's content: the start of the assistant's
+   * reply for this turn's model call only (§2.8, P2). */
+  private prefill: string | null = null;
   /** Daemon mode: the idle cycle replacing "stop" on text-only turns. */
   daemon: DaemonMode | null = null;
   /** Transcript compaction (§2.14); off unless `auto_compact: true`. */
@@ -390,7 +393,8 @@ export class AgentLoop {
         return true;
       }
     }
-    if (asFeedback && item.kind !== "prefill_assistant") this.messages.push(feedbackMessage(item.kind, item.content));
+    if (asFeedback && item.kind === "prefill_assistant") this.prefill = item.content;
+    else if (asFeedback) this.messages.push(feedbackMessage(item.kind, item.content));
     return false;
   }
 
@@ -416,13 +420,11 @@ export class AgentLoop {
   }
 
   private async callModel(): Promise<LlmResponse> {
+    const messages = requestMessages(this.messages);
+    if (this.prefill !== null) messages.push({ role: "assistant", content: this.prefill });
+    this.prefill = null;
     try {
-      return await callModel(
-        this.rt,
-        this.llm,
-        { system: this.systemPrompt(), messages: requestMessages(this.messages), tools: this.nativeTools },
-        this.tctx.signal,
-      );
+      return await callModel(this.rt, this.llm, { system: this.systemPrompt(), messages, tools: this.nativeTools }, this.tctx.signal);
     } catch (e) {
       if (e instanceof LlmInterrupted && this.ctx.signal.aborted) throw this.ctx.signal.reason;
       // agent_loop does not wrap provider errors (§3.8).
