@@ -22,7 +22,7 @@ import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
 import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
 import { DaemonMode, type DaemonHost } from "../daemon/mode";
-import { BACKGROUND_TOOL_NAMES, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
+import { BACKGROUND_TOOL_NAMES, namedToolSpec, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
 import { compactMessages, estimateTokens, joinSummary, readLoopCompaction, type LoopCompaction } from "./compaction";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
@@ -130,7 +130,11 @@ function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[
       validateSpec(s, e);
       specs.push(s);
     }
-    for (const n of named) if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
+    for (const n of named) {
+      if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
+      const s = namedToolSpec(n);
+      if (s && !specs.some((x) => x.name === n)) specs.push(s);
+    }
   } else {
     for (const t of start.resumed.tools) {
       const s = specOf(new HDict(new Map(Object.entries(t).map(([k, v]) => [k, v as Value]))));

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { display, HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
+import { osErrorText } from "../../core/oserror";
 import { resolvePath } from "../../core/paths";
 import { fromJson, type JsonObject } from "../json";
 import { deniedBy, limitOutput } from "./hooks";
@@ -150,16 +151,27 @@ export async function dispatchCall(
  * handler (§2.6 step 3). */
 const SERVED_BUILTINS = new Set(["read_file", "list_directory", "emit_plan", "update_plan"]);
 
+/** A directory, or a symlink to one; false for anything that cannot be
+ * stat'ed (a dangling symlink must not fail the whole listing). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The built-in short-circuit tools. */
 export function shortCircuitTools(): Map<string, BuiltinTool> {
   const m = new Map<string, BuiltinTool>();
   m.set("read_file", (args, ctx) => {
     const path = args.get("path");
     if (typeof path !== "string" || path === "") throw HarnError.thrown("read_file: path is required");
+    const full = resolvePath(ctx.runtime, path);
     try {
-      return readFileSync(resolvePath(ctx.runtime, path), "utf8");
+      return readFileSync(full, "utf8");
     } catch (e) {
-      throw HarnError.thrown(`read_file: ${(e as Error).message}`);
+      throw HarnError.thrown(`read_file: Failed to read file ${full}: ${osErrorText(e)}`);
     }
   });
   m.set("list_directory", (args, ctx) => {
@@ -168,10 +180,10 @@ export function shortCircuitTools(): Map<string, BuiltinTool> {
     try {
       return readdirSync(dir)
         .sort()
-        .map((n) => (statSync(`${dir}/${n}`).isDirectory() ? `${n}/` : n))
+        .map((n) => (isDirectory(`${dir}/${n}`) ? `${n}/` : n))
         .join("\n");
     } catch (e) {
-      throw HarnError.thrown(`list_directory: ${(e as Error).message}`);
+      throw HarnError.thrown(`list_directory: Failed to list ${dir}: ${osErrorText(e)}`);
     }
   });
   const plan: BuiltinTool = (args) => `Plan recorded: ${display(args.get("plan") ?? args)}`;

@@ -110,6 +110,32 @@ export function validateSpec(s: ToolSpec, entry: HDict): void {
   throw HarnError.runtime(`agent_loop: tool '${s.name}' has no executable backend (no handler closure, executor or MCP server)`);
 }
 
+/**
+ * [extension, P2] The standard definitions a string entry of the `tools`
+ * list expands to (§2.4): `"read_file"` and `"list_directory"`, served by
+ * the built-in implementations.
+ */
+export function namedToolSpec(name: string): ToolSpec | null {
+  const base = { handler: null, executor: "harn", longRunning: false, declared: false, builtin: name };
+  if (name === "read_file") {
+    return {
+      ...base,
+      name,
+      description: "Read a text file and return its contents.",
+      parameters: HDict.of({ path: HDict.of({ type: "string", description: "Path of the file, relative to the working directory" }) }),
+    };
+  }
+  if (name === "list_directory") {
+    return {
+      ...base,
+      name,
+      description: "List the entries of a directory (directories end with /).",
+      parameters: HDict.of({ path: HDict.of({ type: "string", description: "Directory to list (default: the working directory)", required: false }) }),
+    };
+  }
+  return null;
+}
+
 export function isCallable(v: Value): v is HClosure | HBuiltinRef {
   return v instanceof HClosure || v instanceof HBuiltinRef;
 }
