@@ -7,22 +7,22 @@ import { existsSync, statSync } from "node:fs";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { checkStructure, parse, type Program, type Span } from "@harn/parser";
-import { installStdlib } from "@harn/stdlib";
+import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
 import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
 // What the commands need from the engine, reachable through one dynamic
-// import (cli/src/engine.ts).
+// import (cli/src/engine.ts). The agent layer is not part of it: it loads
+// when a script first uses it (the stdlib's lazy groups), or through
+// `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { HarnError } from "@harn/vm";
-export {
-  cancelBackgroundTasks,
-  chatExchange,
-  collectTools,
-  interruptTurns,
-  loadMockFixtures,
-  savedMessages,
-  setBackgroundGrace,
-  setTurnObserver,
-} from "@harn/stdlib";
+export { cancelBackgroundTasks, interruptTurns, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
+
+/** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
+ * loads the agent layer. Rejects with the fixture's error. */
+export async function loadMockFixtures(rt: Runtime, jsonl: string): Promise<void> {
+  const agent = await import("@harn/stdlib/agent");
+  agent.loadMockFixtures(rt, jsonl);
+}
 
 export interface HostOptions {
   stdout: OutputSink;
@@ -44,7 +44,10 @@ export function createRuntime(opts: HostOptions): Runtime {
 
 /** Modules on disk, relative to the importing file; `std/...` from the
  * runtime's bundled sources. */
-export function fileModuleHost(rt: Runtime): ModuleHost {
+export function fileModuleHost(rt: Runtime): FileModuleHost {
+  /** Modules already parsed (by `preloadImports`), handed to the evaluator
+   * when it loads them instead of being read and parsed a second time. */
+  const parsed = new Map<string, Program>();
   return {
     resolve(fromFile, path) {
       if (path.startsWith("std/")) return rt.stdModules.has(path) ? path : null;
@@ -54,6 +57,11 @@ export function fileModuleHost(rt: Runtime): ModuleHost {
       return null;
     },
     load(key) {
+      const ready = parsed.get(key);
+      if (ready !== undefined) {
+        parsed.delete(key);
+        return ready;
+      }
       let source: string;
       try {
         source = key.startsWith("std/") ? rt.stdModules.get(key)! : readSourceText(key);
@@ -65,7 +73,55 @@ export function fileModuleHost(rt: Runtime): ModuleHost {
       if (errors.length > 0) throw new ModuleSyntaxError(`${key}: ${errors[0]!.message}`);
       return program;
     },
+    parsed,
   };
+}
+
+interface FileModuleHost extends ModuleHost {
+  readonly parsed: Map<string, Program>;
+}
+
+/**
+ * Before a program runs: load the stdlib's lazy builtin groups that it or
+ * the modules it imports (transitively) name, so those builtins answer
+ * synchronously, as they would had everything been loaded at start-up
+ * (a first call that had to load would be a point where other tasks run).
+ * Imported modules are parsed here once and kept for the evaluator; one
+ * that cannot be read or parsed is left for the evaluator to report.
+ */
+function preloadImports(rt: Runtime, program: Program, file: string, modules: FileModuleHost): Promise<void> | null {
+  const names = builtinNamesIn(program);
+  const seen = new Set<string>();
+  const pending: { program: Program; file: string }[] = [{ program, file }];
+  while (pending.length > 0) {
+    const { program: p, file: from } = pending.pop()!;
+    for (const item of p.items) {
+      const decl = item.kind === "AttributedDecl" ? item.inner : item;
+      if (decl.kind !== "ImportDecl" && decl.kind !== "SelectiveImport") continue;
+      let key: string | null;
+      try {
+        key = modules.resolve(from, decl.path);
+      } catch {
+        continue;
+      }
+      if (key === null || seen.has(key)) continue;
+      seen.add(key);
+      let imported: Program;
+      try {
+        const source = key.startsWith("std/") ? rt.stdModules.get(key)! : readSourceText(key);
+        const r = parse(source, { file: key });
+        if (r.errors.length > 0) continue;
+        imported = r.program;
+      } catch {
+        continue;
+      }
+      modules.parsed.set(key, imported);
+      builtinNamesIn(imported, names);
+      for (const n of builtinNamesOfStdModule(key)) names.add(n);
+      pending.push({ program: imported, file: key });
+    }
+  }
+  return preloadBuiltins(rt, names);
 }
 
 export class ModuleSyntaxError extends Error {}
@@ -94,7 +150,10 @@ export function runSource(rt: Runtime, source: string, file: string, entry?: str
     if (errors.length > 0) return { kind: "syntax", program, errors };
     const structural = checkStructure(program);
     if (structural.length > 0) return { kind: "compile", message: structural[0]!.message, span: structural[0]!.span };
-    runner = new ProgramRunner(rt, { file, modules: fileModuleHost(rt), entry });
+    const modules = fileModuleHost(rt);
+    const preloading = preloadImports(rt, program, file, modules);
+    if (preloading !== null) await preloading;
+    runner = new ProgramRunner(rt, { file, modules, entry });
     if (cancelled !== undefined) return { kind: "error", error: toHarnError(cancelled) };
     try {
       const value = await runner.run(program);

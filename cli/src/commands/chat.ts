@@ -28,7 +28,7 @@ import type { Command } from "commander";
 import pc from "picocolors";
 import { parse, plainStyle, renderDiagnostic, syntaxDiagnostic, type Node, type Program } from "@harn/parser";
 import type { CallContext, OutputSink } from "@harn/vm";
-import { loadEngine, type Engine } from "../engine";
+import { loadChatEngine as loadEngine, type ChatEngine as Engine } from "../engine";
 import { StreamRenderer } from "../stream-render";
 import { DOUBLE_INTERRUPT_MS } from "./run";
 import type { SetExitCode } from "./index";

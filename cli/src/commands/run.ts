@@ -245,7 +245,7 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
       return 1;
     }
     try {
-      loadMockFixtures(rt, text);
+      await loadMockFixtures(rt, text);
     } catch (e) {
       process.stderr.write(`error: --llm-mock ${args.llmMock}: ${(e as Error).message}\n`);
       return 1;

@@ -190,7 +190,7 @@ export async function execute(file: string, timeoutMs: number): Promise<ExecResu
   const fixture = file.replace(/\.harn$/, ".llm-mock.jsonl");
   if (existsSync(fixture)) {
     try {
-      loadMockFixtures(rt, readFileSync(fixture, "utf8"));
+      await loadMockFixtures(rt, readFileSync(fixture, "utf8"));
     } catch (e) {
       return { output: "", error: `llm mock setup error: ${(e as Error).message}`, timedOut: false };
     }

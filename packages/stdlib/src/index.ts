@@ -1,9 +1,15 @@
 /**
  * The Harn standard library: builtins and method tables, installed into a
  * Runtime. Each domain has its own `install…` function; `installStdlib`
- * installs them all.
+ * installs them all — the core at once, the large and rarely used groups as
+ * stubs that load their implementation on first use (lazy/loader.ts).
+ * `@harn/stdlib/eager` installs everything at once, and `@harn/stdlib/agent`
+ * is the agent layer's API for hosts (`harn chat`).
  */
 import type { Runtime } from "@harn/vm";
+import { LAZY_GROUPS } from "./lazy/groups";
+import { installLazyGroup, type LazyGroup } from "./lazy/loader";
+import { installSchemaLowering } from "./schema/hook";
 import { installAssert } from "./core/assert";
 import { installBytes } from "./core/bytes";
 import { installCircuits } from "./core/circuit";
@@ -34,79 +40,81 @@ import { installListMethods } from "./methods/list";
 import { installRangeMethods } from "./methods/range";
 import { installSetMethods } from "./methods/set";
 import { installStringMethods } from "./methods/string";
-import { installRegex } from "./regex/builtins";
-import { installTime } from "./time/builtins";
-import { installHttp } from "./http/builtins";
-import { installTemplates } from "./template/builtins";
-import { installLongRunning } from "./longrun/index";
-import { installAgents } from "./agent/index";
-import { installSchema } from "./schema/builtins";
 import { installStdModules } from "./std/index";
-import { installFormats } from "./formats/builtins";
+
+const lazy = (name: string): LazyGroup => LAZY_GROUPS.find((g) => g.name === name)!;
+
+/** Every install step in order (a lazy group's stubs take its place, so
+ * builtin names keep the order "did you mean" suggestions iterate in). */
+export const INSTALL_STEPS: readonly (((rt: Runtime) => void) | LazyGroup)[] = [
+  installOutput,
+  installTerminal,
+  installLogging,
+  installConvert,
+  installResult,
+  installStrings,
+  installLists,
+  installSets,
+  installMath,
+  installRandom,
+  installJson,
+  installAssert,
+  installIter,
+  installPaths,
+  installFs,
+  installEnv,
+  installProcess,
+  installHost,
+  installEncoding,
+  installBytes,
+  installSleep,
+  installCircuits,
+  installShared,
+
+  installStringMethods,
+  installListMethods,
+  installDictMethods,
+  installSetMethods,
+  installIterMethods,
+  installRangeMethods,
+  installGeneratorMethods,
+
+  lazy("regex"),
+  lazy("time"),
+  lazy("http"),
+  lazy("templates"),
+  lazy("longrun"),
+  lazy("agent"),
+  installSchemaLowering,
+  lazy("schema"),
+  installStdModules,
+  lazy("formats"),
+];
 
 export function installStdlib(rt: Runtime): void {
-  installOutput(rt);
-  installTerminal(rt);
-  installLogging(rt);
-  installConvert(rt);
-  installResult(rt);
-  installStrings(rt);
-  installLists(rt);
-  installSets(rt);
-  installMath(rt);
-  installRandom(rt);
-  installJson(rt);
-  installAssert(rt);
-  installIter(rt);
-  installPaths(rt);
-  installFs(rt);
-  installEnv(rt);
-  installProcess(rt);
-  installHost(rt);
-  installEncoding(rt);
-  installBytes(rt);
-  installSleep(rt);
-  installCircuits(rt);
-  installShared(rt);
-
-  installStringMethods(rt);
-  installListMethods(rt);
-  installDictMethods(rt);
-  installSetMethods(rt);
-  installIterMethods(rt);
-  installRangeMethods(rt);
-  installGeneratorMethods(rt);
-
-  installRegex(rt);
-  installTime(rt);
-  installHttp(rt);
-  installTemplates(rt);
-  installLongRunning(rt);
-  installAgents(rt);
-  installSchema(rt);
-  installStdModules(rt);
-  installFormats(rt);
+  for (const step of INSTALL_STEPS) {
+    if (typeof step === "function") step(rt);
+    else installLazyGroup(rt, step);
+  }
 }
+
+/** Load the lazy groups that define any of `names` (hosts call it with the
+ * names a program uses, `builtinNamesIn`, before running it). */
+export { preloadBuiltins, preloadAllBuiltins, isGroupLoaded, type LazyGroup } from "./lazy/loader";
+export { builtinNamesIn, builtinNamesOfStdModule } from "./lazy/scan";
+export { LAZY_GROUPS } from "./lazy/groups";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
 
-/** The LLM provider layer (plain JSON; the agent builtins convert). */
-export * from "./llm";
+/** The LLM provider layer's types (its code is part of the agent layer,
+ * `@harn/stdlib/agent`); turn observation and interruption are small and
+ * usable before that layer loads. */
+export type * from "./llm/index";
+export { interruptTurns, setTurnObserver } from "./llm/turns";
 
-/** Long-running work: handles, the pending feedback queue, host tools. */
-export {
-  installLongRunning,
-  longRunState,
-  LongRunState,
-  FeedbackItem,
-  attachHostBridge,
-  type HandleRecord,
-  type HandleStatus,
-  type FeedbackListener,
-  type HostBridge,
-} from "./longrun/index";
-
-/** The agent layer: loop, tools, mock provider, background sub-agents. */
-export { installAgents, setBackgroundGrace, cancelBackgroundTasks, loadMockFixtures, LONG_RUNNING_NOTE } from "./agent/index";
-/** `harn chat`: one exchange of an interactive session (extensions.md §3.6). */
-export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./agent/index";
+/** Host controls of background sub-agents, usable before the agent layer
+ * has loaded. The rest of the agent and long-running layers (chat
+ * exchanges, mock fixtures, handle state) is `@harn/stdlib/agent`. */
+export { setBackgroundGrace, cancelBackgroundTasks } from "./agent/background/settings";
+export type { HandleRecord, HandleStatus, FeedbackListener, HostBridge } from "./longrun/index";
+export type { ChatExchange, ChatPrompt } from "./agent/index";

@@ -5,7 +5,6 @@
  * background sub-agents.
  */
 import type { Runtime } from "@harn/vm";
-import { backgroundPool } from "./background/pool";
 import { installBackgroundBuiltins } from "./background/tools";
 import { installDaemons } from "./daemon/index";
 import { installLlmCall } from "./llm/builtins";
@@ -39,13 +38,5 @@ export function installAgents(rt: Runtime): void {
   installDaemons(rt);
 }
 
-/** `harn run --background-grace`: how long the end of the script waits for
- * running background sub-agents (0 cancels them at once). */
-export function setBackgroundGrace(rt: Runtime, ms: number): void {
-  backgroundPool(rt).graceMs = Math.max(0, ms);
-}
-
-/** Stop every background sub-agent (Ctrl-C). */
-export function cancelBackgroundTasks(rt: Runtime): void {
-  backgroundPool(rt).cancelAll();
-}
+/** Host controls of background sub-agents (usable before this layer loads). */
+export { setBackgroundGrace, cancelBackgroundTasks } from "./background/settings";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkStructure, parse } from "@harn/parser";
 import { HarnError, ProgramRunner, Runtime } from "@harn/vm";
-import { installStdlib } from "../../src/index";
+import { installStdlibEagerly as installStdlib } from "../../src/eager";
 
 export interface RunResult {
   stdout: string;

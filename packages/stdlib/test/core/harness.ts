@@ -4,7 +4,7 @@
  * functions (`fn(...)`), so builtins and methods can be tested directly.
  */
 import { HarnError, HBuiltinRef, HClosure, isPromise, Runtime, type CallContext, type Value } from "@harn/vm";
-import { installStdlib } from "../../src/index";
+import { installStdlibEagerly as installStdlib } from "../../src/eager";
 
 export type JsFn = (...args: Value[]) => Value | Promise<Value>;
 

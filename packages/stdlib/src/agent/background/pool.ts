@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { HDict, RuntimeSlot, type Runtime } from "@harn/vm";
 import { longRunState } from "../../longrun/index";
 import { agentSessions } from "../sessions";
+import { BACKGROUND_CONTROL } from "./settings";
 
 export type BgStatus = "running" | "done" | "error";
 
@@ -38,8 +39,10 @@ export class BackgroundPool {
   private running = 0;
   limit = DEFAULT_BACKGROUND_TASKS;
   /** How long the end of the script waits for running tasks
-   * (`harn run --background-grace`); 0 cancels them at once. */
-  graceMs = 0;
+   * (`harn run --background-grace`, settings.ts); 0 cancels them at once. */
+  get graceMs(): number {
+    return this.rt.slot(BACKGROUND_CONTROL).graceMs;
+  }
 
   constructor(private readonly rt: Runtime) {}
 
@@ -167,6 +170,7 @@ function formatGrace(ms: number): string {
 
 const POOL = new RuntimeSlot<BackgroundPool>("agent.background", (rt) => {
   const pool = new BackgroundPool(rt);
+  rt.slot(BACKGROUND_CONTROL).cancelAll = () => pool.cancelAll();
   // Before any disposer runs: sub-agents finishing in the grace period
   // still have their handles, processes and connections.
   rt.beforeShutdown(() => pool.atExit());
