@@ -15,11 +15,14 @@
  * - A trailing `/**` in the reference means "below": `src/**` matches
  *   `src/a` but not `src` itself. picomatch also matches `src`; since a
  *   single `*` already crosses `/` here, `src/*` is the exact equivalent.
+ * - `?` and negated classes match any one character, `/` included, in the
+ *   reference (its separator is not literal); picomatch's never match `/`.
+ *   A `?` becomes a regex group matching one code point (picomatch passes
+ *   groups through), and a negated class that does not itself exclude `/`
+ *   becomes a group of `/` or the class.
  * - Malformed patterns are rejected with the reference's error kinds
  *   (unclosed class, unclosed or unopened alternation, dangling escape,
  *   reversed range), because picomatch quietly treats them as literals.
- *
- * Known difference: `?` does not match `/` here (it does in the reference).
  */
 import picomatch from "picomatch";
 
@@ -44,6 +47,11 @@ export function compileGlob(pattern: string): GlobMatcher {
   return (path) => re.test(path);
 }
 
+/** One code point, `/` included: a surrogate pair or a code unit outside
+ * the surrogate range (paths decoded from the file system have no lone
+ * surrogates). */
+const ANY_CHAR = "([\\ud800-\\udbff][\\udc00-\\udfff]|[\\x00-\\ud7ff\\ue000-\\uffff])";
+
 function fail(pattern: string, kind: string): never {
   throw new GlobPatternError(`error parsing glob '${pattern}': ${kind}`);
 }
@@ -64,6 +72,9 @@ export function adaptDialect(pattern: string): string {
       const { text, end } = characterClass(pattern, i);
       out += text;
       i = end;
+    } else if (c === "?") {
+      out += ANY_CHAR;
+      i++;
     } else if (c === "(" || c === ")" || c === "|") {
       out += "\\" + c;
       i++;
@@ -90,12 +101,15 @@ export function adaptDialect(pattern: string): string {
 function characterClass(pattern: string, start: number): { text: string; end: number } {
   let i = start + 1;
   let text = "[";
+  let negated = false;
   if (pattern[i] === "!" || pattern[i] === "^") {
     text += "^";
+    negated = true;
     i++;
   }
   // a `]` right after the opening (or the negation) is a literal member
   const members: string[] = [];
+  let coversSlash = false;
   if (pattern[i] === "]") {
     members.push("\\]");
     i++;
@@ -105,15 +119,20 @@ function characterClass(pattern: string, start: number): { text: string; end: nu
     if (pattern[i + 1] === "-" && i + 2 < pattern.length && pattern[i + 2] !== "]") {
       const hi = pattern[i + 2]!;
       if (c > hi) fail(pattern, `invalid range; '${c}' > '${hi}'`);
+      if (c <= "/" && "/" <= hi) coversSlash = true;
       members.push(escapeClassChar(c) + "-" + escapeClassChar(hi));
       i += 3;
     } else {
+      if (c === "/") coversSlash = true;
       members.push(escapeClassChar(c));
       i++;
     }
   }
   if (i >= pattern.length) fail(pattern, "unclosed character class; missing ']'");
-  return { text: text + members.join("") + "]", end: i + 1 };
+  const cls = text + members.join("") + "]";
+  // picomatch adds `/` to every negated class; the reference does not
+  const matchesSlash = negated && !coversSlash;
+  return { text: matchesSlash ? `(/|${cls})` : cls, end: i + 1 };
 }
 
 function escapeClassChar(c: string): string {
