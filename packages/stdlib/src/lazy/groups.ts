@@ -19,13 +19,14 @@ export const LAZY_GROUPS: readonly LazyGroup[] = [
     builtins: [
       "llm_mock", "llm_mock_calls", "llm_mock_clear", "llm_mock_push_scope", "llm_mock_pop_scope",
       "llm_call_structured", "llm_call_structured_safe", "llm_call_structured_result", "agent_trace",
-      "llm_call", "llm_call_safe", "llm_stream", "llm_completion", "llm_pick_model", "agent",
-      "agent_config", "agent_name", "tool_registry", "tool_define", "tool_list", "tool_count", "tool_find",
-      "tool_select", "tool_remove", "tool_describe", "tool_schema", "tool_prompt", "tool_parse_call",
-      "tool_format_result", "register_tool_hook", "clear_tool_hooks", "transcript_auto_compact",
-      "transcript_summary", "agent_loop", "agent_resume", "agent_update", "agent_resolve",
-      "agent_session_current_id", "background_tasks", "background_task_wait", "daemon_spawn",
-      "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume"
+      "llm_call", "llm_call_safe", "llm_stream", "llm_completion", "llm_pick_model", "with_rate_limit",
+      "llm_rate_limit", "agent", "agent_config", "agent_name", "tool_registry", "tool_define", "tool_list",
+      "tool_count", "tool_find", "tool_select", "tool_remove", "tool_describe", "tool_schema",
+      "tool_prompt", "tool_parse_call", "tool_format_result", "register_tool_hook", "clear_tool_hooks",
+      "agent_subscribe", "transcript_auto_compact", "transcript_summary", "agent_loop", "agent_resume",
+      "agent_update", "agent_resolve", "agent_session_current_id", "background_tasks",
+      "background_task_wait", "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop",
+      "daemon_resume"
     ],
     load: () => import("../agent/index").then((m) => m.installAgents),
   },
