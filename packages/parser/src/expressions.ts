@@ -32,33 +32,28 @@ function binary(p: ParserState, start: number, op: BinaryOperator, opTok: Token,
 }
 
 /** After a binary operator: newlines are skipped before the right operand.
- * Each link of an operator chain nests the tree one level deeper (the
- * result is left-deep), so it counts against MAX_NESTING until the chain's
- * parser returns (`unnest`). */
+ * Each link of an operator chain puts a node on top of everything the
+ * chain holds so far (the tree is left-deep), so it counts against
+ * MAX_NESTING until the chain's parser returns (`endChain`). */
 function operator(p: ParserState): Token {
   const t = p.advance();
   p.skipNL();
-  p.nest();
+  p.link();
   return t;
-}
-
-/** Undo the `operator()` nesting of a finished chain. */
-function unnest(p: ParserState, depth: number, n: Node): Node {
-  p.depth = depth;
-  return n;
 }
 
 // level 1: |>
 function parsePipe(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseRange(p);
   while (p.eatPastNL("|>")) {
     const t = operator(p);
     const right = rewritePipePlaceholder(parseRange(p));
     left = binary(p, start, "|>", t, left, right);
   }
-  return unnest(p, depth, left);
+  return p.endChain(depth, peak, left);
 }
 
 // level 2: a to b [exclusive] (not associative, no newline around `to`)
@@ -92,36 +87,39 @@ function parseTernary(p: ParserState): Node {
 export function parseLogicalOr(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseLogicalAnd(p);
   while (p.eatPastNL("||")) {
     const t = operator(p);
     left = binary(p, start, "||", t, left, parseLogicalAnd(p));
   }
-  return unnest(p, depth, left);
+  return p.endChain(depth, peak, left);
 }
 
 // level 5: &&
 function parseLogicalAnd(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseEquality(p);
   while (p.eatPastNL("&&")) {
     const t = operator(p);
     left = binary(p, start, "&&", t, left, parseEquality(p));
   }
-  return unnest(p, depth, left);
+  return p.endChain(depth, peak, left);
 }
 
 // level 6: == !=
 function parseEquality(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseComparison(p);
   for (;;) {
     let op: "==" | "!=";
     if (p.eatPastNL("==")) op = "==";
     else if (p.eatPastNL("!=")) op = "!=";
-    else return unnest(p, depth, left);
+    else return p.endChain(depth, peak, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseComparison(p));
   }
@@ -131,6 +129,7 @@ function parseEquality(p: ParserState): Node {
 function parseComparison(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseAdditive(p);
   for (;;) {
     let op: BinaryOperator;
@@ -142,7 +141,7 @@ function parseComparison(p: ParserState): Node {
     else if (p.eatPastNL(">")) op = ">";
     else if (p.eatPastNL("<=")) op = "<=";
     else if (p.eatPastNL(">=")) op = ">=";
-    else return unnest(p, depth, left);
+    else return p.endChain(depth, peak, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseAdditive(p));
   }
@@ -152,12 +151,13 @@ function parseComparison(p: ParserState): Node {
 function parseAdditive(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseNilCoalesce(p);
   for (;;) {
     let op: "+" | "-";
     if (p.at("-")) op = "-";
     else if (p.eatPastNL("+")) op = "+";
-    else return unnest(p, depth, left);
+    else return p.endChain(depth, peak, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parseNilCoalesce(p));
   }
@@ -167,25 +167,27 @@ function parseAdditive(p: ParserState): Node {
 function parseNilCoalesce(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parseMultiplicative(p);
   while (p.eatPastNL("??")) {
     const t = operator(p);
     left = binary(p, start, "??", t, left, parseMultiplicative(p));
   }
-  return unnest(p, depth, left);
+  return p.endChain(depth, peak, left);
 }
 
 // level 10: * / %
 function parseMultiplicative(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let left = parsePower(p);
   for (;;) {
     let op: "*" | "/" | "%";
     if (p.eatPastNL("*")) op = "*";
     else if (p.eatPastNL("/")) op = "/";
     else if (p.eatPastNL("%")) op = "%";
-    else return unnest(p, depth, left);
+    else return p.endChain(depth, peak, left);
     const t = operator(p);
     left = binary(p, start, op, t, left, parsePower(p));
   }
@@ -195,10 +197,11 @@ function parseMultiplicative(p: ParserState): Node {
 function parsePower(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   const left = parseUnary(p);
-  if (!p.eatPastNL("**")) return left;
+  if (!p.eatPastNL("**")) return p.endChain(depth, peak, left);
   const t = operator(p);
-  return unnest(p, depth, binary(p, start, "**", t, left, parsePower(p)));
+  return p.endChain(depth, peak, binary(p, start, "**", t, left, parsePower(p)));
 }
 
 // level 12: prefix ! and - (no newline after the operator)
@@ -262,15 +265,16 @@ function isUppercaseStart(name: string): boolean {
 function parsePostfix(p: ParserState): Node {
   const start = p.pos;
   const depth = p.depth;
+  const peak = p.beginChain();
   let expr = parsePrimary(p);
-  for (;; p.nest()) {
+  for (;; p.link()) {
     const t = p.tok;
     switch (t.kind) {
       case "NL": {
         // Only `.` and `?.` may start a continuation line.
         const i = p.nextSignificant();
         const k = p.toks[i]!.kind;
-        if (k !== "." && k !== "?.") return unnest(p, depth, expr);
+        if (k !== "." && k !== "?.") return p.endChain(depth, peak, expr);
         p.pos = i;
         continue;
       }
@@ -308,14 +312,14 @@ function parsePostfix(p: ParserState): Node {
           expr = { kind: "OptionalSubscriptAccess", object: expr, index, span: p.spanFrom(start) };
           continue;
         }
-        if (startsTernaryBranch(next)) return unnest(p, depth, expr);
+        if (startsTernaryBranch(next)) return p.endChain(depth, peak, expr);
         p.advance();
         expr = { kind: "TryOperator", operand: expr, span: p.spanFrom(start) };
         continue;
       }
       case "(":
         // Calls only on a bare name (§5.3); otherwise the `(` is left over.
-        if (expr.kind !== "Identifier") return unnest(p, depth, expr);
+        if (expr.kind !== "Identifier") return p.endChain(depth, peak, expr);
         expr = {
           kind: "FunctionCall",
           name: expr.name,
@@ -326,21 +330,21 @@ function parsePostfix(p: ParserState): Node {
         };
         continue;
       case "<": {
-        if (expr.kind !== "Identifier") return unnest(p, depth, expr);
+        if (expr.kind !== "Identifier") return p.endChain(depth, peak, expr);
         const call = tryGenericCall(p, expr.name, expr.span, start);
-        if (call === null) return unnest(p, depth, expr);
+        if (call === null) return p.endChain(depth, peak, expr);
         expr = call;
         continue;
       }
       case "{": {
-        if (expr.kind !== "Identifier" || !isUppercaseStart(expr.name) || !looksLikeStructBody(p)) return unnest(p, depth, expr);
+        if (expr.kind !== "Identifier" || !isUppercaseStart(expr.name) || !looksLikeStructBody(p)) return p.endChain(depth, peak, expr);
         const fields = parseDictEntries(p);
         const node: StructConstruct = { kind: "StructConstruct", structName: expr.name, fields, span: p.spanFrom(start) };
         expr = node;
         continue;
       }
       default:
-        return unnest(p, depth, expr);
+        return p.endChain(depth, peak, expr);
     }
   }
 }
@@ -471,7 +475,7 @@ export function parsePrimary(p: ParserState): Node {
       return { kind: "StringLiteral", value: t.value as string, span: tokenSpan(t) };
     case "IString":
       p.advance();
-      return parseInterpolatedString(t);
+      return parseInterpolatedString(t, p);
     case "RString":
       p.advance();
       return { kind: "RawStringLiteral", value: t.value as string, span: tokenSpan(t) };

@@ -12,9 +12,11 @@ import { tokenize, type StringSegment, type Token } from "@harn/lexer";
 import type { InterpolatedString, InterpolationSegment } from "./ast";
 import { parseExpr } from "./expressions";
 import { ParserState } from "./state";
-import { ParseFailure, tokenSpan } from "./syntax-error";
+import { ParseFailure, TooDeep, tokenSpan } from "./syntax-error";
 
-export function parseInterpolatedString(t: Token): InterpolatedString {
+/** `outer` is the parser the string was found by: expressions inside nest
+ * on from its depth (MAX_NESTING bounds the whole tree, strings included). */
+export function parseInterpolatedString(t: Token, outer: ParserState | null = null): InterpolatedString {
   const raw = t.value as StringSegment[];
   const segments: InterpolationSegment[] = [];
   for (const s of raw) {
@@ -28,10 +30,13 @@ export function parseInterpolatedString(t: Token): InterpolatedString {
       continue;
     }
     try {
-      const expr = parseExpr(new ParserState(lexed.tokens));
+      const sub = new ParserState(lexed.tokens);
+      if (outer) sub.depth = sub.peak = outer.depth;
+      const expr = parseExpr(sub);
+      if (outer && sub.peak > outer.peak) outer.peak = sub.peak;
       segments.push({ kind: "expr", expr, source: s.source, line: s.line, column: s.column });
     } catch (e) {
-      if (!(e instanceof ParseFailure)) throw e;
+      if (!(e instanceof ParseFailure) || e instanceof TooDeep) throw e;
       segments.push({ kind: "text", text: s.source });
     }
   }

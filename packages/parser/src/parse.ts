@@ -78,6 +78,7 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
     }
     const itemStart = p.pos;
     p.depth = 0;
+    p.peak = 0;
     try {
       items.push(parseTopLevelItem(p));
     } catch (e) {

@@ -15,7 +15,7 @@
  */
 import type { Token, TokenKind } from "@harn/lexer";
 import type { Span } from "./ast";
-import { displayIdentPosition, expectedDiagnostic, ParseFailure, tooDeepDiagnostic } from "./syntax-error";
+import { displayIdentPosition, expectedDiagnostic, ParseFailure, TooDeep, tooDeepDiagnostic } from "./syntax-error";
 
 /**
  * How deeply the AST may nest (statements in blocks, operands of operator
@@ -45,6 +45,8 @@ export class ParserState {
   speculating = 0;
   /** Current AST nesting (see MAX_NESTING); reset for each top-level item. */
   depth = 0;
+  /** The deepest `depth` reached since the innermost `beginChain`. */
+  peak = 0;
   private readonly last: number;
 
   constructor(readonly toks: Token[]) {
@@ -141,7 +143,33 @@ export class ParserState {
    * caller lowers `depth` again when the nested construct is done (after a
    * failure the top-level loop resets it). */
   nest(): void {
-    if (++this.depth > MAX_NESTING) throw new ParseFailure(tooDeepDiagnostic(this.tok));
+    if (++this.depth > MAX_NESTING) throw new TooDeep(tooDeepDiagnostic(this.tok));
+    if (this.depth > this.peak) this.peak = this.depth;
+  }
+
+  /**
+   * Operator and postfix chains build left-deep trees: the node of each link
+   * sits on top of everything parsed so far in the chain, its first operand
+   * included. `beginChain` starts measuring that operand (returns the
+   * enclosing measure, for `endChain`), `link` nests one level above the
+   * deepest point reached so far, `endChain` restores the depth and merges
+   * the measure.
+   */
+  beginChain(): number {
+    const saved = this.peak;
+    this.peak = this.depth;
+    return saved;
+  }
+
+  link(): void {
+    if (this.peak > this.depth) this.depth = this.peak;
+    this.nest();
+  }
+
+  endChain<T>(depth: number, savedPeak: number, result: T): T {
+    this.depth = depth;
+    if (savedPeak > this.peak) this.peak = savedPeak;
+    return result;
   }
 
   /** `Expected {label}, got {current token}` as a throwable failure. */

@@ -38,6 +38,10 @@ export class ParseFailure {
   ) {}
 }
 
+/** Input nested deeper than MAX_NESTING (state.ts). Unlike other failures
+ * inside a `${…}` it is not turned into literal text: it is reported. */
+export class TooDeep extends ParseFailure {}
+
 const CLOSER_HELP: Record<string, string> = {
   "}": "add a closing `}` to finish this block",
   ")": "add a closing `)` to finish this expression or parameter list",

@@ -96,6 +96,13 @@ describe("recovery (§9.2)", () => {
       expect(r.errors[0]!.message).toMatch(/^Nesting too deep at 1:\d+$/);
     }
   });
+  /** `let x = ` and `levels` applications of `wrap` around `1`. */
+  function nestChains(wrap: (inner: string) => string, levels: number): string {
+    let e = "1";
+    for (let i = 0; i < levels; i++) e = wrap(e);
+    return "let x = " + e;
+  }
+
   it("bounds the depth of the tree it builds, so later tree walkers never overflow", () => {
     // Operator and postfix chains are parsed by loops but build left-deep
     // trees; unary operators and blocks recurse. All count.
@@ -105,6 +112,10 @@ describe("recovery (§9.2)", () => {
       "let x = " + "!".repeat(600) + "true",
       "let x = 2" + " ** 2".repeat(600),
       "if a {".repeat(600) + "}".repeat(600),
+      // Chains stacked on chains: each operand is shallow, the tree is not.
+      nestChains((inner) => `(${inner})` + " + 1".repeat(100), 10),
+      nestChains((inner) => `(${inner})` + ".x".repeat(100), 10),
+      nestChains((inner) => `"\${${inner}}"` + ' + "a"'.repeat(100), 10),
     ];
     for (const src of deep) {
       const r = parse(src);
@@ -112,7 +123,16 @@ describe("recovery (§9.2)", () => {
     }
     expect(MAX_NESTING).toBe(500);
     // Just inside the bound everything still parses.
-    for (const src of ["let x = 1" + " + 1".repeat(480), "if a {".repeat(400) + "}".repeat(400), "let x = " + "-".repeat(480) + "1"]) {
+    const fine = [
+      "let x = 1" + " + 1".repeat(480),
+      "if a {".repeat(400) + "}".repeat(400),
+      "let x = " + "-".repeat(480) + "1",
+      nestChains((inner) => `(${inner})` + " + 1".repeat(40), 10),
+      // Siblings do not add up: many long chains side by side are fine.
+      Array.from({ length: 50 }, () => "let y = 1" + " + 1".repeat(400)).join("\n"),
+      "f(" + Array.from({ length: 50 }, () => "1" + " + 1".repeat(400)).join(", ") + ")",
+    ];
+    for (const src of fine) {
       expect(parse(src).errors).toEqual([]);
     }
   });
