@@ -60,8 +60,51 @@ function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
   if (!dict || !isObject(dict.progress)) {
     throw HarnError.runtime(`${builtin}: expected the result of a loop that stopped with status "input_required" (or its session id)`);
   }
-  const progress = { ...newProgress(), ...(dict.progress as object) } as LoopProgress;
-  return { resume: dict, messages: messagesFromJson(dict.messages ?? []), progress };
+  if (typeof dict.session_id !== "string" || dict.session_id === "") {
+    throw HarnError.runtime(`${builtin}: malformed yielded state: resume.session_id must be a non-empty string`);
+  }
+  return { resume: dict, messages: messagesFromJson(dict.messages ?? []), progress: progressFrom(dict.progress, builtin) };
+}
+
+/**
+ * The loop progress of a yielded state, checked field by field: the state
+ * may come back from JSON written by another process (or edited by hand),
+ * and a wrong shape must be a clear error, not a crash inside the loop.
+ */
+function progressFrom(x: JsonObject, builtin: string): LoopProgress {
+  const count = (v: Json | undefined) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
+  const text = (v: Json | undefined) => (typeof v === "string" ? v : "");
+  const names = (v: Json | undefined) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
+  const rawPending = x.pending ?? [];
+  if (!Array.isArray(rawPending)) throw HarnError.runtime(`${builtin}: malformed yielded state: progress.pending must be a list`);
+  const pending: PendingCall[] = rawPending.map((c, i) => {
+    if (!isObject(c) || typeof c.call_id !== "string" || typeof c.tool !== "string") {
+      throw HarnError.runtime(`${builtin}: malformed yielded state: pending call ${i + 1} needs a string call_id and tool`);
+    }
+    return {
+      call_id: c.call_id,
+      tool: c.tool,
+      args: isObject(c.args) ? c.args : {},
+      initial: c.initial ?? null,
+      handle_id: typeof c.handle_id === "string" ? c.handle_id : null,
+    };
+  });
+  return {
+    ...newProgress(),
+    iteration: count(x.iteration),
+    text: text(x.text),
+    lastText: text(x.lastText),
+    inputTokens: count(x.inputTokens),
+    outputTokens: count(x.outputTokens),
+    calls: names(x.calls),
+    successful: names(x.successful),
+    rejected: names(x.rejected),
+    consecutiveTextOnly: count(x.consecutiveTextOnly),
+    consecutiveSingleToolTurns: count(x.consecutiveSingleToolTurns),
+    toolEverCalled: x.toolEverCalled === true,
+    pending,
+    summary: typeof x.summary === "string" ? x.summary : null,
+  };
 }
 
 /** `results`: `{call_id: value}` or a list of `{call_id, result}` /

@@ -121,9 +121,10 @@ export function messagesFromJson(x: Json): Msg[] {
   const out: Msg[] = [];
   for (const m of x) {
     if (!isObject(m)) continue;
-    const role = typeof m.role === "string" ? m.role : "user";
+    const { role: given, ...rest } = m;
+    const role = typeof given === "string" ? given : "user";
     // Role first: the mock's match text walks keys in document order (§3.3).
-    out.push({ role, ...m } as Msg);
+    out.push({ role, ...rest } as Msg);
   }
   return out;
 }
