@@ -196,6 +196,20 @@ describe("harn run", () => {
     expect(harn(["run", "conc.harn"])).toMatchObject({ code: 0, stdout: "ab\nend\n" });
   });
 
+  it("reports a deadlock instead of exiting 0 mid-script", () => {
+    // Nothing can ever send on the channel: Node's event loop runs dry.
+    file("deadlock.harn", 'let ch = channel()\nprintln("before")\nlet v = receive(ch)\nprintln("after")\n');
+    const r = harn(["run", "deadlock.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("before\n");
+    expect(r.stderr).toContain("error: deadlock: the script is blocked");
+  });
+
+  it("lets many tasks wait on one parent without Node's listener-leak warning", () => {
+    file("fanout.harn", "var hs = []\nfor i in range(40) { hs = hs.push(spawn { sleep(5ms)\n i }) }\nvar t = 0\nfor h in hs { t = t + await(h) }\nprintln(t)\n");
+    expect(harn(["run", "fanout.harn"])).toEqual({ code: 0, stdout: "780\n", stderr: "" });
+  });
+
   // extensions.md §3.3: a SIGINT while no agent turn runs ends the program with 130
   it("exits 130 on SIGINT, running the script's cleanup", async () => {
     file("wait.harn", 'defer { eprintln("cleanup ran") }\nprintln("ready")\nsleep(1h)\n');

@@ -292,8 +292,20 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigterm);
   const handle = runSource(rt, source, path);
+  // If Node's event loop runs dry while the script has not finished, every
+  // task is blocked on something nothing can deliver any more (a receive on a
+  // channel no task sends to, a task awaiting itself). Node would exit 0 in
+  // the middle of the script; say so instead.
+  const onStall = () => {
+    process.stderr.write(
+      `error: deadlock: the script is blocked, and no task, timer or I/O is left that could wake it (${path})\n`,
+    );
+    process.exitCode = 1;
+  };
+  process.once("beforeExit", onStall);
   try {
     const outcome = await handle.outcome;
+    process.off("beforeExit", onStall);
     await stdout.drained();
     const paint: Paint = colorOn() ? { red: pc.red, blue: pc.blue, bold: pc.bold } : plainPaint;
     if (signalExit !== null) return signalExit;
@@ -315,6 +327,7 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
         return 1;
     }
   } finally {
+    process.off("beforeExit", onStall);
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigterm);
     process.stdout.off("error", onStdoutError);

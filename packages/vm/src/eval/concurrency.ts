@@ -7,6 +7,7 @@
  * signal, so cancellation and deadlines interrupt sleeps and channel waits
  * promptly, and pending timers are cleared (nothing keeps Node alive).
  */
+import { setMaxListeners } from "node:events";
 import type * as A from "@harn/parser";
 import { HarnError } from "../errors";
 import type { BuiltinFn, CallContext } from "../runtime";
@@ -628,6 +629,9 @@ function linkToSignal(child: Task, signal: AbortSignal): void {
     return;
   }
   const onAbort = () => child.cancel(signal.reason);
+  // A parent may have any number of children listening at once; Node's
+  // default of 10 listeners would print a leak warning to the user's stderr.
+  setMaxListeners(0, signal);
   signal.addEventListener("abort", onAbort, { once: true });
   const p = () => signal.removeEventListener("abort", onAbort);
   // Detach once the child is done so long-lived signals do not accumulate.
