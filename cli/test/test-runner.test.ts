@@ -110,6 +110,19 @@ describe("harn test conformance", () => {
     expect(none.stdout).toContain("0 passed, 0 failed, 0 total");
   });
 
+  it("warns on stderr about an invalid regex in an .error file and counts it as no match", () => {
+    const other = mkdtempSync(join(tmpdir(), "harn-test-re-"));
+    mkdirSync(join(other, "conformance/errors"), { recursive: true });
+    writeFileSync(join(other, "conformance/errors/bad_re.harn"), 'throw "x"\n');
+    writeFileSync(join(other, "conformance/errors/bad_re.error"), "re:(unclosed\n");
+    const r = harn(["test", "conformance"], other);
+    rmSync(other, { recursive: true, force: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("    warning: invalid regex in .error file: (unclosed\n");
+    expect(r.stdout).toContain("  FAIL  errors/bad_re.harn\n");
+    expect(r.stdout).not.toContain("warning");
+  });
+
   it("rejects selections outside the suite or missing", () => {
     const missing = harn(["test", "conformance", "nowhere"]);
     expect(missing.code).toBe(1);

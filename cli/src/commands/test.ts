@@ -132,10 +132,11 @@ export function errorMatches(spec: string, err: string): { ok: boolean; warnings
   const warnings: string[] = [];
   const matches = (p: string) => {
     if (p.startsWith("re:")) {
+      const pattern = p.slice(3).trim();
       try {
-        return new RegExp(p.slice(3).trim()).test(err);
+        return new RegExp(pattern).test(err);
       } catch {
-        warnings.push(`    warning: invalid regex in .error file: ${p}`);
+        warnings.push(`    warning: invalid regex in .error file: ${pattern}`);
         return false;
       }
     }
@@ -259,7 +260,8 @@ async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promi
   const s = spec!;
   if (r.error === null) return { rel: tc.rel, passed: false, ms, message: `${tc.rel}: expected error containing '${s.trim()}', but succeeded`, timed: false };
   const { ok, warnings } = errorMatches(s, r.error);
-  for (const w of warnings) process.stdout.write(w + "\n");
+  // Warnings are diagnostics: stderr (cli.md §0.3), not the report.
+  for (const w of warnings) process.stderr.write(w + "\n");
   if (ok) return { rel: tc.rel, passed: true, ms, message: null, timed: true };
   return {
     rel: tc.rel,
