@@ -134,6 +134,10 @@ pipeline main() {
   while daemon_snapshot(d).queued_event_count > 0 { sleep(20) }
   daemon_stop(d)
   println("all handled")
+  // A run that is going to be killed may get through every event before
+  // its kill lands on a fast machine; it then waits for the kill instead of
+  // ending the test early.
+  if len(argv) > 3 && argv[3] == "hold" { while true { sleep(1000) } }
 }
 `;
 
@@ -148,17 +152,23 @@ describe("daemon crash safety (agents.md §4.5)", () => {
       const driver = script("crash_driver.harn", DRIVER);
       const progressAtKill: number[] = [];
       for (let k = 0; k < kills; k++) {
-        const run = harn(driver, [root, log, String(total)]);
+        const run = harn(driver, [root, log, String(total), "hold"]);
         // A random moment: a quarter of the kills at a random time from
         // start-up on (start-up, spawn, resume, the first triggers), the
         // rest a random few handlings into the run plus a random delay
         // (triggering and handling, mid-turn, mid-write).
-        const target = handled(log).length + 1 + Math.floor(Math.random() * 8);
+        // The timed kills are also bounded by progress, so that the 200
+        // events are not used up before the last kill.
+        const target = handled(log).length + 1 + Math.floor(Math.random() * 6);
+        let settled = false;
+        const progressed = eventually(() => settled || handled(log).length >= target, "progress", 60_000);
         const moment =
           Math.random() < 0.25
-            ? sleep(50 + Math.floor(Math.random() * 700))
-            : eventually(() => handled(log).length >= target, "progress", 60_000).then(() => sleep(Math.floor(Math.random() * 40)));
+            ? Promise.race([sleep(50 + Math.floor(Math.random() * 700)), progressed])
+            : progressed.then(() => sleep(Math.floor(Math.random() * 20)));
         const ended = await Promise.race([run.exit.then(() => true), moment.then(() => false)]);
+        settled = true;
+        await progressed;
         if (ended) {
           const r = await run.exit;
           throw new Error(`run ${k} ended before its kill (code ${r.code}): ${run.stderr()}${run.stdout()}`);
