@@ -7,7 +7,7 @@
  * start-up (checked on the bundle's own source maps).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -77,21 +77,39 @@ function sourcesOf(chunk: string): string[] {
   return map.sources.map((s) => resolve(dirname(chunk), s));
 }
 
-/** Every chunk `harn run` loads before running anything: the host chunk
- * and, transitively, its static imports. */
+/** Relative chunk paths a bundled file imports, statically or dynamically. */
+function importsOf(path: string, dynamic: boolean): string[] {
+  const text = readFileSync(path, "utf8");
+  const found: string[] = [];
+  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\/[^"]+\.mjs)"|^import\s*"(\.\/[^"]+\.mjs)"/gm)) {
+    found.push(join(dirname(path), m[1] ?? m[2]!));
+  }
+  if (dynamic) for (const m of text.matchAll(/import\("(\.\/[^"]+\.mjs)"\)/g)) found.push(join(dirname(path), m[1]!));
+  return found;
+}
+
+/** Every chunk `harn run` loads before running anything: the host chunk of
+ * the current build (found from the entry, since chunks of earlier builds
+ * are kept for `harn` processes still running them) and, transitively, its
+ * static imports. */
 function eagerChunks(): string[] {
-  const chunks = join(root, "cli/dist/chunks");
-  const host = readdirSync(chunks).find((f) => /^host-[A-Z0-9]+\.mjs$/.test(f));
-  expect(host).toBeDefined();
+  const entry = join(root, "cli/dist/harn.mjs");
+  const reachable = new Set<string>();
+  const walk = (path: string) => {
+    if (reachable.has(path)) return;
+    reachable.add(path);
+    for (const next of importsOf(path, true)) walk(next);
+  };
+  walk(entry);
+  const hosts = [...reachable].filter((p) => /\/host-[A-Z0-9]+\.mjs$/.test(p));
+  expect(hosts).toHaveLength(1);
   const seen = new Set<string>();
   const visit = (path: string) => {
     if (seen.has(path)) return;
     seen.add(path);
-    for (const m of readFileSync(path, "utf8").matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\/[^"]+\.mjs)"|^import\s*"(\.\/[^"]+\.mjs)"/gm)) {
-      visit(join(dirname(path), m[1] ?? m[2]!));
-    }
+    for (const next of importsOf(path, false)) visit(next);
   };
-  visit(join(chunks, host!));
+  visit(hosts[0]!);
   return [...seen];
 }
 
