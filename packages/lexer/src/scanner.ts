@@ -21,7 +21,7 @@ import {
   type RawSegment,
   type ScanPayload,
 } from "./scanners";
-import { isKeyword, Token, type LexError, type StringSegment, type TokenKind } from "./token";
+import { keywordAt, Token, type LexError, type StringSegment, type TokenKind } from "./token";
 
 export interface ScanOrigin {
   offset: number;
@@ -247,11 +247,14 @@ class Scanner {
         }
         let j = i + 1;
         while (j < len && isAsciiIdentRest(src.charCodeAt(j))) j++;
-        const word = src.charCodeAt(j) >= 128 ? matchIdentifier(src, i)![0] : src.slice(i, j);
-        const end = i + word.length;
-        if (isKeyword(word)) this.push(word, word, null, i, end);
-        else this.push("Ident", word, word, i, end);
-        i = end;
+        if (src.charCodeAt(j) >= 128) j = i + matchIdentifier(src, i)![0].length;
+        const keyword = keywordAt(src, i, j);
+        if (keyword !== null) this.push(keyword, keyword, null, i, j);
+        else {
+          const word = src.slice(i, j);
+          this.push("Ident", word, word, i, j);
+        }
+        i = j;
         continue;
       }
       if (c >= 48 && c <= 57) {

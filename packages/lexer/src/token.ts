@@ -27,6 +27,29 @@ export function isKeyword(word: string): word is Keyword {
   return KEYWORD_SET.has(word);
 }
 
+/** Keywords by length and first character code: `KEYWORDS_BY_SHAPE[len][c]`. */
+const KEYWORDS_BY_SHAPE: (Keyword[] | undefined)[][] = [];
+for (const k of KEYWORDS) {
+  const byFirst = (KEYWORDS_BY_SHAPE[k.length] ??= []);
+  (byFirst[k.charCodeAt(0)] ??= []).push(k);
+}
+
+/**
+ * The keyword spelled by `src[start, end)`, or null. For the scanner: it
+ * checks a word in place before slicing it out (hashing a fresh string for
+ * a set lookup cost more than the rest of identifier scanning), and hands
+ * back the keyword constant itself, so token kinds compare by identity.
+ */
+export function keywordAt(src: string, start: number, end: number): Keyword | null {
+  const candidates = KEYWORDS_BY_SHAPE[end - start]?.[src.charCodeAt(start)];
+  if (candidates === undefined) return null;
+  for (let i = 0; i < candidates.length; i++) {
+    const k = candidates[i]!;
+    if (src.startsWith(k, start)) return k;
+  }
+  return null;
+}
+
 /** Two-character operators (§1.11), in the order the lexer tries them. */
 export const TWO_CHAR_PUNCTUATION = [
   "==", "!=", "&&", "||", "|>", "??", "**", "?.",
