@@ -14,9 +14,15 @@ import { forEachPatternDefault } from "./ast-util";
 
 type Handler = (node: never) => void;
 
+/** The enter and exit handlers of one node kind. */
+interface KindHandlers {
+  enter: Handler[];
+  exit: Handler[];
+}
+
 export class Dispatch {
-  readonly enter = new Map<string, Handler[]>();
-  readonly exit = new Map<string, Handler[]>();
+  /** By node kind: one lookup per visited node finds both lists. */
+  readonly byKind = new Map<string, KindHandlers>();
   readonly block: ((b: BlockInfo) => void)[] = [];
   readonly blockExit: ((b: BlockInfo) => void)[] = [];
   readonly unreachable: ((stmt: Node, b: BlockInfo) => void)[] = [];
@@ -40,11 +46,10 @@ export class Dispatch {
           break;
         default: {
           const isExit = key.endsWith(":exit");
-          const table = isExit ? this.exit : this.enter;
           const kind = isExit ? key.slice(0, -5) : key;
-          let list = table.get(kind);
-          if (!list) table.set(kind, (list = []));
-          list.push(fn as Handler);
+          let h = this.byKind.get(kind);
+          if (!h) this.byKind.set(kind, (h = { enter: [], exit: [] }));
+          (isExit ? h.exit : h.enter).push(fn as Handler);
         }
       }
     }
@@ -84,23 +89,27 @@ export class Walker {
   }
 
   walk(program: Program): void {
-    const enter = this.d.enter.get("Program");
-    if (enter) for (const h of enter) (h as (n: Program) => void)(program);
+    const h = this.d.byKind.get("Program");
+    if (h) for (const f of h.enter) (f as (n: Program) => void)(program);
     this.stack.push(program);
     this.list(program.items, program, "program");
     this.stack.pop();
-    const exit = this.d.exit.get("Program");
-    if (exit) for (const h of exit) (h as (n: Program) => void)(program);
+    if (h) for (const f of h.exit) (f as (n: Program) => void)(program);
   }
 
   private visit(n: Node): void {
-    const enter = this.d.enter.get(n.kind);
-    if (enter !== undefined) for (let i = 0; i < enter.length; i++) (enter[i] as (n: Node) => void)(n);
+    const h = this.d.byKind.get(n.kind);
+    if (h !== undefined) {
+      const enter = h.enter;
+      for (let i = 0; i < enter.length; i++) (enter[i] as (n: Node) => void)(n);
+    }
     this.stack.push(n);
     this.children(n);
     this.stack.pop();
-    const exit = this.d.exit.get(n.kind);
-    if (exit !== undefined) for (let i = 0; i < exit.length; i++) (exit[i] as (n: Node) => void)(n);
+    if (h !== undefined) {
+      const exit = h.exit;
+      for (let i = 0; i < exit.length; i++) (exit[i] as (n: Node) => void)(n);
+    }
   }
 
   private list(stmts: Node[] | null, owner: AnyNode, role: BlockRole): void {
