@@ -103,25 +103,65 @@ export function channelReceive(ch: HChannel, signal: AbortSignal): Value | Promi
 
 export class NamedLocks {
   private readonly held = new Map<string, { queue: (() => void)[] }>();
+  /** Wait for the lock; a waiter cancelled while queued leaves the queue
+   * (it must not be handed the lock later, or the lock would be lost). */
   async acquire(name: string, signal: AbortSignal): Promise<void> {
-    const h = this.held.get(name);
-    if (!h) {
-      this.held.set(name, { queue: [] });
-      return;
-    }
-    await raceSignal(new Promise<void>((resolve) => h.queue.push(resolve)), signal);
+    if (this.tryAcquire(name)) return;
+    if (!(await this.acquireWithin(name, signal, null))) throw new Error("unreachable: untimed lock wait ended");
   }
   tryAcquire(name: string): boolean {
     if (this.held.has(name)) return false;
     this.held.set(name, { queue: [] });
     return true;
   }
+  /** Wait at most `timeoutMs` (null: no limit) for the lock: true once it
+   * is held, false on timeout; rejects with the signal's reason on
+   * cancellation. The named sync primitives (stdlib) share these locks, so
+   * `sync_mutex_acquire("__default__")` and the `mutex` block exclude each
+   * other. */
+  acquireWithin(name: string, signal: AbortSignal, timeoutMs: number | null): Promise<boolean> {
+    if (this.tryAcquire(name)) return Promise.resolve(true);
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (timeoutMs !== null && timeoutMs <= 0) return Promise.resolve(false);
+    const h = this.held.get(name)!;
+    return new Promise<boolean>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const leave = () => {
+        const i = h.queue.indexOf(grant);
+        if (i >= 0) h.queue.splice(i, 1);
+        if (timer) clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      };
+      const grant = () => {
+        leave();
+        resolve(true);
+      };
+      const onAbort = () => {
+        leave();
+        reject(signal.reason);
+      };
+      h.queue.push(grant);
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== null) {
+        timer = setTimeout(() => {
+          leave();
+          resolve(false);
+        }, timeoutMs);
+      }
+    });
+  }
   release(name: string): void {
     const h = this.held.get(name);
     if (!h) return;
-    const next = h.queue.shift();
+    const next = h.queue[0];
     if (next) next();
     else this.held.delete(name);
+  }
+  isHeld(name: string): boolean {
+    return this.held.has(name);
+  }
+  waiting(name: string): number {
+    return this.held.get(name)?.queue.length ?? 0;
   }
 }
 
