@@ -30,6 +30,8 @@ import { installRandom } from "./core/random";
 import { installResult } from "./core/result";
 import { installSets } from "./core/sets";
 import { installShared } from "./core/shared";
+import { installSync } from "./core/sync";
+import { installTaskContext } from "./core/task_context";
 import { installSleep } from "./core/sleep";
 import { installStrings } from "./core/strings";
 import { installTerminal } from "./core/terminal";
@@ -70,6 +72,8 @@ export const INSTALL_STEPS: readonly (((rt: Runtime) => void) | LazyGroup)[] = [
   installSleep,
   installCircuits,
   installShared,
+  installSync,
+  installTaskContext,
 
   installStringMethods,
   installListMethods,
