@@ -200,7 +200,7 @@ export class Compiler {
   }
 
   private leaveFn(saved: { fs: FnScope; scope: BlockScope; loop: LoopCtx }): void {
-    this.fs.proto.nslots = this.fs.nslots;
+    this.fs.proto.setSlots(this.fs.nslots);
     this.fs = saved.fs;
     this.scope = saved.scope;
     this.loop = saved.loop;
@@ -215,7 +215,7 @@ export class Compiler {
   }
 
   finishRoot(): void {
-    this.fs.proto.nslots = this.fs.nslots;
+    this.fs.proto.setSlots(this.fs.nslots);
   }
 
   get rootScope(): BlockScope {
@@ -1634,9 +1634,14 @@ export class Compiler {
     const slot = b ? b.slot : -1;
     const special = SPECIAL_CALLS.has(name);
     const resolve = (fr: Frame): HClosure | null => {
-      const v = slot >= 0 ? fr.s[slot]! : null;
-      if (v instanceof HClosure) return v;
-      return special ? null : interp.lookupCallable(fr, name, site);
+      if (slot >= 0) {
+        const v = fr.s[slot]!;
+        if (v instanceof HClosure) return v;
+      }
+      if (special) return null;
+      // The frame's one-entry cache first (recursion through a late-bound
+      // name hits it on every call).
+      return fr.ck === name ? (fr.cv as HClosure | null) : interp.lookupDyn(fr, name);
     };
     let builtin: BuiltinFn | null = null;
     const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {

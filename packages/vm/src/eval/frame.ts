@@ -41,6 +41,9 @@ export class FnProto {
   /** Where each captured value goes in this function's frame. */
   captureTo: number[] = [];
   nslots = 0;
+  /** A nil-filled array of `nslots` entries: each frame starts as a copy
+   * (cloning a small packed array is cheaper than filling a new one). */
+  blank: Value[] = [];
   params: ParamInfo[] = [];
   body: Ev = () => null;
   /** Closures and `fn` expressions return their last value; named `fn`
@@ -66,6 +69,13 @@ export class FnProto {
     readonly file: string,
     readonly span: Span,
   ) {}
+  /** Fix the slot count once compilation of the body is done. */
+  setSlots(n: number): void {
+    this.nslots = n;
+    const b: Value[] = [];
+    for (let i = 0; i < n; i++) b.push(null);
+    this.blank = b;
+  }
   get displayParams(): string[] {
     return this.params.map((p) => p.name);
   }
@@ -103,43 +113,36 @@ export class Site {
 }
 
 export class Frame {
-  readonly s: Value[];
-  ret: Value = null;
+  // Fields are `declare`d and assigned in the constructor, in one order: a
+  // class field declaration would compile to a separate define-semantics
+  // initializer that runs on every call before the constructor body.
+  declare readonly proto: FnProto;
+  declare readonly task: Task;
+  /** The caller frame and call site, for late-bound names. */
+  declare readonly dynFr: Frame | null;
+  declare readonly dynSite: Site | null;
+  declare readonly s: Value[];
+  declare ret: Value;
   /** Registered `defer` bodies (LIFO at exit). */
-  defers: Ev[] | null = null;
+  declare defers: Ev[] | null;
   /** Generator state when this frame runs a generator body. */
-  gen: unknown = null;
+  declare gen: unknown;
   /** One-entry cache of late-bound name lookups (most functions late-bind
    * at most their own name). */
-  ck: string | null = null;
-  cv: Value = null;
-  ctx: unknown = null;
-  constructor(
-    readonly proto: FnProto,
-    readonly task: Task,
-    /** The caller frame and call site, for late-bound names. */
-    readonly dynFr: Frame | null,
-    readonly dynSite: Site | null,
-  ) {
-    this.s = slots(proto.nslots);
+  declare ck: string | null;
+  declare cv: Value;
+  declare ctx: unknown;
+  constructor(proto: FnProto, task: Task, dynFr: Frame | null, dynSite: Site | null) {
+    this.proto = proto;
+    this.task = task;
+    this.dynFr = dynFr;
+    this.dynSite = dynSite;
+    this.s = proto.blank.slice();
+    this.ret = null;
+    this.defers = null;
+    this.gen = null;
+    this.ck = null;
+    this.cv = null;
+    this.ctx = null;
   }
-}
-
-/** A nil-filled slot array; small sizes as literals (packed, no loop). */
-function slots(n: number): Value[] {
-  switch (n) {
-    case 0:
-      return [];
-    case 1:
-      return [null];
-    case 2:
-      return [null, null];
-    case 3:
-      return [null, null, null];
-    case 4:
-      return [null, null, null, null];
-  }
-  const s: Value[] = new Array(n);
-  for (let i = 0; i < n; i++) s[i] = null;
-  return s;
 }

@@ -212,6 +212,7 @@ export class Interpreter {
   callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
     const impl = fn.impl as ClosureImpl;
     if (impl.native !== null) return impl.native(args);
+    if (impl.proto.simple) return this.enterBound(this.simpleFrame(impl, args, caller, site), caller, site);
     const task = caller.task;
     if (task.depth >= MAX_FRAMES - 1) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
     task.depth++;
@@ -219,7 +220,6 @@ export class Interpreter {
     try {
       if ((task.depth & STACK_HOP_MASK) === 0) r = this.deferredCall(Promise.resolve(), impl, args, caller, site);
       else if (++this.ticks >= 1024 && (r = this.slowTick(task)) !== undefined) r = this.deferredCall(r as Promise<void>, impl, args, caller, site);
-      else if (impl.proto.simple) r = this.runFrame(this.simpleFrame(impl, args, caller, site));
       else {
         const fr = this.newFrame(impl, args, caller, site);
         r = fr instanceof Promise ? this.startLater(fr) : this.start(fr);
@@ -256,7 +256,7 @@ export class Interpreter {
     }
   }
 
-  private noteFrame(e: unknown, caller: Frame, site: Site): unknown {
+  noteFrame(e: unknown, caller: Frame, site: Site): unknown {
     e = convertJsError(e);
     if (e instanceof HarnError) {
       if (e.span === null && site.span) {
@@ -275,12 +275,18 @@ export class Interpreter {
     const fr = new Frame(proto, caller.task, caller, site);
     const s = fr.s;
     const to = proto.captureTo;
-    const cap = impl.captured;
-    for (let i = 0; i < to.length; i++) s[to[i]!] = cap[i]!;
+    if (to.length > 0) {
+      const cap = impl.captured;
+      for (let i = 0; i < to.length; i++) s[to[i]!] = cap[i]!;
+    }
     const ps = proto.paramSlots;
     const n = ps.length < args.length ? ps.length : args.length;
     for (let i = 0; i < n; i++) s[ps[i]!] = args[i]!;
-    this.inheritLate(fr, caller, site);
+    const k = caller.ck;
+    if (k !== null && site.slotOf(k) < 0) {
+      fr.ck = k;
+      fr.cv = caller.cv;
+    }
     return fr;
   }
 
@@ -295,23 +301,46 @@ export class Interpreter {
     }
   }
 
-  /** Enter a frame whose parameters the call site already bound. */
+  /**
+   * Enter a frame whose parameters are bound (a simple, non-generator
+   * prototype) and run it to its result: the common call. Depth, stack hop
+   * and preemption cost a counter test each; a body that ends in an
+   * explicit `return` or its last value needs no further dispatch, and
+   * everything unusual (suspension, tail calls, defers, a control signal
+   * thrown from value position) goes through `afterBody`.
+   */
   enterBound(fr: Frame, caller: Frame, site: Site): any {
     const task = caller.task;
-    if (task.depth >= MAX_FRAMES - 1) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
-    task.depth++;
+    const depth = task.depth + 1;
+    if (depth >= MAX_FRAMES) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
+    task.depth = depth;
     let r;
     try {
-      if ((task.depth & STACK_HOP_MASK) === 0) r = this.runLater(Promise.resolve(), fr);
-      else if (++this.ticks >= 1024) {
+      if ((depth & STACK_HOP_MASK) === 0) r = this.runLater(Promise.resolve(), fr);
+      else if (++this.ticks >= 1024 && (r = this.slowTick(task)) !== undefined) {
         // Calls are back-edges too: recursion without loops (fib(40))
         // must stay interruptible.
-        const y = this.slowTick(task);
-        r = y ? this.runLater(y, fr) : this.runFrame(fr);
-      } else r = this.runFrame(fr);
+        r = this.runLater(r as Promise<void>, fr);
+      } else {
+        r = fr.proto.body(fr);
+        if (r === RET && fr.defers === null) r = fr.ret;
+        else if (r instanceof Ctl || r instanceof Promise || fr.defers !== null) r = this.afterBody(fr, r);
+        else if (!fr.proto.returnsLast) r = null;
+      }
     } catch (e) {
-      task.depth--;
-      throw this.noteFrame(e, caller, site);
+      // The body threw: a control signal from value position is its
+      // result; an error runs pending defers first.
+      if (e instanceof Ctl || fr.defers !== null) {
+        try {
+          r = e instanceof Ctl ? this.afterBody(fr, e) : this.exitWithError(fr, e);
+        } catch (e2) {
+          task.depth--;
+          throw this.noteFrame(e2, caller, site);
+        }
+      } else {
+        task.depth--;
+        throw this.noteFrame(e, caller, site);
+      }
     }
     if (r instanceof Promise) return this.settleCall(r, task, caller, site);
     task.depth--;
@@ -372,14 +401,20 @@ export class Interpreter {
   }
 
   runFrame(fr: Frame): any {
+    let r;
+    try {
+      r = fr.proto.body(fr);
+    } catch (e) {
+      if (e instanceof Ctl) r = e;
+      else return this.exitWithError(fr, e);
+    }
+    return this.afterBody(fr, r);
+  }
+
+  /** Finish a frame given its body's result: suspension, the tail-call
+   * trampoline, the return value, defers. */
+  afterBody(fr: Frame, r: any): any {
     for (;;) {
-      let r;
-      try {
-        r = fr.proto.body(fr);
-      } catch (e) {
-        if (e instanceof Ctl) r = e;
-        else return this.exitWithError(fr, e);
-      }
       if (r instanceof Promise) return this.runFrameAsync(fr, r);
       if (r instanceof TailCall) {
         const next = this.tailFrame(r);
@@ -389,6 +424,12 @@ export class Interpreter {
         if (++this.ticks >= 1024) {
           const y = this.slowTick(fr.task);
           if (y) return this.runFrameAsync(fr, this.bodyAfter(y, fr));
+        }
+        try {
+          r = fr.proto.body(fr);
+        } catch (e) {
+          if (e instanceof Ctl) r = e;
+          else return this.exitWithError(fr, e);
         }
         continue;
       }
