@@ -36,6 +36,7 @@ import { fastBinary, isFastOp, type Operand } from "./fastops";
 import { convertJsError, evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
+import { CallSiteIC, LoopState, shaped } from "./shape";
 import { lowerToolDecl } from "./tooldecl";
 
 /** A compile-time error reported before anything runs (§10). */
@@ -49,7 +50,8 @@ export class CompileError extends Error {
   }
 }
 
-const NIL_EV: Ev = () => null;
+/** The empty block and the nil literal (shared: never given a shape). */
+export const NIL_EV: Ev = () => null;
 
 /** Statement kinds whose value is the block value when they come last. */
 const VALUE_STATEMENTS = new Set<string>([
@@ -287,6 +289,7 @@ export class Compiler {
       } else {
         proto.body = this.block(body, opts.returnsLast || proto.generator !== "none");
       }
+      if (proto.generator === "none") proto.body = this.interp.jit.tierBody(proto);
       this.popScope();
     } finally {
       this.leaveFn(saved);
@@ -329,26 +332,28 @@ export class Compiler {
     // A block ending in return/break/continue/throw yields a signal or
     // throws: its last statement's result can be passed on as is.
     const passLast = useLast || lastKind === "ReturnStmt" || lastKind === "BreakStmt" || lastKind === "ContinueStmt" || lastKind === "ThrowStmt";
+    const shape = { k: "block", evs, useLast } as const;
     if (evs.length === 1) {
       const e0 = evs[0]!;
-      return passLast ? e0 : (fr) => {
+      if (passLast) return e0;
+      return shaped((fr) => {
         const r = e0(fr);
         if (r instanceof Promise) return nilUnlessCtl(r);
         return r instanceof Ctl ? r : null;
-      };
+      }, shape);
     }
     if (evs.length === 2 && passLast) {
       // Unrolled: the common `if … { return … }` + last statement body.
       const e0 = evs[0]!;
       const e1 = evs[1]!;
-      return (fr) => {
+      return shaped((fr) => {
         const r = e0(fr);
         if (r instanceof Promise) return runBlockFrom(r, evs, true, fr);
         if (r instanceof Ctl) return r;
         return e1(fr);
-      };
+      }, shape);
     }
-    return (fr) => runBlock(evs, useLast, fr);
+    return shaped((fr) => runBlock(evs, useLast, fr), shape);
   }
 
   stmt(n: A.Node): Ev {
@@ -404,10 +409,10 @@ export class Compiler {
       }
       case "BreakStmt":
         if (!this.loop.inLoop) throw new CompileError("break outside of loop", n.span, this.file);
-        return () => BRK;
+        return shaped(() => BRK, { k: "break" });
       case "ContinueStmt":
         if (!this.loop.inLoop) throw new CompileError("continue outside of loop", n.span, this.file);
-        return () => CONT;
+        return shaped(() => CONT, { k: "continue" });
       case "GuardStmt": {
         const c = this.expr(n.condition);
         const body = this.scopedBlock(n.elseBody, false);
@@ -548,12 +553,12 @@ export class Compiler {
           });
       }
       const slot = this.scope.declare(p.name, mutable).slot;
-      return (fr) => {
+      return shaped((fr) => {
         const x = v(fr);
         if (x instanceof Promise) return storeAsync(x, fr, slot);
         fr.s[slot] = x;
         return null;
-      };
+      }, { k: "store", slot, value: v });
     }
     const bind = this.pattern(p, mutable);
     const done = (r: unknown) => (r instanceof Promise ? r.then(() => null) : null);
@@ -716,12 +721,12 @@ export class Compiler {
       }
       const slot = b.slot;
       if (!opFn) {
-        return (fr) => {
+        return shaped((fr) => {
           const x = value(fr);
           if (x instanceof Promise) return storeAsync(x, fr, slot);
           fr.s[slot] = x;
           return null;
-        };
+        }, { k: "store", slot, value });
       }
       const op = n.op;
       const update = (fr: Frame, x: Value): null => {
@@ -740,10 +745,10 @@ export class Compiler {
         }
         return null;
       };
-      return (fr) => {
+      return shaped((fr) => {
         const x = value(fr);
         return x instanceof Promise ? applyAsync(x, fr, update) : update(fr, x);
-      };
+      }, { k: "update", slot, op: op!, value, update });
     }
     // Path assignment: `a.b[i] = v` rebuilds the path and rebinds `a`.
     return (fr) =>
@@ -810,12 +815,12 @@ export class Compiler {
     const c = this.expr(n.condition);
     const thenB = this.scopedBlock(n.thenBody, true);
     const elseB = n.elseBody ? this.scopedBlock(n.elseBody, true) : null;
-    return (fr) => {
+    return shaped((fr) => {
       const x = c(fr);
       if (x === true) return thenB(fr);
       if (x instanceof Promise) return ifAsync(x, fr, thenB, elseB);
       return x !== false && truthy(x) ? thenB(fr) : elseB ? elseB(fr) : null;
-    };
+    }, { k: "if", c, then: thenB, else: elseB });
   }
 
   private withLoop<T>(f: () => T, outer: BlockScope = this.scope): T {
@@ -847,12 +852,16 @@ export class Compiler {
     const c = this.expr(n.condition);
     const body = this.withLoop(() => this.scopedBlock(n.body, false));
     const interp = this.interp;
+    const loop = new LoopState(interp.jit.loopThreshold);
     // Phases: 0 evaluate the condition; 1 condition value in `v`, run the
     // body; 2 body result in `v`. Suspensions return to the async driver,
-    // which resumes this same synchronous loop at the right phase.
+    // which resumes this same synchronous loop at the right phase. Once the
+    // loop is hot, phase 0 continues in its generated version (jit.ts),
+    // which keeps the same contract: all loop state lives in frame slots.
     const run = (fr: Frame, phase: number, v: any): any => {
       for (;;) {
         if (phase === 0) {
+          if (loop.jit !== null) return loop.jit(fr);
           v = c(fr);
           if (v instanceof Promise) return new Suspend(v, 1);
           phase = 1;
@@ -870,13 +879,15 @@ export class Compiler {
           const y = interp.slowTick(fr.task);
           if (y) return new Suspend(y, 0);
         }
+        if (loop.countdown > 0 && --loop.countdown === 0) interp.jit.compileLoop(shape);
         phase = 0;
       }
     };
-    return (fr) => {
+    const shape = { k: "while", c, body, loop, run } as const;
+    return shaped((fr) => {
       const r = run(fr, 0, null);
       return r instanceof Suspend ? drive(r, (phase, v) => run(fr, phase, v)) : r;
-    };
+    }, shape);
   }
 
   private forIn(n: A.ForIn): Ev {
@@ -1105,10 +1116,10 @@ export class Compiler {
 
   private returnStmt(n: A.ReturnStmt): Ev {
     if (!n.value) {
-      return (fr) => {
+      return shaped((fr) => {
         fr.ret = null;
         return RET;
-      };
+      }, { k: "return", value: null });
     }
     const v = n.value;
     // Tail calls (§7.6): `return f(args)` and `return x |> f`.
@@ -1156,12 +1167,12 @@ export class Compiler {
         );
     }
     const e = this.expr(v);
-    return (fr) => {
+    return shaped((fr) => {
       const x = e(fr);
       if (x instanceof Promise) return returnAsync(x, fr);
       fr.ret = x;
       return RET;
-    };
+    }, { k: "return", value: e });
   }
 
   private retry(n: A.Retry): Ev {
@@ -1201,10 +1212,10 @@ export class Compiler {
     const proto = this.compileFunction(n.name, n.params, n.body, n.span, { returnsLast: false, allowRest: true, stream: n.isStream });
     const mk = this.makeClosure(proto);
     const slot = this.scope.declare(n.name, false).slot;
-    return (fr) => {
+    return shaped((fr) => {
       fr.s[slot] = mk(fr);
       return null;
-    };
+    }, { k: "sync" });
   }
 
   private structDecl(n: A.StructDecl): Ev {
@@ -1270,26 +1281,26 @@ export class Compiler {
     switch (n.kind) {
       case "IntLiteral": {
         const v = normBig(n.value);
-        return () => v;
+        return shaped(() => v, { k: "lit", v });
       }
       case "FloatLiteral": {
         const v = new HFloat(n.value);
-        return () => v;
+        return shaped(() => v, { k: "lit", v });
       }
       case "StringLiteral":
       case "RawStringLiteral": {
         const v = n.value;
-        return () => v;
+        return shaped(() => v, { k: "lit", v });
       }
       case "BoolLiteral": {
         const v = n.value;
-        return () => v;
+        return shaped(() => v, { k: "lit", v });
       }
       case "NilLiteral":
         return NIL_EV;
       case "DurationLiteral": {
         const v = new HDuration(Number(n.ms));
-        return () => v;
+        return shaped(() => v, { k: "lit", v });
       }
       case "InterpolatedString":
         return this.interpolation(n);
@@ -1299,13 +1310,14 @@ export class Compiler {
         const evs = n.elements.map((e) => this.expr(e.kind === "Spread" ? e.expr : e));
         const spread = n.elements.some((e) => e.kind === "Spread") ? n.elements.map((e) => e.kind === "Spread") : null;
         const span = n.span;
-        return (fr) => {
+        const ev: Ev = (fr) => {
           try {
             return evalArgs(evs, spread, fr);
           } catch (e) {
             throw located(e, span, file);
           }
         };
+        return spread === null ? shaped(ev, { k: "list", elems: evs }) : ev;
       }
       case "DictLiteral":
         return this.dictLiteral(n.entries, n.span);
@@ -1322,7 +1334,7 @@ export class Compiler {
       }
       case "Closure": {
         const proto = this.compileFunction(null, n.params, n.body, n.span, { returnsLast: true, allowRest: false });
-        return this.makeClosure(proto);
+        return shaped(this.makeClosure(proto), { k: "sync" });
       }
       case "FunctionCall":
         return this.functionCall(n, false);
@@ -1333,17 +1345,17 @@ export class Compiler {
       case "OptionalPropertyAccess": {
         if (n.kind === "PropertyAccess" && n.object.kind === "Identifier" && this.isEnumName(n.object.name)) {
           const v = new HEnum(n.object.name, n.property, []);
-          return () => v;
+          return shaped(() => v, { k: "lit", v });
         }
         const obj = this.expr(n.object);
         const name = n.property;
         const optional = n.kind === "OptionalPropertyAccess";
         const span = n.propertySpan;
-        return (fr) => {
+        return shaped((fr) => {
           const o = obj(fr);
           if (o instanceof Promise) return o.then((x) => prop(x, name, optional, span, file));
           return prop(o, name, optional, span, file);
-        };
+        }, { k: "prop", obj, name, slow: (o) => prop(o, name, optional, span, file) });
       }
       case "SubscriptAccess":
       case "OptionalSubscriptAccess": {
@@ -1360,13 +1372,13 @@ export class Compiler {
             throw located(e, span, file);
           }
         };
-        return (fr) => {
+        return shaped((fr) => {
           const o = obj(fr);
           if (o instanceof Promise) return o.then((x) => then(idx(fr), (i) => get(x, i)));
           const i = idx(fr);
           if (i instanceof Promise) return i.then((y) => get(o, y));
           return get(o, i);
-        };
+        }, { k: "index", obj, idx, get });
       }
       case "SliceAccess": {
         const obj = this.expr(n.object);
@@ -1388,10 +1400,10 @@ export class Compiler {
         const a = this.expr(n.operand);
         const span = n.operand.span;
         if (n.op === "!")
-          return (fr) => {
+          return shaped((fr) => {
             const x = a(fr);
             return x instanceof Promise ? x.then((y) => !truthy(y)) : !truthy(x);
-          };
+          }, { k: "not", a });
         const negate = (x: Value): Value => {
           if (typeof x === "number" && x !== 0) return -x;
           try {
@@ -1400,20 +1412,20 @@ export class Compiler {
             throw located(e, span, file);
           }
         };
-        return (fr) => {
+        return shaped((fr) => {
           const x = a(fr);
           return x instanceof Promise ? x.then(negate) : negate(x);
-        };
+        }, { k: "neg", a, negate });
       }
       case "Ternary": {
         const c = this.expr(n.condition);
         const a = this.expr(n.thenExpr);
         const b = this.expr(n.elseExpr);
-        return (fr) => {
+        return shaped((fr) => {
           const x = c(fr);
           if (x instanceof Promise) return x.then((y) => (truthy(y) ? a(fr) : b(fr)));
           return truthy(x) ? a(fr) : b(fr);
-        };
+        }, { k: "ternary", c, a, b });
       }
       case "RangeExpr": {
         const a = this.expr(n.start);
@@ -1512,17 +1524,17 @@ export class Compiler {
     const b = this.scope.resolve(name);
     if (b) {
       const slot = b.slot;
-      return (fr) => fr.s[slot]!;
+      return shaped((fr) => fr.s[slot]!, { k: "slot", slot });
     }
     const site = this.site(span);
     const interp = this.interp;
-    return (fr) => {
+    return shaped((fr) => {
       try {
         return interp.lookupName(fr, name, site);
       } catch (e) {
         throw located(e, span, file);
       }
-    };
+    }, { k: "sync" });
   }
 
   site(span: A.Span | null): Site {
@@ -1553,13 +1565,13 @@ export class Compiler {
     };
     const file = this.file;
     const span = n.span;
-    return (fr) => {
+    return shaped((fr) => {
       try {
         return run(fr, 0, "");
       } catch (e) {
         throw located(e, span, file);
       }
-    };
+    }, { k: "interp", parts, span, file });
   }
 
   private dictLiteral(entries: A.DictEntry[], span: A.Span): Ev {
@@ -1644,12 +1656,14 @@ export class Compiler {
       return fr.ck === name ? (fr.cv as HClosure | null) : interp.lookupDyn(fr, name);
     };
     let builtin: BuiltinFn | null = null;
+    const ic = new CallSiteIC();
     const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {
       if (fn !== null) {
         if (tail && fr.defers === null && (fn.impl as ClosureImpl).native === null) return new TailCall(fn, args, fr, site);
         return interp.callClosure(fn, args, fr, site);
       }
       if (builtin === null) builtin = interp.builtinFor(name);
+      ic.builtin = true;
       if (builtin !== null) return interp.invokeBuiltin(builtin, name, fr, args, site);
       return interp.callBuiltinByName(fr, name, args, site);
     };
@@ -1678,12 +1692,13 @@ export class Compiler {
       }
       return interp.enterBound(nf, fr, site);
     };
-    return (fr) => {
+    const ev: Ev = (fr) => {
       const fn = resolve(fr);
       if (fn !== null && !(tail && fr.defers === null)) {
         const impl = fn.impl as ClosureImpl;
         const proto = impl.proto;
         if (proto.simple && impl.native === null) {
+          if (ic.proto !== proto) ic.see(proto);
           const nf = new Frame(proto, fr.task, fr, site);
           interp.inheritLate(nf, fr, site);
           const s = nf.s;
@@ -1708,6 +1723,7 @@ export class Compiler {
       }
       return generic(fr, fn);
     };
+    return tail ? ev : shaped(ev, { k: "call", name, slot, special, args: evs, site, span, file, ic, call });
   }
 
   private methodCall(n: A.MethodCall | A.OptionalMethodCall): Ev {
@@ -1747,24 +1763,25 @@ export class Compiler {
       if (a instanceof Promise) a = await a;
       return call(fr, r, [a]);
     };
+    const shape = { k: "mcall", obj, args: evs, name, optional, site, span, invoke: call } as const;
     if (spread === null && evs.length === 0) {
-      return (fr) => {
+      return shaped((fr) => {
         const r = obj(fr);
         if (r instanceof Promise) return callAsync(fr, r, null);
         return call(fr, r, []);
-      };
+      }, shape);
     }
     if (spread === null && evs.length === 1) {
       const a0 = evs[0]!;
-      return (fr) => {
+      return shaped((fr) => {
         const r = obj(fr);
         if (r instanceof Promise) return callAsync(fr, r, null);
         const a = a0(fr);
         if (a instanceof Promise) return callAsync(fr, r, a);
         return call(fr, r, [a]);
-      };
+      }, shape);
     }
-    return (fr) =>
+    const general: Ev = (fr) =>
       then(obj(fr), (r) => {
         let args;
         try {
@@ -1774,6 +1791,7 @@ export class Compiler {
         }
         return then(args, (a) => call(fr, r, a));
       });
+    return spread === null ? shaped(general, shape) : general;
   }
 
   // -------------------------------------------------------------------------
@@ -1793,8 +1811,10 @@ export class Compiler {
           throw located(e, span, file);
         }
       };
-      const fast = fastBinary(op, this.operand(n.left), this.operand(n.right), slow);
-      if (fast) return fast;
+      const left = this.operand(n.left);
+      const right = this.operand(n.right);
+      const fast = fastBinary(op, left, right, slow);
+      if (fast) return shaped(fast, { k: "bin", op, l: operandEv(left), r: operandEv(right), slow });
     }
     const l = this.expr(n.left);
     const r = this.expr(n.right);
@@ -1805,29 +1825,29 @@ export class Compiler {
           const b = r(fr);
           return b instanceof Promise ? b.then(truthy) : truthy(b);
         };
-        return (fr) => {
+        return shaped((fr) => {
           const a = l(fr);
           if (a instanceof Promise) return a.then((x) => (truthy(x) ? right(fr) : false));
           return truthy(a) ? right(fr) : false;
-        };
+        }, { k: "and", l, r });
       }
       case "||": {
         const right = (fr: Frame): any => {
           const b = r(fr);
           return b instanceof Promise ? b.then(truthy) : truthy(b);
         };
-        return (fr) => {
+        return shaped((fr) => {
           const a = l(fr);
           if (a instanceof Promise) return a.then((x) => (truthy(x) ? true : right(fr)));
           return truthy(a) ? true : right(fr);
-        };
+        }, { k: "or", l, r });
       }
       case "??":
-        return (fr) => {
+        return shaped((fr) => {
           const a = l(fr);
           if (a instanceof Promise) return a.then((x) => (x !== null ? x : r(fr)));
           return a !== null ? a : r(fr);
-        };
+        }, { k: "coalesce", l, r });
     }
     const fn = binaryFn(op);
     const slow = (a: Value, b: Value): Value => {
@@ -1933,13 +1953,13 @@ export class Compiler {
           return ops.ge(a, b);
         };
     }
-    return (fr) => {
+    return shaped((fr) => {
       const a = l(fr);
       if (a instanceof Promise) return both(fr, a);
       const b = r(fr);
       if (b instanceof Promise) return b.then((y) => slow(a, y));
       return slow(a, b);
-    };
+    }, { k: "op", l, r, slow });
   }
 
   /** How a binary operand is read (fastops.ts). */
@@ -1976,6 +1996,22 @@ export class Compiler {
           }
         }),
       );
+  }
+}
+
+/** A closure reading a binary operand (for the operand's shape). */
+function operandEv(o: Operand): Ev {
+  switch (o.kind) {
+    case "slot": {
+      const slot = o.slot;
+      return shaped((fr) => fr.s[slot]!, { k: "slot", slot });
+    }
+    case "int": {
+      const v = o.value;
+      return shaped(() => v, { k: "lit", v });
+    }
+    case "ev":
+      return o.ev;
   }
 }
 
@@ -2068,14 +2104,14 @@ export interface Stepper {
 export const DONE: unique symbol = Symbol("done");
 
 /** A loop waiting for a promise; `drive` resumes it at `phase`. */
-class Suspend {
+export class Suspend {
   constructor(
     readonly pending: Promise<any>,
     readonly phase: number,
   ) {}
 }
 
-async function drive(first: Suspend, resume: (phase: number, v: any) => any): Promise<any> {
+export async function drive(first: Suspend, resume: (phase: number, v: any) => any): Promise<any> {
   let s = first;
   for (;;) {
     const v = await s.pending;

@@ -132,12 +132,14 @@ export class Frame {
   declare ck: string | null;
   declare cv: Value;
   declare ctx: unknown;
-  constructor(proto: FnProto, task: Task, dynFr: Frame | null, dynSite: Site | null) {
+  /** `slots` is the frame's slot array when the caller built it (generated
+   * code passes a literal); otherwise a nil-filled copy. */
+  constructor(proto: FnProto, task: Task, dynFr: Frame | null, dynSite: Site | null, slots?: Value[]) {
     this.proto = proto;
     this.task = task;
     this.dynFr = dynFr;
     this.dynSite = dynSite;
-    this.s = proto.blank.slice();
+    this.s = slots === undefined ? proto.blank.slice() : slots;
     this.ret = null;
     this.defers = null;
     this.gen = null;

@@ -92,6 +92,19 @@ export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): any {
   return lastValue ? v : null;
 }
 
+/** The rest of a block after statement `i - 1` finished with `v` (a
+ * statement of generated code that suspended, jit.ts): its result as the
+ * block's closure would have returned it. */
+export function continueBlock(stmts: Ev[], i: number, lastValue: boolean, fr: Frame, v: any): any {
+  if (v instanceof Ctl) return v;
+  for (; i < stmts.length; i++) {
+    v = stmts[i]!(fr);
+    if (v instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, v);
+    if (v instanceof Ctl) return v;
+  }
+  return lastValue ? v : null;
+}
+
 async function runBlockAsync(stmts: Ev[], lastValue: boolean, fr: Frame, i: number, first: Promise<any>): Promise<any> {
   let v = await first;
   for (;;) {

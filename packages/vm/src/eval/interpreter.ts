@@ -34,6 +34,7 @@ import { convertJsError, located } from "./helpers";
 export { convertJsError } from "./helpers";
 import { checkParams } from "./paramcheck";
 import { suggest } from "./suggest";
+import { Jit, type JitMode } from "./jit";
 import { Task } from "./task";
 
 export const MAX_FRAMES = 512;
@@ -56,9 +57,12 @@ export class Interpreter {
   ticks = 0;
   private lastYield = performance.now();
   private readonly builtinRefs = new Map<string, HBuiltinRef>();
+  /** The code generator for hot bodies and loops (jit.ts). */
+  readonly jit: Jit;
 
   constructor(readonly rt: Runtime) {
     this.concurrency = new Concurrency(this);
+    this.jit = new Jit(this, jitMode(rt.env.HARN_VM_JIT));
   }
 
   declareEnum(name: string, variants: string[]): void {
@@ -195,7 +199,12 @@ export class Interpreter {
     throw located(e, site.span, fr.proto.file);
   }
 
-  private guardBuiltin(r: any, site: Site, fr: Frame): any {
+  /** A builtin's synchronous failure, located at its call site. */
+  builtinError(e: unknown, fr: Frame, site: Site): unknown {
+    return located(convertJsError(e), site.span, fr.proto.file);
+  }
+
+  guardBuiltin(r: any, site: Site, fr: Frame): any {
     if (r instanceof Promise) return r.catch((e) => Promise.reject(located(convertJsError(e), site.span, fr.proto.file)));
     return r;
   }
@@ -246,7 +255,7 @@ export class Interpreter {
   }
 
   /** The async tail of a call: restore the depth, note the frame on error. */
-  private async settleCall(r: Promise<any>, task: Task, caller: Frame, site: Site): Promise<any> {
+  async settleCall(r: Promise<any>, task: Task, caller: Frame, site: Site): Promise<any> {
     try {
       return await r;
     } catch (e) {
@@ -345,6 +354,22 @@ export class Interpreter {
     if (r instanceof Promise) return this.settleCall(r, task, caller, site);
     task.depth--;
     return r;
+  }
+
+  /** The body of a call entered by generated code threw `e` (the catch
+   * block of `enterBound`): returns the call's result, or throws after
+   * restoring the depth. */
+  callThrew(fr: Frame, e: unknown, caller: Frame, site: Site, task: Task): any {
+    if (e instanceof Ctl || fr.defers !== null) {
+      try {
+        return e instanceof Ctl ? this.afterBody(fr, e) : this.exitWithError(fr, e);
+      } catch (e2) {
+        task.depth--;
+        throw this.noteFrame(e2, caller, site);
+      }
+    }
+    task.depth--;
+    throw this.noteFrame(e, caller, site);
   }
 
   private async runLater(before: Promise<void>, fr: Frame): Promise<any> {
@@ -602,6 +627,16 @@ export class Interpreter {
     return null;
   }
 
+  /** A method's synchronous failure, located at the method name. */
+  methodError(e: unknown, fr: Frame, span: Span): unknown {
+    return located(convertJsError(e), span, fr.proto.file);
+  }
+
+  guardMethod(r: Promise<Value>, fr: Frame, span: Span): Promise<Value> {
+    const file = fr.proto.file;
+    return r.catch((e) => Promise.reject(located(convertJsError(e), span, file)));
+  }
+
   runMethod(m: MethodFn, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): any {
     const file = fr.proto.file;
     let r;
@@ -687,6 +722,13 @@ export class Interpreter {
   yieldValue(fr: Frame, v: Value): any {
     return yieldFromFrame(fr, v);
   }
+}
+
+/** `HARN_VM_JIT`: `off` keeps every body and loop in the closure tier,
+ * `eager` compiles each on first use (tests), anything else tiers up hot
+ * code. */
+function jitMode(v: string | undefined): JitMode {
+  return v === "off" || v === "eager" ? v : "auto";
 }
 
 function isIterable(v: Value): boolean {

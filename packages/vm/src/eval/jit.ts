@@ -1,0 +1,711 @@
+/**
+ * The second tier: hot function bodies and hot `while` loops become one
+ * generated JS function each (`new Function`), built from the shapes the
+ * closure compiler attached to its closures (shape.ts).
+ *
+ * Why: a closure-compiled evaluator spends its time calling node closures
+ * through call sites that every instance of a closure literal shares, so V8
+ * can neither inline nor specialise them. Generated code has its own call
+ * sites and type feedback per unit, operands in JS locals, int fast paths
+ * inline, and calls of the closure a site always called (recorded by the
+ * closure tier in a `CallSiteIC`) with the frame built from a literal.
+ *
+ * Contracts kept:
+ * - State lives in frame slots exactly as in the closure tier, so a loop can
+ *   switch tiers at its back-edge and code can fall back to closures at any
+ *   statement boundary.
+ * - Every value is checked for a promise where the closure tier checks.
+ *   Within a statement, a promise continues in a generated async function
+ *   that finishes the statement (`c0`, `c1`, …: the rest of the statement's
+ *   steps with awaits); the rest of the enclosing blocks then continues
+ *   through their closures (`chain` + `continueBlock`). A generated loop
+ *   hands suspensions to its closure loop's driver (`Suspend`, phases 0, 1,
+ *   2 as in compile.ts whileLoop), which re-enters the generated loop at
+ *   the next iteration, so a long-running loop never nests promises.
+ * - Nodes without a shape are called as closures; errors carry the spans
+ *   the closure tier gives them (slow paths are the closure tier's own
+ *   located functions).
+ *
+ * Units are compiled lazily: a body after `bodyThreshold` calls, a loop
+ * after `loopThreshold` iterations, so code that runs once never pays for
+ * generation. `HARN_VM_JIT=off` disables the tier, `HARN_VM_JIT=eager`
+ * compiles every unit on first use (the conformance suite runs both ways).
+ */
+import { HClosure, HDict, type Value, display, truthy } from "../values";
+import { BRK, CONT, Ctl, RET } from "./control";
+import { NIL_EV, Suspend } from "./compile";
+import { type Ev, type FnProto, Frame } from "./frame";
+import { continueBlock, located } from "./helpers";
+import type { Interpreter } from "./interpreter";
+import { type Shape, shapeOf } from "./shape";
+
+export type JitMode = "off" | "auto" | "eager";
+
+const AUTO_BODY_THRESHOLD = 200;
+const AUTO_LOOP_THRESHOLD = 500;
+
+type BlockShape = Extract<Shape, { k: "block" }>;
+type WhileShape = Extract<Shape, { k: "while" }>;
+type CallShape = Extract<Shape, { k: "call" }>;
+type MethodShape = Extract<Shape, { k: "mcall" }>;
+
+/** Continue the rest of an enclosing block after one of its statements
+ * finished asynchronously with `v`. */
+type Link = (fr: Frame, v: any) => any;
+
+async function chain(fr: Frame, p: Promise<any>, links: Link[]): Promise<any> {
+  let v = await p;
+  for (let i = 0; i < links.length; i++) {
+    v = links[i]!(fr, v);
+    if (v instanceof Promise) v = await v;
+  }
+  return v;
+}
+
+/** Everything generated code refers to besides its own constants. */
+interface Helpers {
+  interp: Interpreter;
+  Ctl: typeof Ctl;
+  RET: typeof RET;
+  BRK: typeof BRK;
+  CONT: typeof CONT;
+  HClosure: typeof HClosure;
+  HDict: typeof HDict;
+  Frame: typeof Frame;
+  Suspend: typeof Suspend;
+  truthy: typeof truthy;
+  display: typeof display;
+  chain: typeof chain;
+}
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain"];
+
+type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
+
+export class Jit {
+  /** Calls before a body is compiled; -1 never. */
+  readonly bodyThreshold: number;
+  /** Iterations before a loop is compiled; -1 never. */
+  readonly loopThreshold: number;
+  private readonly helpers: Helpers;
+  /** Generated sources already turned into factories (units of the same
+   * shape share one; their constants differ). */
+  private readonly factories = new Map<string, Factory>();
+
+  constructor(
+    readonly interp: Interpreter,
+    mode: JitMode,
+  ) {
+    this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
+    this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain };
+  }
+
+  /** The body a prototype starts with: the closure body behind a call
+   * counter that compiles it once it is hot. */
+  tierBody(proto: FnProto): Ev {
+    const ev = proto.body;
+    if (this.bodyThreshold < 0) return ev;
+    let left = this.bodyThreshold;
+    return (fr) => {
+      if (--left !== 0) return ev(fr);
+      proto.body = this.compileBody(ev) ?? ev;
+      // Eager mode runs even a function called once as generated code.
+      return this.bodyThreshold === 1 ? proto.body(fr) : ev(fr);
+    };
+  }
+
+  compileBody(root: Ev): ((fr: Frame) => any) | null {
+    const u = new Unit(this.interp, "body");
+    if (!u.worthIt(root)) return null;
+    u.emitBodyUnit(root);
+    return this.instantiate(u);
+  }
+
+  compileLoop(shape: WhileShape): void {
+    const u = new Unit(this.interp, "loop");
+    if (!u.worthIt(shape.body) && !u.worthIt(shape.c)) {
+      shape.loop.countdown = -1;
+      return;
+    }
+    u.emitLoopUnit(shape);
+    shape.loop.jit = this.instantiate(u);
+  }
+
+  private instantiate(u: Unit): (fr: Frame) => any {
+    const src = u.source();
+    let f = this.factories.get(src);
+    if (f === undefined) {
+      f = new Function("K", "R", src) as Factory;
+      this.factories.set(src, f);
+    }
+    return f(u.consts, this.helpers);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Code generation
+
+/** Straight-line code of one statement, in evaluation order. `susp` steps
+ * produce a value that may be a promise (the statement suspends there);
+ * `br` steps are the branches of `&&`, `||`, `??` and `?:`. */
+type Step = { t: "js"; js: string } | { t: "susp"; tmp: string; js: string } | { t: "br"; cond: string; a: Step[]; b: Step[] };
+
+/** Where a statement sits: the enclosing blocks of the unit (outermost
+ * first) and its index in each. */
+interface PathEntry {
+  block: BlockShape;
+  index: number;
+}
+
+const js = (code: string): Step => ({ t: "js", js: code });
+
+function contains(steps: Step[], p: Step): boolean {
+  for (const s of steps) {
+    if (s === p) return true;
+    if (s.t === "br" && (contains(s.a, p) || contains(s.b, p))) return true;
+  }
+  return false;
+}
+
+/** `truthy(x)` with the bool cases inline. */
+function T(x: string): string {
+  if (x === "true" || x === "false") return x;
+  return `(${x} === true || (${x} !== false && truthy(${x})))`;
+}
+
+function isNumLiteral(x: string): boolean {
+  return /^\(?-?\d+\)?$/.test(x);
+}
+
+class Unit {
+  readonly consts: unknown[] = [];
+  private readonly constIndex = new Map<unknown, number>();
+  /** Where emitted lines go (the main function's body while it is built). */
+  private out: string[] = [];
+  private readonly conts: string[] = [];
+  private ntemps = 0;
+  private maxTemps = 0;
+  private path: PathEntry[] = [];
+  /** Inside a loop unit's condition (suspensions resume at phase 1). */
+  private inCond = false;
+
+  constructor(
+    readonly interp: Interpreter,
+    readonly kind: "body" | "loop",
+  ) {}
+
+  /** Whether generating code for `ev` saves anything: at least one shaped
+   * node that is not just a call of a closure. */
+  worthIt(ev: Ev): boolean {
+    const sh = shapeOf(ev);
+    return sh !== undefined && sh.k !== "sync";
+  }
+
+  k(v: unknown): string {
+    let i = this.constIndex.get(v);
+    if (i === undefined) {
+      i = this.consts.length;
+      this.consts.push(v);
+      this.constIndex.set(v, i);
+    }
+    return `k${i}`;
+  }
+
+  private temp(): string {
+    const t = `t${this.ntemps++}`;
+    if (this.ntemps > this.maxTemps) this.maxTemps = this.ntemps;
+    return t;
+  }
+
+  source(): string {
+    const lines: string[] = ['"use strict";', `const { ${HELPER_NAMES.join(", ")} } = R;`];
+    for (let i = 0; i < this.consts.length; i++) lines.push(`const k${i} = K[${i}];`);
+    lines.push(...this.out, ...this.conts, "return main;");
+    return lines.join("\n");
+  }
+
+  private tempDecl(): string {
+    if (this.maxTemps === 0) return "";
+    const ts: string[] = [];
+    for (let i = 0; i < this.maxTemps; i++) ts.push(`t${i}`);
+    return `let ${ts.join(", ")};`;
+  }
+
+  // ---- units
+
+  emitBodyUnit(root: Ev): void {
+    const body: string[] = [];
+    this.withOut(body, () => this.emitStmt(root, "r0"));
+    this.out.push("function main(fr) {", "const s = fr.s;", this.tempDecl(), "let r0 = null;", ...body, "return r0;", "}");
+  }
+
+  emitLoopUnit(sh: WhileShape): void {
+    const body: string[] = [];
+    this.withOut(body, () => {
+      body.push("for (;;) {");
+      body.push("if (++interp.ticks >= 1024) { const y = interp.slowTick(fr.task); if (y) return new Suspend(y, 0); }");
+      const steps: Step[] = [];
+      this.ntemps = 0;
+      this.inCond = true;
+      const c = this.emitExpr(sh.c, steps);
+      this.renderSteps(steps, `return ${c};`);
+      this.inCond = false;
+      body.push(`if (!${T(c)}) return null;`);
+      this.emitStmt(sh.body, null);
+      body.push("}");
+    });
+    this.out.push("function main(fr) {", "const s = fr.s;", this.tempDecl(), ...body, "}");
+  }
+
+  private withOut(buf: string[], f: () => void): void {
+    const saved = this.out;
+    this.out = buf;
+    try {
+      f();
+    } finally {
+      this.out = saved;
+    }
+  }
+
+  // ---- suspension
+
+  /** Code that leaves the unit with `p`, the promise of the current
+   * statement's result. */
+  private suspend(p: string): string {
+    if (this.kind === "loop" && this.inCond) return `return new Suspend(${p}, 1);`;
+    let v = p;
+    if (this.path.length > 0) {
+      const links: Link[] = [];
+      for (let i = this.path.length - 1; i >= 0; i--) {
+        const { block, index } = this.path[i]!;
+        links.push((fr, x) => continueBlock(block.evs, index + 1, block.useLast, fr, x));
+      }
+      v = `chain(fr, ${p}, ${this.k(links)})`;
+    }
+    return this.kind === "loop" ? `return new Suspend(${v}, 2);` : `return ${v};`;
+  }
+
+  /** What a control signal from a closure statement does here. */
+  private ctl(r: string): string {
+    if (this.kind === "loop") return `if (${r} === BRK) return null; if (${r} === CONT) continue; return ${r};`;
+    return `return ${r};`;
+  }
+
+  /** Emit the steps of the current statement; every suspension point gets
+   * an async continuation that runs the remaining steps, then `asyncTail`
+   * (which returns the statement's result). */
+  private renderSteps(steps: Step[], asyncTail: string): void {
+    const n = this.ntemps;
+    const params = ["fr"];
+    for (let i = 0; i < n; i++) params.push(`t${i}`);
+    const render = (list: Step[]) => {
+      for (const st of list) {
+        if (st.t === "js") this.out.push(st.js);
+        else if (st.t === "br") {
+          this.out.push(`if (${st.cond}) {`);
+          render(st.a);
+          this.out.push("} else {");
+          render(st.b);
+          this.out.push("}");
+        } else {
+          this.out.push(st.js);
+          const name = `c${this.conts.length}`;
+          this.conts.push(""); // reserve the name
+          const body: string[] = [];
+          this.restAfter(steps, st, body);
+          this.conts[Number(name.slice(1))] = [`async function ${name}(${params.join(", ")}) {`, "const s = fr.s;", ...body, asyncTail, "}"].join("\n");
+          this.out.push(`if (${st.tmp} instanceof Promise) ${this.suspend(`${name}(${params.join(", ")})`)}`);
+        }
+      }
+    };
+    render(steps);
+  }
+
+  /** The async rest of `steps` after the suspension point `p`. */
+  private restAfter(steps: Step[], p: Step & { t: "susp" }, out: string[]): void {
+    let found = false;
+    const asyncStep = (st: Step): void => {
+      if (st.t === "js") out.push(st.js);
+      else if (st.t === "susp") out.push(st.js, `if (${st.tmp} instanceof Promise) ${st.tmp} = await ${st.tmp};`);
+      else {
+        out.push(`if (${st.cond}) {`);
+        st.a.forEach(asyncStep);
+        out.push("} else {");
+        st.b.forEach(asyncStep);
+        out.push("}");
+      }
+    };
+    const walk = (list: Step[]): void => {
+      for (const st of list) {
+        if (found) asyncStep(st);
+        else if (st === p) {
+          found = true;
+          out.push(`${p.tmp} = await ${p.tmp};`);
+        } else if (st.t === "br") {
+          if (contains(st.a, p)) walk(st.a);
+          else if (contains(st.b, p)) walk(st.b);
+        }
+      }
+    };
+    walk(steps);
+  }
+
+  // ---- statements
+
+  private emitStmt(ev: Ev, target: string | null): void {
+    if (ev === NIL_EV) {
+      if (target) this.out.push(`${target} = null;`);
+      return;
+    }
+    const sh = shapeOf(ev);
+    this.ntemps = 0;
+    const steps: Step[] = [];
+    switch (sh?.k) {
+      case "block":
+        this.emitBlock(sh, target);
+        return;
+      case "store": {
+        const v = this.emitExpr(sh.value, steps);
+        this.renderSteps(steps, `s[${sh.slot}] = ${v}; return null;`);
+        this.out.push(`s[${sh.slot}] = ${v};`);
+        if (target) this.out.push(`${target} = null;`);
+        return;
+      }
+      case "update": {
+        const v = this.emitExpr(sh.value, steps);
+        const upd = this.k(sh.update);
+        this.renderSteps(steps, `return ${upd}(fr, ${v});`);
+        if (sh.op === "+") {
+          const c = this.temp();
+          const x = this.temp();
+          this.out.push(
+            `${c} = s[${sh.slot}];`,
+            `if (typeof ${c} === "number" && typeof ${v} === "number" && Number.isSafeInteger(${x} = ${c} + ${v})) s[${sh.slot}] = ${x}; else ${upd}(fr, ${v});`,
+          );
+        } else this.out.push(`${upd}(fr, ${v});`);
+        if (target) this.out.push(`${target} = null;`);
+        return;
+      }
+      case "if": {
+        const c = this.emitExpr(sh.c, steps);
+        const thenK = this.k(sh.then);
+        const elseK = sh.else ? `${this.k(sh.else)}(fr)` : "null";
+        this.renderSteps(steps, `return ${T(c)} ? ${thenK}(fr) : ${elseK};`);
+        this.out.push(`if (${T(c)}) {`);
+        this.emitStmt(sh.then, target);
+        this.out.push("} else {");
+        if (sh.else) this.emitStmt(sh.else, target);
+        else if (target) this.out.push(`${target} = null;`);
+        this.out.push("}");
+        return;
+      }
+      case "return": {
+        const v = sh.value ? this.emitExpr(sh.value, steps) : "null";
+        this.renderSteps(steps, `fr.ret = ${v}; return RET;`);
+        this.out.push(`fr.ret = ${v};`, "return RET;");
+        return;
+      }
+      case "break":
+        if (this.kind === "loop") {
+          this.out.push("return null;");
+          return;
+        }
+        break;
+      case "continue":
+        if (this.kind === "loop") {
+          this.out.push("continue;");
+          return;
+        }
+        break;
+      case "while":
+      case undefined:
+        break;
+      default: {
+        // An expression statement: its value is the statement's result.
+        const v = this.emitExpr(ev, steps);
+        this.renderSteps(steps, `return ${v};`);
+        if (target) this.out.push(`${target} = ${v};`);
+        return;
+      }
+    }
+    // A statement the generator does not know: call its closure.
+    const r = this.temp();
+    this.out.push(`${r} = ${this.k(ev)}(fr);`, `if (${r} instanceof Promise) ${this.suspend(r)}`, `if (${r} instanceof Ctl) { ${this.ctl(r)} }`);
+    if (target) this.out.push(`${target} = ${r};`);
+  }
+
+  private emitBlock(sh: BlockShape, target: string | null): void {
+    const n = sh.evs.length;
+    for (let i = 0; i < n; i++) {
+      this.path.push({ block: sh, index: i });
+      try {
+        this.emitStmt(sh.evs[i]!, i === n - 1 && sh.useLast ? target : null);
+      } finally {
+        this.path.pop();
+      }
+    }
+    if (target && !sh.useLast) this.out.push(`${target} = null;`);
+  }
+
+  // ---- expressions
+
+  /** Emit the steps computing `ev`; returns a JS operand (a temp or a
+   * literal) holding its value. */
+  private emitExpr(ev: Ev, steps: Step[]): string {
+    if (ev === NIL_EV) return "null";
+    const sh = shapeOf(ev);
+    if (sh === undefined) return this.opaque(ev, steps);
+    switch (sh.k) {
+      case "lit":
+        return this.literal(sh.v);
+      case "slot": {
+        const t = this.temp();
+        steps.push(js(`${t} = s[${sh.slot}];`));
+        return t;
+      }
+      case "sync": {
+        const t = this.temp();
+        steps.push(js(`${t} = ${this.k(ev)}(fr);`));
+        return t;
+      }
+      case "bin": {
+        const a = this.emitExpr(sh.l, steps);
+        const b = this.emitExpr(sh.r, steps);
+        const t = this.temp();
+        steps.push(js(this.binary(sh.op, a, b, t, this.k(sh.slow))));
+        return t;
+      }
+      case "op": {
+        const a = this.emitExpr(sh.l, steps);
+        const b = this.emitExpr(sh.r, steps);
+        const t = this.temp();
+        steps.push(js(`${t} = ${this.k(sh.slow)}(${a}, ${b});`));
+        return t;
+      }
+      case "and":
+      case "or": {
+        const a = this.emitExpr(sh.l, steps);
+        const t = this.temp();
+        const right: Step[] = [];
+        const b = this.emitExpr(sh.r, right);
+        right.push(js(`${t} = ${T(b)};`));
+        if (sh.k === "and") steps.push({ t: "br", cond: T(a), a: right, b: [js(`${t} = false;`)] });
+        else steps.push({ t: "br", cond: T(a), a: [js(`${t} = true;`)], b: right });
+        return t;
+      }
+      case "coalesce": {
+        const a = this.emitExpr(sh.l, steps);
+        const t = this.temp();
+        const right: Step[] = [];
+        const b = this.emitExpr(sh.r, right);
+        right.push(js(`${t} = ${b};`));
+        steps.push({ t: "br", cond: `${a} !== null`, a: [js(`${t} = ${a};`)], b: right });
+        return t;
+      }
+      case "ternary": {
+        const c = this.emitExpr(sh.c, steps);
+        const t = this.temp();
+        const sa: Step[] = [];
+        const a = this.emitExpr(sh.a, sa);
+        sa.push(js(`${t} = ${a};`));
+        const sb: Step[] = [];
+        const b = this.emitExpr(sh.b, sb);
+        sb.push(js(`${t} = ${b};`));
+        steps.push({ t: "br", cond: T(c), a: sa, b: sb });
+        return t;
+      }
+      case "not": {
+        const a = this.emitExpr(sh.a, steps);
+        const t = this.temp();
+        steps.push(js(`${t} = !${T(a)};`));
+        return t;
+      }
+      case "neg": {
+        const a = this.emitExpr(sh.a, steps);
+        const t = this.temp();
+        steps.push(js(`${t} = typeof ${a} === "number" && ${a} !== 0 ? -${a} : ${this.k(sh.negate)}(${a});`));
+        return t;
+      }
+      case "prop": {
+        const o = this.emitExpr(sh.obj, steps);
+        const t = this.temp();
+        steps.push(js(`${t} = ${o} instanceof HDict ? ${o}.get(${JSON.stringify(sh.name)}) : ${this.k(sh.slow)}(${o});`));
+        return t;
+      }
+      case "index": {
+        const o = this.emitExpr(sh.obj, steps);
+        const i = this.emitExpr(sh.idx, steps);
+        const t = this.temp();
+        steps.push(
+          js(`${t} = Array.isArray(${o}) && typeof ${i} === "number" && ${i} >= 0 ? (${i} < ${o}.length ? ${o}[${i}] : null) : ${this.k(sh.get)}(${o}, ${i});`),
+        );
+        return t;
+      }
+      case "interp": {
+        const parts: string[] = [];
+        for (const p of sh.parts) {
+          if (typeof p === "string") parts.push(JSON.stringify(p));
+          else {
+            const v = this.emitExpr(p, steps);
+            parts.push(`(typeof ${v} === "string" ? ${v} : typeof ${v} === "number" ? "" + ${v} : display(${v}))`);
+          }
+        }
+        const t = this.temp();
+        const span = sh.span;
+        const file = sh.file;
+        const loc = this.k((e: unknown) => located(e, span, file));
+        steps.push(js(`try { ${t} = ${parts.length > 0 ? parts.join(" + ") : '""'}; } catch (e) { throw ${loc}(e); }`));
+        return t;
+      }
+      case "list": {
+        const xs = sh.elems.map((e) => this.emitExpr(e, steps));
+        const t = this.temp();
+        steps.push(js(`${t} = [${xs.join(", ")}];`));
+        return t;
+      }
+      case "call":
+        return this.call(sh, steps);
+      case "mcall":
+        return this.methodCall(sh, steps);
+      default:
+        return this.opaque(ev, steps);
+    }
+  }
+
+  private opaque(ev: Ev, steps: Step[]): string {
+    const t = this.temp();
+    steps.push({ t: "susp", tmp: t, js: `${t} = ${this.k(ev)}(fr);` });
+    return t;
+  }
+
+  private literal(v: Value): string {
+    if (v === null) return "null";
+    if (typeof v === "boolean") return String(v);
+    if (typeof v === "number") return v < 0 || Object.is(v, -0) ? `(${v})` : String(v);
+    if (typeof v === "string") return JSON.stringify(v);
+    return this.k(v);
+  }
+
+  /** An operator with an int fast path (the semantics of fastops.ts FAST;
+   * everything else goes to the located `slow`). */
+  private binary(op: string, a: string, b: string, t: string, slow: string): string {
+    const checks: string[] = [];
+    if (!isNumLiteral(a)) checks.push(`typeof ${a} === "number"`);
+    if (!isNumLiteral(b)) checks.push(`typeof ${b} === "number"`);
+    const guard = checks.length > 0 ? checks.join(" && ") : "true";
+    const callSlow = `${slow}(${a}, ${b})`;
+    switch (op) {
+      case "+":
+      case "-":
+        return `${t} = ${guard} ? ${a} ${op} ${b} : NaN; if (!Number.isSafeInteger(${t})) ${t} = ${callSlow};`;
+      case "*":
+        return `${t} = ${guard} ? ${a} * ${b} : NaN; if (Number.isSafeInteger(${t})) ${t} = ${t} + 0; else ${t} = ${callSlow};`;
+      case "%":
+        return `${t} = ${guard} && ${b} !== 0 ? (${a} % ${b}) + 0 : ${callSlow};`;
+      case "==":
+        return `${t} = ${guard} ? ${a} === ${b} : ${callSlow};`;
+      case "!=":
+        return `${t} = ${guard} ? ${a} !== ${b} : ${callSlow};`;
+      default:
+        return `${t} = ${guard} ? ${a} ${op} ${b} : ${callSlow};`;
+    }
+  }
+
+  /** A call by name. The callee is resolved as the closure tier does
+   * (slot, then late-bound name); when the site only ever called one
+   * simple closure, a guarded fast path builds its frame from a literal
+   * and runs its body here, with the hop/tick/overflow cases, suspension,
+   * tail calls, defers and errors handed to the interpreter. */
+  private call(sh: CallShape, steps: Step[]): string {
+    const f = this.temp();
+    const name = JSON.stringify(sh.name);
+    const late = sh.special ? "null" : `(fr.ck === ${name} ? fr.cv : interp.lookupDyn(fr, ${name}))`;
+    steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (!(${f} instanceof HClosure)) ${f} = ${late};` : `${f} = ${late};`));
+    const args = sh.args.map((a) => this.emitExpr(a, steps));
+    const t = this.temp();
+    const generic = `${t} = ${this.k(sh.call)}(fr, ${f}, [${args.join(", ")}]);`;
+    const site = this.k(sh.site);
+    const ic = sh.ic;
+    let code = generic;
+    if (ic.proto !== null && !ic.poly && ic.proto.simple) {
+      const p = ic.proto;
+      const P = this.k(p);
+      const slots: string[] = [];
+      for (let i = 0; i < p.nslots; i++) slots.push("null");
+      for (let i = 0; i < p.captureTo.length; i++) slots[p.captureTo[i]!] = `${f}.impl.captured[${i}]`;
+      for (let i = 0; i < p.paramSlots.length && i < args.length; i++) slots[p.paramSlots[i]!] = args[i]!;
+      code = [
+        `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
+        `const task = fr.task; const d = task.depth + 1;`,
+        `const nf = new Frame(${P}, task, fr, ${site}, [${slots.join(", ")}]);`,
+        `const ck = fr.ck;`,
+        `if (ck !== null && ${site}.slotOf(ck) < 0) { nf.ck = ck; nf.cv = fr.cv; }`,
+        `if (d >= 512 || (d & 63) === 0 || ++interp.ticks >= 1024) ${t} = interp.enterBound(nf, fr, ${site});`,
+        `else {`,
+        `task.depth = d;`,
+        `try {`,
+        `${t} = ${P}.body(nf);`,
+        `if (${t} === RET && nf.defers === null) ${t} = nf.ret;`,
+        `else if (${t} instanceof Ctl || ${t} instanceof Promise || nf.defers !== null) ${t} = interp.afterBody(nf, ${t});`,
+        p.returnsLast ? "" : `else ${t} = null;`,
+        `} catch (e) { ${t} = interp.callThrew(nf, e, fr, ${site}, task); }`,
+        `if (${t} instanceof Promise) ${t} = interp.settleCall(${t}, task, fr, ${site}); else task.depth = d - 1;`,
+        `}`,
+        `} else ${generic}`,
+      ]
+        .filter((l) => l !== "")
+        .join("\n");
+    } else if (ic.builtin && !ic.poly && ic.proto === null) {
+      const b = this.interp.builtinFor(sh.name);
+      if (b !== null) {
+        const B = this.k(b);
+        code = [
+          `if (${f} === null && interp.rt.denied.size === 0) {`,
+          `try { ${t} = ${B}([${args.join(", ")}], interp.ctx(fr, ${site})); } catch (e) { throw interp.builtinError(e, fr, ${site}); }`,
+          `if (${t} instanceof Promise) ${t} = interp.guardBuiltin(${t}, ${site}, fr);`,
+          `} else ${generic}`,
+        ].join("\n");
+      }
+    }
+    steps.push({ t: "susp", tmp: t, js: code });
+    return t;
+  }
+
+  /** A method call: list and string receivers go straight to the method
+   * table entry (the tables are fixed once the stdlib is installed), the
+   * rest through the closure tier's dispatch. */
+  private methodCall(sh: MethodShape, steps: Step[]): string {
+    const o = this.emitExpr(sh.obj, steps);
+    const args = sh.args.map((a) => this.emitExpr(a, steps));
+    const t = this.temp();
+    const argList = `[${args.join(", ")}]`;
+    const generic = `${t} = ${this.k(sh.invoke)}(fr, ${o}, ${argList});`;
+    const methods = this.interp.rt.methods;
+    const listM = methods.get("list")?.get(sh.name);
+    const strM = methods.get("string")?.get(sh.name);
+    let code = generic;
+    if (listM !== undefined || strM !== undefined) {
+      const m = this.temp();
+      const site = this.k(sh.site);
+      const span = sh.span;
+      const interp = this.interp;
+      const fail = this.k((e: unknown, fr: Frame) => interp.methodError(e, fr, span));
+      const pick = [
+        listM !== undefined ? `Array.isArray(${o}) ? ${this.k(listM)}` : "",
+        strM !== undefined ? `typeof ${o} === "string" ? ${this.k(strM)}` : "",
+      ]
+        .filter((x) => x !== "")
+        .join(" : ");
+      code = [
+        `${m} = ${pick} : null;`,
+        `if (${m} !== null) {`,
+        `try { ${t} = ${m}(${o}, ${argList}, interp.ctx(fr, ${site})); } catch (e) { throw ${fail}(e, fr); }`,
+        `if (${t} instanceof Promise) ${t} = interp.guardMethod(${t}, fr, ${this.k(span)});`,
+        `} else ${generic}`,
+      ].join("\n");
+    }
+    if (sh.optional) code = `if (${o} === null) ${t} = null; else {\n${code}\n}`;
+    steps.push({ t: "susp", tmp: t, js: code });
+    return t;
+  }
+}

@@ -1,0 +1,347 @@
+/**
+ * The generated-code tier (src/eval/jit.ts) against the closure tier: every
+ * program runs with HARN_VM_JIT=off (closures only), eager (every body and
+ * loop generated on first use) and auto (generated once hot; the programs
+ * below run long enough to tier up), and must print the same output and
+ * fail with the same error, span and frame notes. The cases aim at what the
+ * generator does on its own: suspension in the middle of a statement, the
+ * rest of a block after it, loop phases, control signals from closures,
+ * speculated calls (guard misses, recursion, captures, defers, tail calls),
+ * the depth limit, preemption.
+ */
+import { parse } from "@harn/parser";
+import { describe, expect, it } from "vitest";
+import { HarnError, ProgramRunner, Runtime, display } from "../src/index";
+
+type Mode = "off" | "eager" | "auto";
+
+interface Outcome {
+  out: string;
+  error: string | null;
+  /** Line of the error's span and the frame notes (innermost first). */
+  where: string | null;
+}
+
+async function runIn(mode: Mode, source: string, opts: { timeoutMs?: number } = {}): Promise<Outcome> {
+  const out: string[] = [];
+  const rt = new Runtime({ stdout: { write: (t) => void out.push(t) }, stderr: { write: () => undefined }, cwd: "/", env: { HARN_VM_JIT: mode } });
+  rt.defineBuiltin("println", (args, ctx) => {
+    ctx.out(display(args[0] ?? "") + "\n");
+    return null;
+  });
+  // A builtin that always suspends: its value arrives as a promise.
+  rt.defineBuiltin("later", (args) => Promise.resolve(args[0] ?? null));
+  rt.defineBuiltin("len", (args) => {
+    const v = args[0] ?? null;
+    return typeof v === "string" ? [...v].length : Array.isArray(v) ? v.length : 0;
+  });
+  const { program, errors } = parse(source);
+  expect(errors).toEqual([]);
+  const runner = new ProgramRunner(rt, { file: "t.harn" });
+  const timer = opts.timeoutMs ? setTimeout(() => runner.cancel(HarnError.thrown("timed out")), opts.timeoutMs) : null;
+  try {
+    await runner.run(program);
+    return { out: out.join(""), error: null, where: null };
+  } catch (e) {
+    if (!(e instanceof HarnError)) throw e;
+    const where = `${e.span?.line ?? "?"}:${e.span?.column ?? "?"} ${e.frames.map((f) => `${f.name}@${f.line}`).join(" ")}`;
+    return { out: out.join(""), error: e.description(), where };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/** Runs `source` in all three modes; they must agree. Returns the outcome. */
+async function same(source: string, opts: { timeoutMs?: number } = {}): Promise<Outcome> {
+  const off = await runIn("off", source, opts);
+  const eager = await runIn("eager", source, opts);
+  const auto = await runIn("auto", source, opts);
+  expect(eager).toEqual(off);
+  expect(auto).toEqual(off);
+  return off;
+}
+
+describe("generated code agrees with the closure tier", () => {
+  it("runs arithmetic, comparisons, strings and int overflow into bigints", async () => {
+    const r = await same(`
+var total = 0
+var big = 9007199254740990
+var s = ""
+var i = 0
+while i < 2000 {
+  total = total + (i + 3) * 2 - 1
+  if i % 7 >= 3 && i % 5 <= 2 { total = total - 1 }
+  if i % 11 == 0 || i == 5 { total = total + 2 }
+  big = big + 1
+  s = "\${s}\${i % 10}"
+  if len(s) >= 64 { s = "" }
+  i = i + 1
+}
+println(total)
+println(big)
+println(s)
+println(-i)
+println(7 / 2)
+println(2 ** 10)
+println(nil ?? "dflt")
+println(!false)
+`);
+    expect(r.out).toBe("4007682\n9007199254742990\n4567890123456789\n-2000\n3\n1024\ndflt\ntrue\n");
+  });
+
+  it("finishes a statement that suspends in the middle of an expression", async () => {
+    const r = await same(`
+var total = 0
+var i = 0
+while i < 600 {
+  total = total + later(i) * 2 + later(1)
+  i = i + 1
+}
+println(total)
+`);
+    expect(r.out).toBe(`${600 * 599 + 600}\n`);
+  });
+
+  it("continues the enclosing blocks after a suspension inside an if", async () => {
+    const r = await same(`
+fn f(n) {
+  var acc = []
+  if n > 0 {
+    acc = acc + [later(n)]
+    acc = acc + [n + 1]
+  } else {
+    acc = acc + [0]
+  }
+  acc = acc + ["end"]
+  return acc
+}
+var i = 0
+var out = []
+while i < 300 {
+  out = f(i % 3)
+  i = i + 1
+}
+println(out)
+println(f(0))
+`);
+    expect(r.out).toBe('[2, 3, end]\n[0, end]\n');
+  });
+
+  it("suspends in a loop condition and in the right operand of && and ||", async () => {
+    const r = await same(`
+var i = 0
+var hits = 0
+while later(i) < 700 {
+  if i % 2 == 0 && later(i % 3 == 0) { hits = hits + 1 }
+  if i % 5 == 0 || later(i % 7 == 0) { hits = hits + 10 }
+  let label = "\${later(i)}-\${i + 1}"
+  if label == "699-700" { println(label) }
+  i = i + 1
+}
+println(hits)
+`);
+    expect(r.out).toBe("699-700\n2317\n");
+  });
+
+  it("handles break, continue and return from closures inside generated loops", async () => {
+    const r = await same(`
+fn first_over(xs, limit) {
+  var i = 0
+  while i < len(xs) {
+    let x = xs[i]
+    i = i + 1
+    if x < limit { continue }
+    if x == 99 { break }
+    for y in [x] { if y > limit { return y } }
+  }
+  return -1
+}
+var n = 0
+var t = 0
+while n < 400 {
+  t = t + first_over([1, 5, 9, 12], n % 10)
+  n = n + 1
+}
+println(t)
+println(first_over([1, 99, 200], 50))
+`);
+    expect(r.out).toBe("2760\n-1\n");
+  });
+
+  it("calls speculated closures correctly when the callee changes", async () => {
+    const r = await same(`
+fn twice(v) { return v * 2 }
+fn thrice(v) { return v * 3 }
+var f = twice
+var total = 0
+var i = 0
+while i < 1200 {
+  if i == 800 { f = thrice }
+  total = total + f(i)
+  i = i + 1
+}
+println(total)
+let k = 5
+let add_k = { x -> x + k }
+var j = 0
+var acc = 0
+while j < 600 {
+  acc = add_k(acc)
+  j = j + 1
+}
+println(acc)
+`);
+    expect(r.out).toBe(`${(2 * (799 * 800)) / 2 + 3 * ((1199 * 1200) / 2 - (799 * 800) / 2)}\n3000\n`);
+  });
+
+  it("late-binds recursive names per call site, as the closure tier does", async () => {
+    const r = await same(`
+fn countdown(n) {
+  if n == 0 { return 0 }
+  return 1 + countdown(n - 1)
+}
+var total = 0
+var i = 0
+while i < 300 {
+  total = total + countdown(40)
+  i = i + 1
+}
+println(total)
+fn outer() {
+  let countdown = { n -> 1000 }
+  return countdown(3)
+}
+println(outer())
+fn helper() { return which() }
+fn caller() {
+  let a = which()
+  let which = { -> "local" }
+  return a + "/" + helper()
+}
+fn which() { return "global" }
+var k = 0
+var seen = ""
+while k < 300 {
+  seen = caller()
+  k = k + 1
+}
+println(seen)
+`);
+    expect(r.out).toBe("12000\n1000\nglobal/local\n");
+  });
+
+  it("runs defers and tail calls of callees entered by generated code", async () => {
+    const r = await same(`
+fn with_defer(x) {
+  defer { println("defer \${x}") }
+  return x + 1
+}
+fn loop_tail(n, acc) {
+  if n == 0 { return acc }
+  return loop_tail(n - 1, acc + n)
+}
+var i = 0
+var t = 0
+while i < 3 {
+  t = t + with_defer(i)
+  i = i + 1
+}
+println(t)
+var j = 0
+var u = 0
+while j < 300 {
+  u = u + loop_tail(600, 0)
+  j = j + 1
+}
+println(u)
+`);
+    expect(r.out).toBe("defer 0\ndefer 1\ndefer 2\n6\n" + `${300 * 180300}\n`);
+  });
+
+  it("reports runtime errors with the same span and frames", async () => {
+    const r = await same(`
+fn inner(x) {
+  let y = x + 1
+  return y / (x - 250)
+}
+fn outer(x) {
+  return 1 + inner(x)
+}
+var i = 0
+var t = 0
+while i < 1000 {
+  t = t + outer(i)
+  i = i + 1
+}
+`);
+    expect(r.error).toMatch(/division by zero|divide by zero/i);
+    expect(r.where?.startsWith("4:")).toBe(true);
+  });
+
+  it("stops runaway recursion at the frame limit with the same error", async () => {
+    const r = await same(`
+fn down(n) { return 1 + down(n + 1) }
+var i = 0
+while i < 2 {
+  println(down(0))
+  i = i + 1
+}
+`);
+    expect(r.error).toMatch(/stack overflow/i);
+  });
+
+  it("recurses 500 deep through generated calls (stack hops)", async () => {
+    const r = await same(`
+fn depth(n) {
+  if n == 0 { return 0 }
+  return 1 + depth(n - 1)
+}
+var i = 0
+var t = 0
+while i < 50 {
+  t = t + depth(500)
+  i = i + 1
+}
+println(t)
+`);
+    expect(r.out).toBe("25000\n");
+  });
+
+  it("keeps a CPU-bound generated loop interruptible", async () => {
+    const r = await same(`
+var i = 0
+while true {
+  i = i + 1
+}
+`, { timeoutMs: 200 });
+    expect(r.error).toBe("Thrown: timed out");
+  });
+});
+
+describe("tiering", () => {
+  it("gives a value to a hot closure body that ends in an expression", async () => {
+    const r = await same(`
+let pick = { x -> if x > 2 { "big" } else { "small" } }
+var i = 0
+var s = ""
+while i < 300 {
+  s = pick(i % 5)
+  i = i + 1
+}
+println(s)
+println(pick(1))
+`);
+    expect(r.out).toBe("big\nsmall\n");
+  });
+
+  it("leaves functions and loops that run once in the closure tier unchanged", async () => {
+    const r = await same(`
+fn once(a, b) { return a + b }
+println(once(1, 2))
+var i = 0
+while i < 3 { i = i + 1 }
+println(i)
+`);
+    expect(r.out).toBe("3\n3\n");
+  });
+});
