@@ -65,6 +65,29 @@ export interface CallContext {
    * so hand-made test contexts need not provide it.
    */
   inSession?(sessionId: string, options?: { detached?: boolean }): SessionCallContext;
+  /**
+   * `fn` prepared for many calls during this builtin call (list methods
+   * call their callback once per item): each call behaves exactly like
+   * `call(fn, args)`, but the dispatch on `fn` happens once, and a closure
+   * whose body can hold on to nothing reuses one frame for every call. Use
+   * the result only while the builtin runs. Optional (hand-made test
+   * contexts omit it): `callback(ctx, fn)` falls back to `call`.
+   */
+  prepare?(fn: Value): Callback;
+}
+
+/** A callback prepared by `CallContext.prepare`. */
+export interface Callback {
+  /** Same as `call(fn, [a])`. */
+  one(a: Value): Value | Promise<Value>;
+  /** Same as `call(fn, [a, b])`. */
+  two(a: Value, b: Value): Value | Promise<Value>;
+}
+
+/** `ctx.prepare(fn)`, or plain `ctx.call` where the context has none. */
+export function callback(ctx: CallContext, fn: Value): Callback {
+  if (ctx.prepare) return ctx.prepare(fn);
+  return { one: (a) => ctx.call(fn, [a]), two: (a, b) => ctx.call(fn, [a, b]) };
 }
 
 /** A `CallContext` of its own task (see `CallContext.inSession`). */

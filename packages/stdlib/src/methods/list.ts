@@ -5,7 +5,7 @@
  * run with a synchronous fast path that turns async only when a callback
  * actually suspends.
  */
-import { compare, HDict, isPromise, truthy, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { callback, compare, HDict, isPromise, truthy, type CallContext, type Callback, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg, isCallableValue, smallIntArg, strArg } from "../core/args";
 import { chunk, flattenOnce, groupBy, indexOfEqual, tally, uniqueByKey, windows } from "../core/collections";
 import { iterList } from "../core/iter";
@@ -15,27 +15,28 @@ import { joinDisplay } from "../core/strings";
 
 type ListMethod = (xs: Value[], args: Value[], ctx: CallContext) => Value | Promise<Value>;
 
-// The three hot paths below (map, filter, find/any/all) are plain loops
-// that switch to an async continuation only at the first callback that
-// returns a promise; they allocate nothing per item beyond the argument
-// array the calling convention needs.
+// The hot paths below (map, filter, find/any/all, reduce) are plain loops
+// over a prepared callback (CallContext.prepare: dispatch once, and a leaf
+// closure reuses one frame) that switch to an async continuation only at
+// the first callback that returns a promise.
 
 /** Results of `f(x)` for every item. */
 export function mapList(xs: Value[], f: Value, ctx: CallContext): Maybe<Value[]> {
+  const cb = callback(ctx, f);
   const n = xs.length;
   const out: Value[] = new Array(n);
   for (let i = 0; i < n; i++) {
-    const r = ctx.call(f, [xs[i]!]);
-    if (isPromise(r)) return mapRest(xs, f, ctx, out, i, r);
+    const r = cb.one(xs[i]!);
+    if (isPromise(r)) return mapRest(xs, cb, out, i, r);
     out[i] = r;
   }
   return out;
 }
 
-async function mapRest(xs: Value[], f: Value, ctx: CallContext, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
+async function mapRest(xs: Value[], cb: Callback, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
   out[i] = await pending;
   for (i++; i < xs.length; i++) {
-    const r = ctx.call(f, [xs[i]!]);
+    const r = cb.one(xs[i]!);
     out[i] = isPromise(r) ? await r : r;
   }
   return out;
@@ -43,21 +44,22 @@ async function mapRest(xs: Value[], f: Value, ctx: CallContext, out: Value[], i:
 
 /** Items whose callback result is truthy (`keep`) or falsy (`!keep`). */
 export function filterList(xs: Value[], f: Value, ctx: CallContext, keep = true): Maybe<Value[]> {
+  const cb = callback(ctx, f);
   const out: Value[] = [];
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
-    const k = ctx.call(f, [x]);
-    if (isPromise(k)) return filterRest(xs, f, ctx, keep, out, i, k);
+    const k = cb.one(x);
+    if (isPromise(k)) return filterRest(xs, cb, keep, out, i, k);
     if (truthy(k) === keep) out.push(x);
   }
   return out;
 }
 
-async function filterRest(xs: Value[], f: Value, ctx: CallContext, keep: boolean, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
+async function filterRest(xs: Value[], cb: Callback, keep: boolean, out: Value[], i: number, pending: Promise<Value>): Promise<Value[]> {
   if (truthy(await pending) === keep) out.push(xs[i]!);
   for (i++; i < xs.length; i++) {
     const x = xs[i]!;
-    let k = ctx.call(f, [x]);
+    let k = cb.one(x);
     if (isPromise(k)) k = await k;
     if (truthy(k) === keep) out.push(x);
   }
@@ -67,18 +69,19 @@ async function filterRest(xs: Value[], f: Value, ctx: CallContext, keep: boolean
 /** Index of the first item whose callback result is truthy (or falsy, with
  * `want` false), or -1. Stops calling the callback at the first hit. */
 export function findIndex(xs: Value[], f: Value, ctx: CallContext, want = true): Maybe<number> {
+  const cb = callback(ctx, f);
   for (let i = 0; i < xs.length; i++) {
-    const k = ctx.call(f, [xs[i]!]);
-    if (isPromise(k)) return findRest(xs, f, ctx, want, i, k);
+    const k = cb.one(xs[i]!);
+    if (isPromise(k)) return findRest(xs, cb, want, i, k);
     if (truthy(k) === want) return i;
   }
   return -1;
 }
 
-async function findRest(xs: Value[], f: Value, ctx: CallContext, want: boolean, i: number, pending: Promise<Value>): Promise<number> {
+async function findRest(xs: Value[], cb: Callback, want: boolean, i: number, pending: Promise<Value>): Promise<number> {
   if (truthy(await pending) === want) return i;
   for (i++; i < xs.length; i++) {
-    let k = ctx.call(f, [xs[i]!]);
+    let k = cb.one(xs[i]!);
     if (isPromise(k)) k = await k;
     if (truthy(k) === want) return i;
   }
@@ -87,18 +90,19 @@ async function findRest(xs: Value[], f: Value, ctx: CallContext, want: boolean, 
 
 /** `acc = f(acc, x)` over the items. */
 function reduceList(xs: Value[], acc: Value, f: Value, ctx: CallContext): Maybe<Value> {
+  const cb = callback(ctx, f);
   for (let i = 0; i < xs.length; i++) {
-    const r = ctx.call(f, [acc, xs[i]!]);
-    if (isPromise(r)) return reduceRest(xs, f, ctx, i, r);
+    const r = cb.two(acc, xs[i]!);
+    if (isPromise(r)) return reduceRest(xs, cb, i, r);
     acc = r;
   }
   return acc;
 }
 
-async function reduceRest(xs: Value[], f: Value, ctx: CallContext, i: number, pending: Promise<Value>): Promise<Value> {
+async function reduceRest(xs: Value[], cb: Callback, i: number, pending: Promise<Value>): Promise<Value> {
   let acc = await pending;
   for (i++; i < xs.length; i++) {
-    const r = ctx.call(f, [acc, xs[i]!]);
+    const r = cb.two(acc, xs[i]!);
     acc = isPromise(r) ? await r : r;
   }
   return acc;

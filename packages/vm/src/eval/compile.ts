@@ -33,7 +33,7 @@ import {
 import { BRK, CONT, Ctl, RET, TailCall } from "./control";
 import { ClosureImpl, type Ev, FnProto, Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
 import { fastBinary, isFastOp, type Operand } from "./fastops";
-import { convertJsError, evalArgs, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
+import { convertJsError, evalArgs, intern, located, runBlock, spreadDict, thenMaybe as then } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
 import { CallSiteIC, LoopState, shaped } from "./shape";
@@ -289,6 +289,7 @@ export class Compiler {
       } else {
         proto.body = this.block(body, opts.returnsLast || proto.generator !== "none");
       }
+      proto.source = proto.body;
       if (proto.generator === "none") proto.body = this.interp.jit.tierBody(proto);
       this.popScope();
     } finally {
@@ -1513,7 +1514,7 @@ export class Compiler {
   inPipelineRoot = false;
 
   private identifier(n: A.Identifier): Ev {
-    const name = n.name;
+    const name = intern(n.name);
     const file = this.file;
     const span = n.span;
     if (name === "_") {
@@ -1637,7 +1638,9 @@ export class Compiler {
 
   functionCall(n: A.FunctionCall, tail: boolean): Ev {
     const { evs, spread } = this.args(n.args);
-    const name = n.name;
+    // Interned: late-bound names are compared with the frames' cached name
+    // on every call.
+    const name = intern(n.name);
     const b = this.scope.resolve(name);
     const site = this.site(n.span);
     const interp = this.interp;

@@ -62,6 +62,13 @@ export class FnProto {
   simple = false;
   /** Parameter slots, in order (for simple prototypes). */
   paramSlots: number[] = [];
+  /** The body as the closure compiler built it (`body` may be its tiering
+   * wrapper or generated code, jit.ts). */
+  source: Ev = () => null;
+  /** Whether the body calls nothing and creates nothing that could keep
+   * its frame (shape.ts isLeaf): a prepared callback may then reuse one
+   * frame for all its calls. Computed on first use. */
+  leaf: boolean | null = null;
   /** The handler of a `tool` declaration (see tooldecl.ts). */
   isTool = false;
   constructor(

@@ -21,6 +21,15 @@ export function convertJsError(e: unknown): unknown {
   return e;
 }
 
+/** The internalized copy of `s`. V8 compares two internalized strings by
+ * pointer; a name sliced out of the source is not internalized until it
+ * is used as a property key, so round-trip it through one. */
+export function intern(s: string): string {
+  const o: Record<string, true> = {};
+  o[s] = true;
+  return Object.keys(o)[0]!;
+}
+
 /** The message of a value too large to allocate. */
 export const OUT_OF_MEMORY = "out of memory: the value would be too large";
 

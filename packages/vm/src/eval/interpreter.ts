@@ -7,7 +7,7 @@
 import type { Span } from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
-import type { BuiltinFn, CallContext, MethodFn, Runtime, SessionCallContext } from "../runtime";
+import type { BuiltinFn, CallContext, Callback, MethodFn, Runtime, SessionCallContext } from "../runtime";
 import {
   HBuiltinRef,
   HChannel,
@@ -26,10 +26,11 @@ import {
   typeOf,
 } from "../values";
 import { Ctl, RET, TailCall } from "./control";
-import { ClosureImpl, Frame, type Site } from "./frame";
-import { DONE, type Stepper } from "./compile";
+import { ClosureImpl, type FnProto, Frame, type Site } from "./frame";
+import { DONE, NIL_EV, type Stepper, Suspend } from "./compile";
 import { Concurrency } from "./concurrency";
 import { makeGenerator, yieldFromFrame } from "./generator";
+import { isLeaf, writtenSlots } from "./shape";
 import { convertJsError, located } from "./helpers";
 export { convertJsError } from "./helpers";
 import { checkParams } from "./paramcheck";
@@ -90,6 +91,13 @@ export class Interpreter {
       this.lastYield = performance.now();
       task.checkAborted();
     });
+  }
+
+  /** `slowTick` for a loop's back-edge: the loop's suspension at phase 0
+   * when it must yield (compile.ts whileLoop, jit.ts). */
+  tickLoop(task: Task): Suspend | undefined {
+    const y = this.slowTick(task);
+    return y === undefined ? undefined : new Suspend(y, 0);
   }
 
   // -------------------------------------------------------------------------
@@ -802,12 +810,115 @@ export class VmCallContext implements CallContext {
     if (r instanceof Promise && fn instanceof HClosure) return escapeAsync(r);
     return r;
   }
+  prepare(fn: Value): Callback {
+    if (fn instanceof HClosure) {
+      const impl = fn.impl as ClosureImpl;
+      const proto = impl.proto;
+      if (impl.native === null && proto.simple) {
+        if (proto.leaf === null) proto.leaf = isLeaf(proto.source, NIL_EV);
+        if (proto.leaf) return new LeafCallback(this.interp, impl, this.fr, this.site!, (args) => this.call(fn, args));
+      }
+    }
+    return new GenericCallback(this, fn);
+  }
   out(text: string): void {
     this.fr.task.write(text);
   }
   err(text: string): void {
     this.interp.rt.stderr.write(text);
   }
+}
+
+/** `call(fn, args)` for any callee (CallContext.prepare). */
+class GenericCallback implements Callback {
+  constructor(
+    private readonly ctx: CallContext,
+    private readonly fn: Value,
+  ) {}
+  one(a: Value): Value | Promise<Value> {
+    return this.ctx.call(this.fn, [a]);
+  }
+  two(a: Value, b: Value): Value | Promise<Value> {
+    return this.ctx.call(this.fn, [a, b]);
+  }
+}
+
+/**
+ * A closure with a leaf body (shape.ts isLeaf) prepared for many calls:
+ * one frame serves every call, because nothing can refer to it once the
+ * body returned. Each call binds the arguments and, when the body assigns
+ * to a captured variable, puts the captured values back (captures are per
+ * call, §5.4), then runs the body as `enterBound` would. A leaf calls
+ * nothing, so the depth only needs checking, not recording. Calls on which
+ * a stack hop or preemption falls due go through `call`, and so does every
+ * error's bookkeeping (frame note, the callback's ` (line N)` suffix).
+ */
+class LeafCallback implements Callback {
+  private readonly frame: Frame;
+  private readonly s: Value[];
+  private readonly p0: number;
+  private readonly p1: number;
+  private readonly rebinds: boolean;
+  private readonly returnsLast: boolean;
+  constructor(
+    private readonly interp: Interpreter,
+    private readonly impl: ClosureImpl,
+    private readonly caller: Frame,
+    private readonly site: Site,
+    private readonly general: (args: Value[]) => Value | Promise<Value>,
+  ) {
+    const proto = impl.proto;
+    this.frame = interp.simpleFrame(impl, [], caller, site);
+    this.s = this.frame.s;
+    // A missing argument is nil (the frame started nil-filled and a leaf
+    // never assigns to a parameter), so absent parameters get slot -1.
+    this.p0 = proto.paramSlots.length > 0 ? proto.paramSlots[0]! : -1;
+    this.p1 = proto.paramSlots.length > 1 ? proto.paramSlots[1]! : -1;
+    this.rebinds = proto.captureTo.length > 0 && assignsCapture(proto);
+    this.returnsLast = proto.returnsLast;
+  }
+
+  one(a: Value): Value | Promise<Value> {
+    const depth = this.frame.task.depth + 1;
+    if ((depth & STACK_HOP_MASK) === 0 || ++this.interp.ticks >= 1024) return this.general([a]);
+    if (this.rebinds) this.rebind();
+    if (this.p0 >= 0) this.s[this.p0] = a;
+    return this.run();
+  }
+
+  two(a: Value, b: Value): Value | Promise<Value> {
+    const depth = this.frame.task.depth + 1;
+    if ((depth & STACK_HOP_MASK) === 0 || ++this.interp.ticks >= 1024) return this.general([a, b]);
+    if (this.rebinds) this.rebind();
+    if (this.p0 >= 0) this.s[this.p0] = a;
+    if (this.p1 >= 0) this.s[this.p1] = b;
+    return this.run();
+  }
+
+  private rebind(): void {
+    const to = this.impl.proto.captureTo;
+    const s = this.s;
+    const cap = this.impl.captured;
+    for (let i = 0; i < to.length; i++) s[to[i]!] = cap[i]!;
+  }
+
+  private run(): Value {
+    const fr = this.frame;
+    let r;
+    try {
+      r = fr.proto.body(fr);
+    } catch (e) {
+      throw escapeContext(this.interp.noteFrame(e, this.caller, this.site));
+    }
+    if (r === RET) return fr.ret;
+    return this.returnsLast ? r : null;
+  }
+}
+
+/** Whether a leaf body assigns to one of its captured variables. */
+function assignsCapture(proto: FnProto): boolean {
+  const captured = new Set(proto.captureTo);
+  return writtenSlots(proto.source).some((slot) => captured.has(slot));
 }
 
 class VmSessionContext extends VmCallContext implements SessionCallContext {

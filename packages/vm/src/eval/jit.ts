@@ -243,7 +243,10 @@ class Unit {
     const body: string[] = [];
     this.withOut(body, () => {
       body.push("for (;;) {");
-      body.push("if (++interp.ticks >= 1024) { const y = interp.slowTick(fr.task); if (y) return new Suspend(y, 0); }");
+      // The yield is built by the interpreter: a `new` that never ran before
+      // V8 optimized this loop would deoptimize it at the first yield, and
+      // every later entry would start over in the interpreter.
+      body.push("if (++interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); if (y !== undefined) return y; }");
       const steps: Step[] = [];
       this.ntemps = 0;
       this.inCond = true;
@@ -634,13 +637,20 @@ class Unit {
       for (let i = 0; i < p.nslots; i++) slots.push("null");
       for (let i = 0; i < p.captureTo.length; i++) slots[p.captureTo[i]!] = `${f}.impl.captured[${i}]`;
       for (let i = 0; i < p.paramSlots.length && i < args.length; i++) slots[p.paramSlots[i]!] = args[i]!;
+      // The callee inherits the caller's late-bound cache unless this site
+      // binds the cached name (interpreter.ts inheritLate); the callee's
+      // own name, the usual entry, is decided here once.
+      const inheritOwn = sh.site.slotOf(sh.name) < 0 ? "nf.ck = ck; nf.cv = fr.cv;" : "";
       code = [
         `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
         `const task = fr.task; const d = task.depth + 1;`,
         `const nf = new Frame(${P}, task, fr, ${site}, [${slots.join(", ")}]);`,
         `const ck = fr.ck;`,
-        `if (ck !== null && ${site}.slotOf(ck) < 0) { nf.ck = ck; nf.cv = fr.cv; }`,
-        `if (d >= 512 || (d & 63) === 0 || ++interp.ticks >= 1024) ${t} = interp.enterBound(nf, fr, ${site});`,
+        `if (ck === ${name}) { ${inheritOwn} } else if (ck !== null && ${site}.slotOf(ck) < 0) { nf.ck = ck; nf.cv = fr.cv; }`,
+        // Every 64th level (which includes the 512-frame limit) and every
+        // 1024th call take the interpreter's path: stack hop, overflow
+        // error, preemption.
+        `if ((d & 63) === 0 || ++interp.ticks >= 1024) ${t} = interp.enterBound(nf, fr, ${site});`,
         `else {`,
         `task.depth = d;`,
         `try {`,

@@ -103,6 +103,86 @@ export type Shape =
   | { k: "continue" }
   | { k: "while"; c: Ev; body: Ev; loop: LoopState; run: (fr: Frame, phase: number, v: any) => any };
 
+/** Shapes of the nodes a leaf body may contain: values, operators and
+ * control flow over its own slots, nothing that calls out or captures. */
+const LEAF_KINDS = new Set<string>(["lit", "slot", "bin", "op", "and", "or", "coalesce", "not", "neg", "prop", "index", "interp", "ternary", "list", "block", "store", "update", "if", "return"]);
+
+/**
+ * Whether a body evaluates only operators over its own slots: no calls
+ * (so no callee frame can refer to it as its caller), no builtin or method
+ * (so no call context holds it), no closure creation, no suspension, no
+ * defers. Such a frame is unreachable once the body returned, and can be
+ * reused for the next call. `nil` is the shared NIL closure (`nilEv`).
+ */
+export function isLeaf(ev: Ev, nilEv: Ev): boolean {
+  if (ev === nilEv) return true;
+  const sh = shapeOf(ev);
+  if (sh === undefined || !LEAF_KINDS.has(sh.k)) return false;
+  switch (sh.k) {
+    case "lit":
+    case "slot":
+      return true;
+    case "bin":
+    case "op":
+    case "and":
+    case "or":
+    case "coalesce":
+      return isLeaf(sh.l, nilEv) && isLeaf(sh.r, nilEv);
+    case "not":
+    case "neg":
+      return isLeaf(sh.a, nilEv);
+    case "prop":
+      return isLeaf(sh.obj, nilEv);
+    case "index":
+      return isLeaf(sh.obj, nilEv) && isLeaf(sh.idx, nilEv);
+    case "interp":
+      return sh.parts.every((p) => typeof p === "string" || isLeaf(p, nilEv));
+    case "ternary":
+      return isLeaf(sh.c, nilEv) && isLeaf(sh.a, nilEv) && isLeaf(sh.b, nilEv);
+    case "list":
+      return sh.elems.every((e) => isLeaf(e, nilEv));
+    case "block":
+      return sh.evs.every((e) => isLeaf(e, nilEv));
+    case "store":
+    case "update":
+      return isLeaf(sh.value, nilEv);
+    case "if":
+      return isLeaf(sh.c, nilEv) && isLeaf(sh.then, nilEv) && (sh.else === null || isLeaf(sh.else, nilEv));
+    case "return":
+      return sh.value === null || isLeaf(sh.value, nilEv);
+    default:
+      return false;
+  }
+}
+
+/** Slots a leaf body assigns to (its `store` and `update` targets). */
+export function writtenSlots(ev: Ev): number[] {
+  const out: number[] = [];
+  const walk = (e: Ev | null): void => {
+    if (e === null) return;
+    const sh = shapeOf(e);
+    if (sh === undefined) return;
+    switch (sh.k) {
+      case "store":
+      case "update":
+        out.push(sh.slot);
+        walk(sh.value);
+        return;
+      case "block":
+        sh.evs.forEach(walk);
+        return;
+      case "if":
+        walk(sh.then);
+        walk(sh.else);
+        return;
+      default:
+        return; // expressions assign nothing
+    }
+  };
+  walk(ev);
+  return out;
+}
+
 interface Shaped {
   shape?: Shape;
 }
