@@ -11,7 +11,7 @@
  */
 import { parse } from "@harn/parser";
 import { describe, expect, it } from "vitest";
-import { HarnError, ProgramRunner, Runtime, display } from "../src/index";
+import { HarnError, ProgramRunner, Runtime, callback, display, isPromise, type Value } from "../src/index";
 
 type Mode = "off" | "eager" | "auto";
 
@@ -34,6 +34,28 @@ async function runIn(mode: Mode, source: string, opts: { timeoutMs?: number } = 
   rt.defineBuiltin("len", (args) => {
     const v = args[0] ?? null;
     return typeof v === "string" ? [...v].length : Array.isArray(v) ? v.length : 0;
+  });
+  // A list builtin written like the stdlib's map (runtime.ts `callback`):
+  // a prepared callback, synchronous until the first call that suspends.
+  rt.defineBuiltin("each", (args, ctx) => {
+    const xs = args[0] as Value[];
+    const cb = callback(ctx, args[1] ?? null);
+    const out: Value[] = [];
+    for (let i = 0; i < xs.length; i++) {
+      const r = cb.one(xs[i]!);
+      if (isPromise(r)) {
+        return (async () => {
+          out.push(await r);
+          for (i++; i < xs.length; i++) {
+            const q = cb.one(xs[i]!);
+            out.push(isPromise(q) ? await q : q);
+          }
+          return out;
+        })();
+      }
+      out.push(r);
+    }
+    return out;
   });
   const { program, errors } = parse(source);
   expect(errors).toEqual([]);
@@ -343,5 +365,135 @@ while i < 3 { i = i + 1 }
 println(i)
 `);
     expect(r.out).toBe("3\n3\n");
+  });
+});
+
+describe("what a user observes is the same in every tier", () => {
+  it("suffixes an escaping runtime error with the line of the function that failed", async () => {
+    const r = await same(`
+fn inner(x) {
+  let y = x + 1
+  return y / (x - 250)
+}
+var i = 0
+var t = 0
+while i < 1000 {
+  t = t + inner(i)
+  i = i + 1
+}
+`);
+    expect(r.error).toBe("Runtime error: Division by zero (line 4)");
+    expect(r.where).toBe("4:15 pipeline@9");
+  });
+
+  it("names the frame limit with the line of the call that exceeded it", async () => {
+    const r = await same(`
+fn down(n) {
+  return 1 + down(n + 1)
+}
+var i = 0
+while i < 300 { i = i + 1 }
+println(down(0))
+`);
+    expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 3)");
+  });
+
+  it("finishes statements around a sleep and a spawn inside a hot loop", async () => {
+    const r = await same(`
+fn slow(x) {
+  if x % 150 == 0 { sleep(1) }
+  return x
+}
+var total = 0
+var i = 0
+while i < 600 {
+  total = total + slow(i) * 2 + 1
+  if i % 100 == 0 {
+    total = total + await(spawn { i * 3 }) + 1
+  }
+  i = i + 1
+}
+println(total)
+println(i)
+`);
+    // sum(2i + 1) over 0..599, plus (3i + 1) for i = 0, 100, ..., 500.
+    expect(r.out).toBe(`${600 * 599 + 600 + 3 * 1500 + 6}\n600\n`);
+  });
+
+  it("runs defers of a hot function on every exit, in reverse order", async () => {
+    const r = await same(`
+fn work(x) {
+  defer { if x < 2 || x == 399 { println("a\${x}") } }
+  defer { if x < 2 || x == 399 { println("b\${x}") } }
+  if x % 2 == 0 { return x }
+  throw "odd \${x}"
+}
+var i = 0
+var ok = 0
+var failed = 0
+while i < 400 {
+  try {
+    ok = ok + work(i)
+  } catch (e) {
+    failed = failed + 1
+  }
+  i = i + 1
+}
+println(ok)
+println(failed)
+`);
+    expect(r.out).toBe(`b0\na0\nb1\na1\nb399\na399\n${199 * 200}\n200\n`);
+  });
+
+  it("wraps int arithmetic at 64 bits inside generated loops", async () => {
+    const r = await same(`
+var x = 9223372036854775000
+var y = -9223372036854775000
+var p = 3037000499
+var i = 0
+while i < 1000 {
+  x = x + 1
+  y = y - 1
+  i = i + 1
+}
+println(x)
+println(y)
+println(p * p * 2)
+println(9223372036854775807 + i)
+`);
+    const wrap = (v: bigint) => BigInt.asIntN(64, v).toString();
+    expect(r.out).toBe(
+      [
+        wrap(9223372036854775000n + 1000n),
+        wrap(-9223372036854775000n - 1000n),
+        wrap(3037000499n * 3037000499n * 2n),
+        wrap(9223372036854775807n + 1000n),
+      ].join("\n") + "\n",
+    );
+    expect(r.out.startsWith("-9223372036854775")).toBe(true);
+  });
+
+  it("calls prepared callbacks that suspend, fail or are leaves", async () => {
+    const r = await same(`
+var xs = []
+var i = 0
+while i < 300 {
+  xs = xs + [i]
+  i = i + 1
+}
+let doubled = each(xs, { x -> later(x) * 2 })
+println(doubled[299])
+let k = 5
+let plus = each(xs, { x -> x + k })
+println(plus[299])
+var n = 0
+while n < 3 {
+  println(each(xs, { x -> if x % 100 == 0 { later(x) } else { x } })[200])
+  n = n + 1
+}
+println(each(xs, { x -> 100 / (x - 250) })[0])
+`);
+    expect(r.out).toBe("598\n304\n200\n200\n200\n");
+    expect(r.error).toBe("Runtime error: Division by zero (line 18)");
   });
 });
