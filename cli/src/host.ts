@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
+import { check, type CheckDiagnostic } from "@harn/checker";
 import { checkStructure, parse, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
 import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
@@ -124,13 +125,54 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
   return preloadBuiltins(rt, names);
 }
 
+/** The static checker's errors (cli.md §2.2 step 2). Runs once the
+ * interpreter exists, so `rt.builtins` holds every builtin it registers;
+ * imports come from what `preloadImports` parsed. */
+function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): CheckDiagnostic[] {
+  const builtins = new Set([...rt.builtins.keys(), ...rt.globals.keys()]);
+  return check(program, {
+    file,
+    builtins,
+    resolveImport(from, path) {
+      const key = modules.resolve(from, path);
+      if (key === null) return null;
+      const parsed = modules.parsed.get(key);
+      return parsed === undefined ? null : { file: key, program: parsed };
+    },
+  });
+}
+
+/** `harn check`'s checker run for a file with imports: the builtins of a
+ * runtime like `harn run`'s, imports read and parsed from disk. */
+export function checkProgram(program: Program, file: string): CheckDiagnostic[] {
+  const sink = { write() {} };
+  const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
+  new ProgramRunner(rt, { file }); // registers the interpreter's own builtins
+  const modules = fileModuleHost(rt);
+  return check(program, {
+    file,
+    builtins: new Set([...rt.builtins.keys(), ...rt.globals.keys()]),
+    resolveImport(from, path) {
+      const key = modules.resolve(from, path);
+      if (key === null) return null;
+      try {
+        return { file: key, program: modules.load(key) };
+      } catch {
+        return null;
+      }
+    },
+  });
+}
+
 export class ModuleSyntaxError extends Error {}
 
 export type Outcome =
   | { kind: "ok"; value: Value }
   /** Lex/parse errors: `message` is the plain reference text of the first. */
   | { kind: "syntax"; program: Program | null; errors: ReturnType<typeof parse>["errors"] }
-  | { kind: "compile"; message: string; span: Span | null }
+  /** `checked` holds the static checker's errors when it rejected the
+   * program (cli.md §2.2 step 2); `message` is then the first one's. */
+  | { kind: "compile"; message: string; span: Span | null; checked?: CheckDiagnostic[] }
   | { kind: "error"; error: HarnError }
   /** `exit(n)` was called. */
   | { kind: "exit"; code: number };
@@ -154,6 +196,11 @@ export function runSource(rt: Runtime, source: string, file: string, entry?: str
     const preloading = preloadImports(rt, program, file, modules);
     if (preloading !== null) await preloading;
     runner = new ProgramRunner(rt, { file, modules, entry });
+    const checked = staticCheck(rt, program, file, modules);
+    if (checked.length > 0) {
+      await rt.shutdown();
+      return { kind: "compile", message: checked[0]!.message, span: checked[0]!.span, checked };
+    }
     if (cancelled !== undefined) return { kind: "error", error: toHarnError(cancelled) };
     try {
       const value = await runner.run(program);

@@ -320,6 +320,14 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
         return 1;
       }
       case "compile":
+        if (outcome.checked) {
+          // Checker errors (cli.md §2.2 step 2): no label, so no caret line.
+          const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
+          for (const d of outcome.checked) {
+            process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, style));
+          }
+          return 1;
+        }
         process.stderr.write(`error: compile error: ${outcome.message}\n`);
         return 1;
       case "error":

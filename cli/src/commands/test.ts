@@ -541,7 +541,7 @@ async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | nul
       case "syntax":
         return o.errors[0]!.message;
       case "compile":
-        return `Compile error: ${o.message}`;
+        return o.checked ? o.message : `Compile error: ${o.message}`;
       case "error":
         return renderRuntimeError(o.error, t.file, (f) => (f === t.file ? t.source : readSourceFile(f)), plainPaint);
     }

@@ -1,0 +1,335 @@
+/**
+ * The checker's walk: lexical scopes of the few binding types it is sure
+ * of, and the type diagnostics that need them (spec/semantics.md §10.1).
+ * Whatever it is not sure of is unknown, and unknown is never an error.
+ */
+import type { MatchExpr, Node, Param, Pattern, Program, Span, TypeExpr } from "@harn/parser";
+import { forEachChild } from "@harn/parser";
+import type { CheckDiagnostic } from "./diagnostic";
+import { binaryOpError, deadRightOperand, literalType, type Primitive } from "./literals";
+import { TypeEnv } from "./type-env";
+import { formatTy, fromTypeExpr, type Ty } from "./types";
+
+type Scope = Map<string, Ty | null>;
+
+export class TypeWalk {
+  private readonly env: TypeEnv;
+  private scopes: Scope[] = [new Map()];
+  /** Inside a `try` body an error is what the script expects to happen
+   * (conformance cases catch `"a" + 1` on purpose), so nothing there is
+   * reported. */
+  private tryDepth = 0;
+
+  constructor(
+    program: Program,
+    private readonly out: CheckDiagnostic[],
+  ) {
+    this.env = TypeEnv.of(program.items);
+  }
+
+  run(program: Program): void {
+    this.block(program.items);
+  }
+
+  private block(nodes: readonly Node[]): void {
+    this.scopes.push(new Map());
+    for (const n of nodes) this.visit(n);
+    this.scopes.pop();
+  }
+
+  private bind(name: string, ty: Ty | null): void {
+    this.scopes[this.scopes.length - 1]!.set(name, ty);
+  }
+
+  private lookup(name: string): Ty | null {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const s = this.scopes[i]!;
+      if (s.has(name)) return s.get(name)!;
+    }
+    return null;
+  }
+
+  private bindPattern(p: Pattern): void {
+    switch (p.kind) {
+      case "ident":
+        this.bind(p.name, null);
+        return;
+      case "pair":
+        this.bind(p.first, null);
+        this.bind(p.second, null);
+        return;
+      case "dict":
+        for (const f of p.fields) this.bind(f.alias ?? f.key, null);
+        return;
+      case "list":
+        for (const e of p.elements) this.bind(e.name, null);
+        return;
+    }
+  }
+
+  /** A function-like body: parameters in their own scope. */
+  private fnBody(params: readonly Param[], body: readonly Node[], typeParams: ReadonlySet<string>): void {
+    for (const p of params) if (p.default !== null) this.visit(p.default);
+    this.scopes.push(new Map());
+    for (const p of params) this.bind(p.name, p.type !== null && !p.rest ? fromTypeExpr(p.type, typeParams) : null);
+    this.block(body);
+    this.scopes.pop();
+  }
+
+  private visit(n: Node): void {
+    switch (n.kind) {
+      case "LetBinding":
+      case "VarBinding": {
+        this.visit(n.value);
+        if (n.type !== null && n.pattern.kind === "ident") this.checkDeclared(n.pattern.name, n.type, n.value);
+        if (n.pattern.kind === "ident") {
+          // Only an immutable binding keeps the type it starts with.
+          const ty = n.kind === "LetBinding" ? (n.type !== null ? fromTypeExpr(n.type) : this.enumValueType(n.value)) : null;
+          this.bind(n.pattern.name, ty);
+        } else {
+          this.bindPattern(n.pattern);
+        }
+        return;
+      }
+      case "FnDecl":
+        this.bind(n.name, null);
+        this.fnBody(n.params, n.body, new Set(n.typeParams.map((t) => t.name)));
+        return;
+      case "ToolDecl":
+        this.bind(n.name, null);
+        this.fnBody(n.params, n.body, EMPTY);
+        return;
+      case "Closure":
+        this.fnBody(n.params, n.body, EMPTY);
+        return;
+      case "Pipeline":
+        this.scopes.push(new Map());
+        for (const p of n.params) this.bind(p, null);
+        this.block(n.body);
+        this.scopes.pop();
+        return;
+      case "OverrideDecl":
+        this.scopes.push(new Map());
+        for (const p of n.params) this.bind(p, null);
+        this.block(n.body);
+        this.scopes.pop();
+        return;
+      case "ForIn":
+        this.visit(n.iterable);
+        this.scopes.push(new Map());
+        this.bindPattern(n.pattern);
+        this.block(n.body);
+        this.scopes.pop();
+        return;
+      case "TryCatch":
+        this.tryDepth++;
+        this.block(n.body);
+        this.tryDepth--;
+        this.scopes.push(new Map());
+        if (n.errorVar !== null) this.bind(n.errorVar, null);
+        this.block(n.catchBody);
+        this.scopes.pop();
+        if (n.finallyBody !== null) this.block(n.finallyBody);
+        return;
+      case "Parallel":
+        this.visit(n.expr);
+        for (const [, v] of n.options) this.visit(v);
+        this.scopes.push(new Map());
+        if (n.variable !== null) this.bind(n.variable, null);
+        this.block(n.body);
+        this.scopes.pop();
+        return;
+      case "SelectExpr":
+        for (const c of n.cases) {
+          this.visit(c.channel);
+          this.scopes.push(new Map());
+          this.bind(c.variable, null);
+          this.block(c.body);
+          this.scopes.pop();
+        }
+        if (n.timeout !== null) {
+          this.visit(n.timeout.duration);
+          this.block(n.timeout.body);
+        }
+        if (n.defaultBody !== null) this.block(n.defaultBody);
+        return;
+      case "PipePlaceholder":
+        this.scopes.push(new Map());
+        this.bind(n.param, null);
+        this.visit(n.body);
+        this.scopes.pop();
+        return;
+      case "MatchExpr":
+        this.visit(n.value);
+        this.checkEnumMatch(n);
+        for (const arm of n.arms) {
+          this.scopes.push(new Map());
+          bindPatternIdentifiers(arm.pattern, (name) => this.bind(name, null));
+          if (arm.guard !== null) this.visit(arm.guard);
+          this.block(arm.body);
+          this.scopes.pop();
+        }
+        return;
+      case "TryExpr":
+        this.tryDepth++;
+        this.block(n.body);
+        this.tryDepth--;
+        return;
+      case "BinaryOp": {
+        this.visit(n.left);
+        if (deadRightOperand(n)) return;
+        this.visit(n.right);
+        const l = literalType(n.left);
+        const r = literalType(n.right);
+        if (l !== null && r !== null) {
+          const message = binaryOpError(n.op, l, r);
+          if (message !== null) this.report(message, n.span);
+        }
+        return;
+      }
+      case "IfElse":
+        this.visit(n.condition);
+        this.block(n.thenBody);
+        if (n.elseBody !== null) this.block(n.elseBody);
+        return;
+      case "WhileLoop":
+        this.visit(n.condition);
+        this.block(n.body);
+        return;
+      case "GuardStmt":
+        this.visit(n.condition);
+        this.block(n.elseBody);
+        return;
+      case "ImplBlock":
+        for (const m of n.methods) this.visit(m);
+        return;
+      default:
+        if (hasBody(n)) {
+          // Remaining statements with a body (defer, mutex, deadline, retry,
+          // spawn, try-expression, ...): visit the non-body children in the
+          // current scope, the body in a scope of its own.
+          const body = new Set<Node>(n.body);
+          forEachChild(n, (c) => {
+            if (!body.has(c)) this.visit(c);
+          });
+          this.block(n.body);
+          return;
+        }
+        forEachChild(n, (c) => this.visit(c));
+    }
+  }
+
+  private report(message: string, span: Span): void {
+    if (this.tryDepth === 0) this.out.push({ severity: "error", message, span });
+  }
+
+  /** `'NAME' declared as T, but assigned U` for a literal initialiser whose
+   * type certainly does not fit the annotation. */
+  private checkDeclared(name: string, annotation: TypeExpr, value: Node): void {
+    const actual = literalType(value);
+    if (actual === null || actual === "nil") return;
+    const expected = fromTypeExpr(annotation);
+    if (!this.incompatible(expected, actual)) return;
+    this.report(`'${name}' declared as ${formatTy(expected)}, but assigned ${actual}`, value.span);
+  }
+
+  /** True only when no value of type `actual` can be a `t`. */
+  private incompatible(t: Ty | null, actual: Primitive, depth = 0): boolean {
+    const r = this.env.resolve(t);
+    if (r === null || depth > 8) return false;
+    switch (r.k) {
+      case "name":
+        if (!PRIMITIVES.has(r.name) || this.env.isUserType(r.name)) return false;
+        return !(r.name === actual || (r.name === "float" && actual === "int"));
+      case "union":
+        return r.types.every((m) => this.incompatible(m, actual, depth + 1));
+      case "list":
+      case "dict":
+      case "shape":
+      case "fn":
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The enum of `E.V` / `E.V(...)` initialisers. */
+  private enumValueType(v: Node): Ty | null {
+    const e =
+      v.kind === "PropertyAccess" && v.object.kind === "Identifier"
+        ? { enumName: v.object.name, variant: v.property }
+        : v.kind === "MethodCall" && v.object.kind === "Identifier"
+          ? { enumName: v.object.name, variant: v.method }
+          : null;
+    if (e === null || this.scopesHave(e.enumName)) return null;
+    const decl = this.env.enums.get(e.enumName);
+    if (!decl || !decl.variants.some((x) => x.name === e.variant)) return null;
+    return { k: "name", name: e.enumName };
+  }
+
+  private scopesHave(name: string): boolean {
+    return this.scopes.some((s) => s.has(name));
+  }
+
+  /** The enum a match subject certainly holds (or whose `.variant` it is). */
+  private subjectEnum(v: Node): string | null {
+    let target = v;
+    if (v.kind === "PropertyAccess" && v.property === "variant") target = v.object;
+    if (target.kind !== "Identifier") return null;
+    const t = this.lookup(target.name);
+    if (t === null) return null;
+    const name = t.k === "name" ? t.name : t.k === "app" ? t.name : null;
+    if (name === null || this.scopesHave(name)) return null;
+    return this.env.enums.has(name) ? name : null;
+  }
+
+  private checkEnumMatch(m: MatchExpr): void {
+    const enumName = this.subjectEnum(m.value);
+    if (enumName === null) return;
+    const decl = this.env.enums.get(enumName)!;
+    const variants = new Set(decl.variants.map((v) => v.name));
+    const covered = new Set<string>();
+    const cover = (p: Node): boolean => {
+      switch (p.kind) {
+        case "Identifier":
+          return false; // a wildcard or binding arm covers everything
+        case "PropertyAccess":
+          if (p.object.kind !== "Identifier" || p.object.name !== enumName) return false;
+          covered.add(p.property);
+          return true;
+        case "MethodCall":
+          if (p.object.kind !== "Identifier" || p.object.name !== enumName) return false;
+          covered.add(p.method);
+          return true;
+        case "FunctionCall":
+          if (!variants.has(p.name)) return false;
+          covered.add(p.name);
+          return true;
+        case "StringLiteral":
+        case "RawStringLiteral":
+          covered.add(p.value);
+          return true;
+        case "OrPattern":
+          return p.alternatives.every(cover);
+        default:
+          return false;
+      }
+    };
+    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    const missing = decl.variants.filter((v) => !covered.has(v.name));
+    if (missing.length === 0) return;
+    this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+const PRIMITIVES = new Set(["int", "float", "string", "bool", "nil"]);
+
+function hasBody(n: Node): n is Node & { body: Node[] } {
+  return "body" in n && Array.isArray((n as { body?: unknown }).body);
+}
+
+function bindPatternIdentifiers(n: Node, bind: (name: string) => void): void {
+  if (n.kind === "Identifier") bind(n.name);
+  forEachChild(n, (c) => bindPatternIdentifiers(c, bind));
+}

@@ -1,0 +1,138 @@
+/** Each message template: where it fires, and look-alikes where it must not. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkSource, messages } from "./helpers";
+
+describe("call target `NAME` is not defined or imported", () => {
+  const dir = mkdtempSync(join(tmpdir(), "harn-checker-"));
+  mkdirSync(join(dir, "lib"));
+  writeFileSync(join(dir, "lib", "util.harn"), 'import "./deep"\npub fn helper(x) { return x }\nfn private_one() { 1 }\nlet table = {}\n');
+  writeFileSync(join(dir, "lib", "deep.harn"), "pub fn deep_fn() { 2 }\n");
+  const main = join(dir, "main.harn");
+  const run = (src: string) => checkSource(src, main).map((d) => d.message);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("fires for an unknown name in a file whose imports resolve, with the nearest name", () => {
+    expect(run('import "./lib/util"\nprintln(helpr(1))\n')).toEqual(["call target `helpr` is not defined or imported — did you mean `helper`?"]);
+    expect(run('import "./lib/util"\nzzqqxx_unknown()\n')).toEqual(["call target `zzqqxx_unknown` is not defined or imported"]);
+    expect(run('import { helper } from "./lib/util"\nprintlnx(len([1]))\n')).toEqual([
+      "call target `printlnx` is not defined or imported — did you mean `println`?",
+    ]);
+  });
+
+  it("points at the called name", () => {
+    const [d] = checkSource('import "./lib/util"\nlet x = 1\nprintln(nope_fn(x))\n', main);
+    expect(d!.span).toMatchObject({ line: 3, column: 9 });
+  });
+
+  it("does not fire for anything a script can call", () => {
+    const ok = [
+      // builtins, interpreter specials, constructors, prefixes
+      'import "./lib/util"\nprintln(len([1]))\nlet t = spawn { 1 }\nawait(t)\nlet c = channel("x")\nlet a = atomic(0)\n',
+      'import "./lib/util"\nlet r = Ok(1)\nlet e = Err("x")\nlet s = Some(1)\n__internal_thing()\nhostlib_fs_read("x")\n',
+      // wildcard imports bring every top-level name, transitively
+      'import "./lib/util"\nhelper(1)\nprivate_one()\ndeep_fn()\n',
+      'import "std/text"\nimport { helper } from "./lib/util"\nhelper(1)\n',
+      // declarations, before or after the call; closures in variables
+      'import "./lib/util"\nlater(1)\nfn later(x) { return x }\nstruct Point { x: int }\nlet p = Point({x: 1})\nenum Shape { Circle(r) }\nlet s = Shape.Circle(1)\n',
+      'import "./lib/util"\nlet double = { x -> x * 2 }\nprintln(double(2))\nfn apply(f, x) { return f(x) }\n',
+      'import "./lib/util"\npipeline default() { go() }\nfn go() { inner() }\nfn inner() { 1 }\n',
+      'import "./lib/util"\nfor cb in [{ -> 1 }] { cb() }\ntry { throw "x" } catch (handler) { }\nparallel each [1] { item -> item }\n',
+      'import "./lib/util"\nlet r = Ok(1)\nmatch r { Ok(v) -> { println(v) } Err(e) -> { println(e) } }\n',
+      'import "./lib/util"\ntool search(q: string) { description "d"\n return q }\nsearch("x")\n',
+      'import "./lib/util"\nfn id<T>(x: T) -> T { return x }\nid(1)\n',
+      // short-circuited right operands never run
+      'import "./lib/util"\nprintln(false && missing_thing())\n',
+    ];
+    for (const src of ok) expect(run(src), src).toEqual([]);
+  });
+
+  it("gives up when an import cannot be resolved, and without imports", () => {
+    expect(run('import "./no/such/module"\nmissing_fn()\n')).toEqual([]);
+    expect(run("missing_fn()\n")).toEqual([]);
+  });
+});
+
+describe("Non-exhaustive match on enum", () => {
+  const decl = "enum Color { Red, Green, Blue }\n";
+
+  it("fires on an annotated binding, a parameter, an E.V initialiser and .variant", () => {
+    expect(messages(decl + 'let c: Color = Color.Red\nmatch c {\n  Color.Red -> { 1 }\n}\n')).toEqual([
+      'Non-exhaustive match on enum Color: missing variants "Green", "Blue"',
+    ]);
+    expect(messages(decl + 'fn f(c: Color) {\n  match c { Color.Red -> { 1 } Color.Blue -> { 2 } }\n}\n')).toEqual([
+      'Non-exhaustive match on enum Color: missing variants "Green"',
+    ]);
+    expect(messages(decl + 'let c = Color.Green\nmatch c.variant { "Red" -> { 1 } "Green" -> { 2 } }\n')).toEqual([
+      'Non-exhaustive match on enum Color: missing variants "Blue"',
+    ]);
+  });
+
+  it("does not fire when covered, with a wildcard or binding arm, or when the type is not certain", () => {
+    const ok = [
+      decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } Color.Green -> { 2 } Color.Blue -> { 3 } }\n",
+      decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } _ -> { 2 } }\n",
+      decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } other -> { 2 } }\n",
+      decl + "let c: Color = Color.Red\nmatch c { Color.Red | Color.Green -> { 1 } Color.Blue -> { 2 } }\n",
+      decl + "fn f(c) { match c { Color.Red -> { 1 } } }\n",
+      decl + "var c = Color.Red\nmatch c { Color.Red -> { 1 } }\n",
+      decl + "let c: Color = Color.Red\nfn g(c) { match c { Color.Red -> { 1 } } }\n",
+      decl + "let c: Color = Color.Red\nfor c in [1] { match c { 1 -> { 1 } } }\n",
+      decl + 'let c: Color = Color.Red\ntry { match c { Color.Red -> { 1 } } } catch (e) { println(e) }\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
+
+describe("'NAME' declared as T, but assigned U", () => {
+  it("fires for a literal of a certainly different type", () => {
+    expect(messages('let n: int = "five"\n')).toEqual(["'n' declared as int, but assigned string"]);
+    expect(messages("var flag: bool = 1\n")).toEqual(["'flag' declared as bool, but assigned int"]);
+    expect(messages("let xs: list<int> = 3\n")).toEqual(["'xs' declared as list<int>, but assigned int"]);
+    expect(messages('let u: {name: string} = "x"\n')).toEqual(["'u' declared as {name: string}, but assigned string"]);
+    expect(messages("let v: string | bool = 1.5\n")).toEqual(["'v' declared as string | bool, but assigned float"]);
+    expect(messages('type Id = int\nlet i: Id = "x"\n')).toEqual(["'i' declared as Id, but assigned string"]);
+  });
+
+  it("does not fire when the value can fit or its type is not certain", () => {
+    const ok = [
+      "let f: float = 1\n",
+      "let n: int = -3\n",
+      'let s: string = "a${1}"\n',
+      "let x: int | nil = nil\n",
+      "let x: int = nil\n",
+      'let m: "a" | "b" = "a"\n',
+      'let a: any = "x"\nlet u: unknown = 1\n',
+      "let d: duration = 5\n",
+      'struct Name { v: string }\nlet n: Name = "x"\n',
+      "fn f() -> int { return 1 }\nlet n: string = f()\n",
+      'try { let n: int = "x" } catch (e) { println(e) }\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
+
+describe("binary operators on literals", () => {
+  it("fires with the reference's texts", () => {
+    expect(messages("println(false + 1)\n")).toEqual(["can't add bool and int"]);
+    expect(messages('println("n=" + 5)\n')).toEqual(["can't add string and int"]);
+    expect(messages('println("10" / 2)\n')).toEqual(["can't use '/' on string and int (needs numeric operands)"]);
+    expect(messages('println(2 - "x")\n')).toEqual(["can't use '-' on int and string (needs numeric operands)"]);
+    expect(messages('println("x" * 1.5)\n')).toEqual(["can't multiply string and float (try string * int)"]);
+  });
+
+  it("does not fire for valid operand types, non-literals, nil, try bodies or dead operands", () => {
+    const ok = [
+      'println(1 + 2.5)\nprintln("a" + "b")\nprintln("ab" * 3)\nprintln(3 * "ab")\nprintln(2 ** 3)\nprintln(7 % 2)\n',
+      'let n = 5\nfn f() { return "a" + n }\n',
+      "println([1] + [2])\nprintln({a: 1} + {b: 2})\nprintln(1s + 1s)\n",
+      "fn f() { return nil + 1 }\n",
+      'println(try { "a" * "b" })\ntry { let x = "a" + 1 } catch (e) { println(e) }\n',
+      'println(true || "a" + 1)\n',
+      'println(1 == "a")\nprintln("a" < "b")\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
