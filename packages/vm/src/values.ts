@@ -467,10 +467,15 @@ export function hasSurrogates(s: string): boolean {
   return SURROGATE.test(s);
 }
 
-/** Length in code points: UTF-16 length minus one per surrogate pair (a
- * single pass, no regex: strings built by concatenation are measured often). */
+/** Length in code points: UTF-16 length minus one per surrogate pair.
+ * Strings built by concatenation are measured often (`len(text)` after
+ * `text = "${text}${c}"`): a charCodeAt loop over such a string pays an
+ * indirection per character, so an ASCII string (UTF-8 length equal to its
+ * UTF-16 length, which native code computes in one flat pass) returns its
+ * length without the loop. */
 export function cpLength(s: string): number {
   const len = s.length;
+  if (Buffer.byteLength(s, "utf8") === len) return len;
   let n = len;
   for (let i = 0; i < len; i++) {
     const c = s.charCodeAt(i);
