@@ -6,20 +6,24 @@
 // `harn` started while another build runs (test files build in parallel)
 // never loads a half-written bundle.
 import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+function writeAtomically(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
 async function bundle(options) {
   const result = await build({ ...options, write: false });
-  for (const f of result.outputFiles) {
-    mkdirSync(dirname(f.path), { recursive: true });
-    const tmp = `${f.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, f.contents);
-    renameSync(tmp, f.path);
-  }
+  for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
+  return result;
 }
 
 // Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
@@ -27,7 +31,8 @@ async function bundle(options) {
 // and their dependencies are separate chunks loaded by the commands that
 // run scripts. Chunk names carry a content hash, so a `harn` started from
 // an older build keeps finding its own chunks while a new build lands.
-await bundle({
+const cli = await bundle({
+  metafile: true,
   entryPoints: { harn: join(here, "src/main.ts") },
   outdir: join(here, "dist"),
   entryNames: "[name]",
@@ -58,3 +63,27 @@ await bundle({
   legalComments: "none",
   logLevel: "warning",
 });
+
+// What `harn lint` needs from the runtime (every builtin name, for
+// `undefined-function`, and the bundled `std/...` sources), taken from a
+// runtime of this very build and written beside the bundle, so that lint
+// does not load the evaluator and the stdlib (a third of its start-up) to
+// learn them. Without the file, lint creates a runtime as before.
+const hostChunk = Object.entries(cli.metafile.outputs).find(([, o]) => o.entryPoint === "cli/src/host.ts" || o.entryPoint?.endsWith("/cli/src/host.ts"))?.[0];
+if (!hostChunk) throw new Error("cli/build.mjs: no chunk for cli/src/host.ts in the metafile");
+const dump = spawnSync(
+  process.execPath,
+  [
+    "--input-type=module",
+    "-e",
+    `const { createRuntime } = await import(process.argv[1]);
+     const sink = { write() {} };
+     const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
+     process.stdout.write(JSON.stringify({ builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] }));
+     process.exit(0);`,
+    pathToFileURL(join(process.cwd(), hostChunk)).href,
+  ],
+  { encoding: "utf8", maxBuffer: 64 << 20 },
+);
+if (dump.status !== 0) throw new Error(`cli/build.mjs: listing the runtime's builtins failed: ${dump.stderr}`);
+writeAtomically(join(here, "dist/lint-knowledge.json"), dump.stdout);

@@ -1,5 +1,5 @@
 /** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parse, syntaxDiagnostic, type SyntaxDiagnostic } from "@harn/parser";
 import {
   applyFixes,
@@ -34,9 +34,35 @@ export interface LintFlags {
 
 const SKIP_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 
+/**
+ * A file the build writes beside the CLI bundle. This module may end up in
+ * the entry bundle (`dist/`) or in a chunk of it (`dist/chunks/`), so both
+ * places are tried.
+ */
+function besideBundle(name: string): URL | null {
+  for (const rel of [`./${name}`, `../${name}`]) {
+    const url = new URL(rel, import.meta.url);
+    if (url.protocol === "file:" && existsSync(url)) return url;
+  }
+  return null;
+}
+
+type Knowledge = { builtins: string[]; stdModules: [string, string][] };
+
 /** The runtime's builtin names and bundled std modules, for
- * `undefined-function` and wildcard imports of `std/...`. */
-async function runtimeKnowledge(): Promise<{ builtins: string[]; stdModules: [string, string][] }> {
+ * `undefined-function` and wildcard imports of `std/...`: listed at build
+ * time (cli/build.mjs, `lint-knowledge.json`), so lint need not load the
+ * evaluator; from a runtime created here when that file is missing. */
+async function runtimeKnowledge(): Promise<Knowledge> {
+  const listed = besideBundle("lint-knowledge.json");
+  if (listed) {
+    try {
+      const k = JSON.parse(readFileSync(listed, "utf8")) as Knowledge;
+      if (Array.isArray(k.builtins) && Array.isArray(k.stdModules)) return k;
+    } catch {
+      // unreadable or half-written: ask a runtime instead
+    }
+  }
   const { createRuntime } = await loadEngine();
   const sink = { write() {} };
   const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
@@ -112,7 +138,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   if (!flags.fix) {
     const threads = threadsFromEnv();
     const run = await lintFiles(jobs, settings, {
-      workerScript: new URL("./lint-worker.mjs", import.meta.url),
+      workerScript: besideBundle("lint-worker.mjs"),
       ...(threads !== undefined ? { threads } : {}),
     });
     imported = run.imported;
