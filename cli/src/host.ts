@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
-import { check, type CheckDiagnostic } from "@harn/checker";
+import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
 import { checkStructure, parse, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
 import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
@@ -129,7 +129,8 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
  * interpreter exists, so `rt.builtins` holds every builtin it registers;
  * imports come from what `preloadImports` parsed. */
 function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): CheckDiagnostic[] {
-  const builtins = new Set([...rt.builtins.keys(), ...rt.globals.keys()]);
+  // Builtins and imports are consulted only for files with imports.
+  const builtins = hasImports(program) ? new Set([...rt.builtins.keys(), ...rt.globals.keys()]) : new Set<string>();
   return check(program, {
     file,
     builtins,
