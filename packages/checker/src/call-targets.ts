@@ -98,6 +98,27 @@ function patternIdentifiers(n: Node, out: Set<string>): void {
   forEachChild(n, (c) => patternIdentifiers(c, out));
 }
 
+/** Every name bound anywhere in the file other than by a declaration
+ * (parameters, `let`/`var`, loop, catch and match bindings, assignments). */
+export function boundNames(program: Program): Set<string> {
+  const bound = new Set<string>();
+  const declared = new Set<string>();
+  for (const item of program.items) collect(item, bound, declared, []);
+  return bound;
+}
+
+/** How many times each name is declared (fn, struct, enum, ...), at any depth. */
+export function declarationCounts(program: Program): Map<string, number> {
+  const counts = new Map<string, number>();
+  const visit = (n: Node): void => {
+    const d = declName(n);
+    if (d !== null) counts.set(d, (counts.get(d) ?? 0) + 1);
+    forEachChild(n, visit);
+  };
+  for (const item of program.items) visit(item);
+  return counts;
+}
+
 function collect(root: Node, bound: Set<string>, declared: Set<string>, calls: FunctionCall[]): void {
   const visit = (n: Node): void => {
     const d = declName(n);
