@@ -497,3 +497,102 @@ println(each(xs, { x -> 100 / (x - 250) })[0])
     expect(r.error).toBe("Runtime error: Division by zero (line 18)");
   });
 });
+
+describe("frameless calls (direct.ts) give way to the framed tier", () => {
+  it("when an operand is not an int or leaves the safe range", async () => {
+    const r = await same(`
+fn build(n) {
+  if n == 0 { return "" }
+  return build(n - 1) + "x"
+}
+fn grow(n) {
+  if n == 0 { return 9007199254740990 }
+  return grow(n - 1) + 1
+}
+fn count(n) {
+  if n <= 0 { return 0 }
+  return 1 + count(n - 1)
+}
+var i = 0
+var t = 0
+var b = ""
+var g = 0
+var c = 0
+while i < 400 {
+  t = t + count(i % 50)
+  b = build(5)
+  g = grow(20)
+  c = count(2.5)
+  i = i + 1
+}
+println(t)
+println(b)
+println(g)
+println(c)
+`);
+    expect(r.out).toBe(`${8 * 1225 * 1}\nxxxxx\n9007199254741010\n3\n`);
+  });
+
+  it("reports an error inside the recursion with its line, frames and the framed tier's text", async () => {
+    const r = await same(`
+fn m(n, d) {
+  if n == 0 { return 1 % d }
+  return m(n - 1, d) + 1
+}
+var i = 0
+var t = 0
+while i < 300 {
+  if i < 299 { t = t + m(40, 1) } else { t = t + m(40, 0) }
+  i = i + 1
+}
+`);
+    expect(r.error).toBe("Runtime error: Division by zero (line 3)");
+    expect(r.where).toBe(`3:26 ${"m@4 ".repeat(40)}pipeline@9`);
+  });
+
+  it("resolves the recursive name through the caller chain at every entry", async () => {
+    const r = await same(`
+fn count(n) {
+  if n == 0 { return 0 }
+  return 1 + count(n - 1)
+}
+fn with_shadow(f) {
+  let count = { n -> 1000 }
+  return f(3) + 0
+}
+var i = 0
+var plain = 0
+var shadowed = 0
+while i < 300 {
+  plain = plain + count(3)
+  shadowed = shadowed + with_shadow(count)
+  i = i + 1
+}
+println(plain)
+println(shadowed)
+`);
+    expect(r.out).toBe(`${300 * 3}\n${300 * 1001}\n`);
+  });
+
+  it("stays interruptible in a long recursion", async () => {
+    // Where the cancellation lands depends on timing, so only the error is
+    // compared.
+    const source = `
+fn spin(n) {
+  if n == 0 { return 0 }
+  return spin(n - 1) + spin(n - 1)
+}
+var i = 0
+while i < 300 {
+  i = i + 1 + spin(3)
+}
+println(i)
+println(spin(60))
+`;
+    for (const mode of ["off", "eager", "auto"] as const) {
+      const r = await runIn(mode, source, { timeoutMs: 300 });
+      expect(r.out).toBe("300\n");
+      expect(r.error).toBe("Thrown: timed out");
+    }
+  });
+});

@@ -9,6 +9,7 @@
  * creating a closure copies the captured slots, calling it copies them into
  * the new frame, and writes never leak out.
  */
+import type { DirectEntry } from "./direct";
 import type { Span, TypeExpr } from "@harn/parser";
 import type { Value } from "../values";
 import type { BlockScope } from "./scope";
@@ -71,6 +72,10 @@ export class FnProto {
   leaf: boolean | null = null;
   /** The handler of a `tool` declaration (see tooldecl.ts). */
   isTool = false;
+  /** The frameless version of this function (direct.ts): undefined until
+   * a generated call site asks, null when the body does not qualify or
+   * reached the frame limit. */
+  direct: DirectEntry | null | undefined = undefined;
   constructor(
     readonly name: string | null,
     readonly file: string,

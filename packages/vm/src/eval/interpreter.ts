@@ -93,6 +93,15 @@ export class Interpreter {
     });
   }
 
+  /** The tick of a frameless call (direct.ts), which cannot yield or
+   * throw: false when the task is cancelled or a yield is due (the call is
+   * then run again in the framed tier, whose tick does that). */
+  directTick(task: Task): boolean {
+    if (task.signal.aborted || performance.now() - this.lastYield >= QUANTUM_MS) return false;
+    this.ticks = 0;
+    return true;
+  }
+
   /** `slowTick` for a loop's back-edge: the loop's suspension at phase 0
    * when it must yield (compile.ts whileLoop, jit.ts). */
   tickLoop(task: Task): Suspend | undefined {

@@ -35,8 +35,9 @@ import { HClosure, HDict, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV, Suspend } from "./compile";
 import { type Ev, type FnProto, Frame } from "./frame";
+import { BAIL, directEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
-import type { Interpreter } from "./interpreter";
+import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { type Shape, shapeOf } from "./shape";
 
 export type JitMode = "off" | "auto" | "eager";
@@ -76,8 +77,9 @@ interface Helpers {
   truthy: typeof truthy;
   display: typeof display;
   chain: typeof chain;
+  BAIL: typeof BAIL;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
 
@@ -97,7 +99,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -641,8 +643,12 @@ class Unit {
       // binds the cached name (interpreter.ts inheritLate); the callee's
       // own name, the usual entry, is decided here once.
       const inheritOwn = sh.site.slotOf(sh.name) < 0 ? "nf.ck = ck; nf.cv = fr.cv;" : "";
+      // A callee that qualifies for frameless calls (direct.ts) runs that
+      // way first; BAIL means: run this call framed, from the start.
+      const direct = args.length === p.paramSlots.length && directEntry(this.interp, p, MAX_FRAMES) !== null;
       code = [
         `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
+        direct ? `if (${P}.direct === null || (${t} = ${P}.direct(fr, ${site}${args.map((a) => `, ${a}`).join("")})) === BAIL) {` : "{",
         `const task = fr.task; const d = task.depth + 1;`,
         `const nf = new Frame(${P}, task, fr, ${site}, [${slots.join(", ")}]);`,
         `const ck = fr.ck;`,
@@ -660,6 +666,7 @@ class Unit {
         p.returnsLast ? "" : `else ${t} = null;`,
         `} catch (e) { ${t} = interp.callThrew(nf, e, fr, ${site}, task); }`,
         `if (${t} instanceof Promise) ${t} = interp.settleCall(${t}, task, fr, ${site}); else task.depth = d - 1;`,
+        `}`,
         `}`,
         `} else ${generic}`,
       ]

@@ -1,0 +1,317 @@
+/**
+ * Frameless ("direct") calls: a function whose body only computes with
+ * its own parameters and locals and calls only itself runs as one plain JS
+ * function with the slots in JS locals, no Frame, no slot array, no task
+ * depth bookkeeping (bench/vm workload 9: 60-deep recursion).
+ *
+ * Why this is safe: such a body has no effects besides its result. It
+ * reads no captures, writes nothing outside its own locals, creates no
+ * closures, calls no builtin or method, cannot suspend, registers no
+ * defers. So whenever the direct code meets something it does not handle
+ * (an operand that is not an int, an int leaving the safe range, a
+ * division by zero, the frame limit, a due preemption tick, a JS stack
+ * overflow) it abandons the whole call (`BAIL`) and the caller runs the
+ * same call again in the frame-based tier from the start, which then
+ * produces the exact value or error (span, frame notes, ` (line N)`).
+ *
+ * Late binding (§5.4): the recursive name is resolved once at entry, the
+ * way the callee's first frame would resolve it; every nested frame would
+ * inherit that resolution (its call sites bind no such name, checked
+ * here), so nested calls need no lookup.
+ *
+ * Entered only from generated call sites (jit.ts) that speculated on the
+ * prototype; `HARN_VM_JIT=off` never uses it.
+ */
+import { HClosure, type Value, truthy } from "../values";
+import { NIL_EV } from "./compile";
+import { type Ev, type FnProto, Frame, type Site } from "./frame";
+import type { Interpreter } from "./interpreter";
+import { shapeOf } from "./shape";
+
+/** What an entry returns when the call must run in the frame-based tier. */
+export const BAIL: unique symbol = Symbol("direct-bail");
+
+/** `entry(fr, site, ...args)`: the call's value, or BAIL. */
+export type DirectEntry = (fr: Frame, site: Site, ...args: Value[]) => any;
+
+const OPS = new Set(["+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">="]);
+
+/** Thrown inside direct code: abandon this call (retry framed). */
+const BAILX = { bail: true };
+/** Thrown inside direct code: abandon, and stop using direct code for this
+ * prototype (the frame limit or the host stack was reached: the framed
+ * tier reports that, and retrying each level directly would cost O(n²)). */
+const BAIL_OFF = { bail: true };
+
+/** The direct entry for `proto`, built on first request; null when the
+ * body does not qualify. */
+export function directEntry(interp: Interpreter, proto: FnProto, maxFrames: number): DirectEntry | null {
+  if (proto.direct !== undefined) return proto.direct;
+  proto.direct = null;
+  const g = new DirectGen(proto, maxFrames);
+  if (!proto.simple || proto.generator !== "none" || proto.captureTo.length > 0 || proto.isTool || !g.check()) return null;
+  const src = g.source();
+  const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => DirectEntry;
+  proto.direct = factory(g.consts, { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P: proto });
+  return proto.direct;
+}
+
+class DirectGen {
+  readonly consts: unknown[] = [];
+  private readonly out: string[] = [];
+  private ntemps = 0;
+  private maxTemps = 0;
+  /** The one name the body calls itself by (null: no calls). */
+  private selfName: string | null = null;
+
+  constructor(
+    private readonly proto: FnProto,
+    private readonly maxFrames: number,
+  ) {}
+
+  /** Whether every node of the body is one the generator handles. */
+  check(): boolean {
+    return this.stmtOk(this.proto.source);
+  }
+
+  private stmtOk(ev: Ev): boolean {
+    if (ev === NIL_EV) return true;
+    const sh = shapeOf(ev);
+    if (sh === undefined) return false;
+    switch (sh.k) {
+      case "block":
+        return sh.evs.every((e) => this.stmtOk(e));
+      case "store":
+        return sh.slot >= 0 && sh.slot < this.proto.nslots && this.exprOk(sh.value);
+      case "if":
+        return this.exprOk(sh.c) && this.stmtOk(sh.then) && (sh.else === null || this.stmtOk(sh.else));
+      case "return":
+        // `return f(x)` is a tail call in the framed tier (no frame growth):
+        // left to it.
+        if (sh.value === null) return true;
+        return shapeOf(sh.value)?.k !== "call" && this.exprOk(sh.value);
+      default:
+        return this.exprOk(ev);
+    }
+  }
+
+  private exprOk(ev: Ev): boolean {
+    if (ev === NIL_EV) return true;
+    const sh = shapeOf(ev);
+    if (sh === undefined) return false;
+    switch (sh.k) {
+      case "lit":
+        return sh.v === null || typeof sh.v === "boolean" || typeof sh.v === "string" || (typeof sh.v === "number" && Number.isSafeInteger(sh.v));
+      case "slot":
+        return sh.slot >= 0 && sh.slot < this.proto.nslots;
+      case "bin":
+        return OPS.has(sh.op) && this.exprOk(sh.l) && this.exprOk(sh.r);
+      case "and":
+      case "or":
+        return this.exprOk(sh.l) && this.exprOk(sh.r);
+      case "not":
+      case "neg":
+        return this.exprOk(sh.a);
+      case "ternary":
+        return this.exprOk(sh.c) && this.exprOk(sh.a) && this.exprOk(sh.b);
+      case "call": {
+        if (sh.special || sh.slot >= 0 || sh.site.slotOf(sh.name) >= 0) return false;
+        if (sh.ic.poly || sh.ic.proto !== this.proto || sh.args.length !== this.proto.paramSlots.length) return false;
+        if (this.selfName !== null && this.selfName !== sh.name) return false;
+        this.selfName = sh.name;
+        return sh.args.every((a) => this.exprOk(a));
+      }
+      default:
+        return false;
+    }
+  }
+
+  private k(v: unknown): string {
+    this.consts.push(v);
+    return `K[${this.consts.length - 1}]`;
+  }
+
+  private temp(): string {
+    const t = `t${this.ntemps++}`;
+    if (this.ntemps > this.maxTemps) this.maxTemps = this.ntemps;
+    return t;
+  }
+
+  source(): string {
+    const p = this.proto;
+    const params = p.paramSlots.map((s) => `v${s}`);
+    const locals: string[] = [];
+    for (let i = 0; i < p.nslots; i++) if (!p.paramSlots.includes(i)) locals.push(`v${i} = null`);
+    this.stmt(p.source, p.returnsLast ? "r" : null);
+    const temps: string[] = [];
+    for (let i = 0; i < this.maxTemps; i++) temps.push(`t${i}`);
+    const name = JSON.stringify(this.selfName ?? "");
+    const args = params.map((_, i) => `a${i}`);
+    return [
+      '"use strict";',
+      "const { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P } = R;",
+      "function bail() { throw BAILX; }",
+      `function D(task, depth${params.map((x) => `, ${x}`).join("")}) {`,
+      "if (++interp.ticks >= 1024 && !interp.directTick(task)) throw BAILX;",
+      locals.length > 0 ? `let ${locals.join(", ")};` : "",
+      temps.length > 0 ? `let ${temps.join(", ")};` : "",
+      "let r = null;",
+      ...this.out,
+      p.returnsLast ? "return r;" : "return null;",
+      "}",
+      `return function entry(fr, site${args.map((a) => `, ${a}`).join("")}) {`,
+      "const task = fr.task; const d = task.depth + 1;",
+      `if (d >= ${this.maxFrames}) return BAIL;`,
+      // Resolve the recursive name as the callee's first frame would
+      // (interpreter.ts lookupDyn from a frame whose caller is `fr`).
+      this.selfName === null
+        ? ""
+        : [
+            `const v = fr.ck === ${name} && site.slotOf(${name}) < 0 ? fr.cv : interp.lookupDyn(new Frame(P, task, fr, site, P.blank.slice()), ${name});`,
+            "if (!(v instanceof HClosure) || v.impl.proto !== P) return BAIL;",
+          ].join("\n"),
+      `try { return D(task, d${args.map((a) => `, ${a}`).join("")}); }`,
+      "catch (e) {",
+      "if (e === BAILX) return BAIL;",
+      "if (e === BAIL_OFF || e instanceof RangeError) { P.direct = null; return BAIL; }",
+      "throw e;",
+      "}",
+      "};",
+    ].join("\n");
+  }
+
+  // ---- statements (`target`: where a value-producing block puts its value)
+
+  private stmt(ev: Ev, target: string | null): void {
+    if (ev === NIL_EV) {
+      if (target) this.out.push(`${target} = null;`);
+      return;
+    }
+    const sh = shapeOf(ev)!;
+    this.ntemps = 0;
+    switch (sh.k) {
+      case "block": {
+        const n = sh.evs.length;
+        for (let i = 0; i < n; i++) this.stmt(sh.evs[i]!, i === n - 1 && sh.useLast ? target : null);
+        if (target && (!sh.useLast || n === 0)) this.out.push(`${target} = null;`);
+        return;
+      }
+      case "store": {
+        const v = this.expr(sh.value);
+        this.out.push(`v${sh.slot} = ${v};`);
+        if (target) this.out.push(`${target} = null;`);
+        return;
+      }
+      case "if": {
+        const c = this.expr(sh.c);
+        this.out.push(`if (${T(c)}) {`);
+        this.stmt(sh.then, target);
+        this.out.push("} else {");
+        if (sh.else) this.stmt(sh.else, target);
+        else if (target) this.out.push(`${target} = null;`);
+        this.out.push("}");
+        return;
+      }
+      case "return": {
+        const v = sh.value ? this.expr(sh.value) : "null";
+        this.out.push(`return ${v};`);
+        return;
+      }
+      default: {
+        const v = this.expr(ev);
+        if (target) this.out.push(`${target} = ${v};`);
+        return;
+      }
+    }
+  }
+
+  // ---- expressions: emit the code computing `ev`, return its operand
+
+  private expr(ev: Ev): string {
+    if (ev === NIL_EV) return "null";
+    const sh = shapeOf(ev)!;
+    switch (sh.k) {
+      case "lit": {
+        const v = sh.v;
+        if (v === null) return "null";
+        if (typeof v === "string") return JSON.stringify(v);
+        return `(${String(v)})`;
+      }
+      case "slot": {
+        const t = this.temp();
+        this.out.push(`${t} = v${sh.slot};`);
+        return t;
+      }
+      case "bin": {
+        const a = this.expr(sh.l);
+        const b = this.expr(sh.r);
+        const t = this.temp();
+        const guard = `typeof ${a} === "number" && typeof ${b} === "number"`;
+        switch (sh.op) {
+          case "+":
+          case "-":
+            this.out.push(`${t} = ${guard} ? ${a} ${sh.op} ${b} : NaN; if (!Number.isSafeInteger(${t})) bail();`);
+            break;
+          case "*":
+            this.out.push(`${t} = ${guard} ? ${a} * ${b} : NaN; if (!Number.isSafeInteger(${t})) bail(); ${t} = ${t} + 0;`);
+            break;
+          case "%":
+            this.out.push(`if (!(${guard} && ${b} !== 0)) bail(); ${t} = (${a} % ${b}) + 0;`);
+            break;
+          case "==":
+            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} === ${b};`);
+            break;
+          case "!=":
+            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} !== ${b};`);
+            break;
+          default:
+            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} ${sh.op} ${b};`);
+        }
+        return t;
+      }
+      case "and":
+      case "or": {
+        const a = this.expr(sh.l);
+        const t = this.temp();
+        this.out.push(`if (${sh.k === "and" ? "" : "!"}${T(a)}) {`);
+        const b = this.expr(sh.r);
+        this.out.push(`${t} = ${T(b)};`, `} else ${t} = ${sh.k === "and" ? "false" : "true"};`);
+        return t;
+      }
+      case "not": {
+        const a = this.expr(sh.a);
+        const t = this.temp();
+        this.out.push(`${t} = !${T(a)};`);
+        return t;
+      }
+      case "neg": {
+        const a = this.expr(sh.a);
+        const t = this.temp();
+        this.out.push(`if (typeof ${a} !== "number") bail(); ${t} = 0 - ${a};`);
+        return t;
+      }
+      case "ternary": {
+        const c = this.expr(sh.c);
+        const t = this.temp();
+        this.out.push(`if (${T(c)}) {`);
+        this.out.push(`${t} = ${this.expr(sh.a)};`, "} else {");
+        this.out.push(`${t} = ${this.expr(sh.b)};`, "}");
+        return t;
+      }
+      case "call": {
+        const args = sh.args.map((a) => this.expr(a));
+        const t = this.temp();
+        this.out.push(`if (depth + 1 >= ${this.maxFrames}) throw BAIL_OFF;`, `${t} = D(task, depth + 1${args.map((a) => `, ${a}`).join("")});`);
+        return t;
+      }
+      default:
+        throw new Error(`direct.ts: unexpected shape ${sh.k}`);
+    }
+  }
+}
+
+/** `truthy(x)` with the bool cases inline. */
+function T(x: string): string {
+  if (x === "true" || x === "false") return x;
+  return `(${x} === true || (${x} !== false && truthy(${x})))`;
+}
