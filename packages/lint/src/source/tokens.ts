@@ -27,15 +27,39 @@ export function scanTokens(text: string): SourceToken[] {
   return r.error ? [] : r.tokens;
 }
 
-/** Every comment of `text`, found between the given tokens. */
+/**
+ * Every comment of `text`, found between the given tokens (which, as the
+ * lexer makes them, are in source order and do not overlap). A comment
+ * starts with `/` (or is the shebang), so only the gaps holding a `/` are
+ * scanned: found with indexOf and a binary search of the tokens, instead
+ * of visiting every gap of the file (most are a single blank).
+ */
 export function commentsBetween(text: string, tokens: readonly SourceToken[]): Comment[] {
   const out: Comment[] = [];
-  let at = 0;
-  for (const t of tokens) {
-    if (t.start > at) scanGap(text, at, t.start, out);
-    if (t.end > at) at = t.end;
+  const n = tokens.length;
+  let k = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    const slash = pos === 0 && text.startsWith("#!") ? 0 : text.indexOf("/", pos);
+    if (slash < 0) break;
+    // k: the first token starting after the slash
+    let lo = k;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tokens[mid]!.start <= slash) lo = mid + 1;
+      else hi = mid;
+    }
+    k = lo;
+    const prevEnd = k > 0 ? tokens[k - 1]!.end : 0;
+    if (prevEnd > slash) {
+      pos = prevEnd; // inside a token (a division, a string)
+      continue;
+    }
+    const gapEnd = k < n ? tokens[k]!.start : text.length;
+    scanGap(text, prevEnd, gapEnd, out);
+    pos = Math.max(gapEnd, slash + 1);
   }
-  if (at < text.length) scanGap(text, at, text.length, out);
   return out;
 }
 
