@@ -55,6 +55,14 @@ export function parse(source: string, options: ParseOptions = {}): ParseResult {
   return { ...parseTokens(new ParserState(lexed.tokens), source), tokens: lexed.tokens };
 }
 
+/** The whole file's span, from the EOF token (which sits at its end), so
+ * a parse does not map every line start again. */
+function fileSpan(source: string, tokens: readonly Token[]): Span {
+  const eof = tokens[tokens.length - 1];
+  if (eof === undefined || eof.kind !== "EOF" || eof.start !== source.length) return wholeFile(source);
+  return { start: 0, end: source.length, line: 1, column: 1, endLine: eof.line, endColumn: eof.column };
+}
+
 function wholeFile(source: string): Span {
   const map = new LineMap(source);
   const end = source.length;
@@ -100,7 +108,7 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
       break;
     }
   }
-  const program: Program = { kind: "Program", items, span: wholeFile(source) };
+  const program: Program = { kind: "Program", items, span: fileSpan(source, p.toks) };
   return { program, errors };
 }
 
