@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
-import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
+import { compileGlob, GlobPatternError, requiredSuffix, type GlobMatcher } from "./glob_pattern";
 import { isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
 import { crawl } from "./tree";
@@ -34,7 +34,8 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
     throw e;
   }
   const root = resolve(ctx.runtime.cwd, base);
-  const search = (signal: AbortSignal, inSlices: boolean) => globUnder(root, matcher, signal, inSlices);
+  const suffix = requiredSuffix(pattern);
+  const search = (signal: AbortSignal, inSlices: boolean) => globUnder(root, matcher, signal, inSlices, suffix);
 
   if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, (signal) => search(signal, false));
   return search(ctx.signal, true).then((paths) => {
@@ -45,11 +46,19 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
 
 /** Full paths of the entries below `root` whose root-relative path matches,
  * sorted by code unit; null when aborted. */
-export async function globUnder(root: string, matcher: GlobMatcher, signal: AbortSignal, inSlices: boolean): Promise<string[] | null> {
+export async function globUnder(
+  root: string,
+  matcher: GlobMatcher,
+  signal: AbortSignal,
+  inSlices: boolean,
+  /** `requiredSuffix` of the pattern: entries whose name lacks it are
+   * skipped without building their relative path. */
+  suffix = "",
+): Promise<string[] | null> {
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];
-  const ok = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices }, (path, depth) => {
-    if (depth > 0 && matcher(path.slice(prefix))) out.push(path);
+  const ok = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices }, (path, depth, _isDir, _isFile, name) => {
+    if (depth > 0 && name.endsWith(suffix) && matcher(path.slice(prefix))) out.push(path);
   });
   return ok ? out.sort() : null;
 }

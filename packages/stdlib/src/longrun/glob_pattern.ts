@@ -50,6 +50,19 @@ export function compileGlob(pattern: string): GlobMatcher {
 /** One code point, `/` included: a surrogate pair or a code unit outside
  * the surrogate range (paths decoded from the file system have no lone
  * surrogates). */
+/**
+ * A literal tail every path matching `pattern` ends with ("" when there is
+ * none): the pattern's trailing run of plain name characters, e.g. ".md"
+ * of "**\/*.md". It never holds a `/`, so it is also a tail of the path's
+ * last segment: a crawl can test the entry's name before building and
+ * matching its relative path.
+ */
+export function requiredSuffix(pattern: string): string {
+  let i = pattern.length;
+  while (i > 0 && /[A-Za-z0-9._-]/.test(pattern[i - 1]!)) i--;
+  return pattern.slice(i);
+}
+
 const ANY_CHAR = "([\\ud800-\\udbff][\\udc00-\\udfff]|[\\x00-\\ud7ff\\ue000-\\uffff])";
 
 function fail(pattern: string, kind: string): never {

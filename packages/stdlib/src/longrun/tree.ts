@@ -38,9 +38,12 @@ export interface CrawlOptions {
 /**
  * Called for every entry in order. `isFile` means a regular file (or, when
  * following symlinks, a link to one); an unfollowed symlink is neither.
- * Returning `false` ends the crawl early (it still counts as completed).
+ * `name` is the last segment of `path` as its directory listed it (a flat
+ * string: `path` is a concatenation that most callers never read, and
+ * reading it flattens it). Returning `false` ends the crawl early (it
+ * still counts as completed).
  */
-export type Visitor = (path: string, depth: number, isDir: boolean, isFile: boolean) => boolean | void;
+export type Visitor = (path: string, depth: number, isDir: boolean, isFile: boolean, name: string) => boolean | void;
 
 /** How many directory listings may be in flight at once. Measured on the
  * bench tree: 16–64 are equally fast; beyond that libuv's pool saturates. */
@@ -85,7 +88,7 @@ export async function crawl(root: string, opts: CrawlOptions, visit: Visitor): P
   if (signal.aborted) return false;
   if (!rootStat) return true;
   const isDir = rootStat.isDirectory();
-  if (visit(root, 0, isDir, rootStat.isFile()) === false) return true;
+  if (visit(root, 0, isDir, rootStat.isFile(), root.slice(root.lastIndexOf("/") + 1)) === false) return true;
   if (!isDir || opts.maxDepth < 1) return true;
   return opts.inSlices ? crawlInSlices(root, rootStat, opts, visit) : crawlAsync(root, rootStat, opts, visit);
 }
@@ -145,7 +148,7 @@ async function crawlInSlices(root: string, rootStat: Stats, opts: CrawlOptions, 
       }
       if (st && isDir) chain = [...chain, fileId(st)];
     }
-    if (visit(path, top.depth, isDir, isFile) === false) return true;
+    if (visit(path, top.depth, isDir, isFile, name) === false) return true;
     if (isDir && top.depth < maxDepth && (!descendInto || descendInto(path))) {
       stack.push({ dir: path, depth: top.depth + 1, dirents: null, i: 0, chain });
     }
@@ -185,7 +188,7 @@ async function crawlAsync(root: string, rootStat: Stats, opts: CrawlOptions, vis
     }
     const c = top.children[top.i++]!;
     const path = joinPath(top.dir, c.name);
-    if (visit(path, top.depth, c.isDir, c.isFile) === false) return true;
+    if (visit(path, top.depth, c.isDir, c.isFile, c.name) === false) return true;
     if (c.descend) {
       const sub = listings.get(path);
       if (sub && sub.length > 0) stack.push({ dir: path, depth: top.depth + 1, children: sub, i: 0 });

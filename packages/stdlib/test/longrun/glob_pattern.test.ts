@@ -4,7 +4,7 @@
  * classes all match `/`.
  */
 import { describe, expect, it } from "vitest";
-import { compileGlob } from "../../src/longrun/glob_pattern";
+import { compileGlob, requiredSuffix } from "../../src/longrun/glob_pattern";
 
 const matches = (pattern: string, path: string) => compileGlob(pattern)(path);
 
@@ -46,5 +46,27 @@ describe("compileGlob", () => {
     expect(matches("a\\?b", "axb")).toBe(false);
     expect(matches("a[?]b", "a?b")).toBe(true);
     expect(matches("a[?]b", "a/b")).toBe(false);
+  });
+});
+
+describe("requiredSuffix", () => {
+  it("is the trailing run of plain name characters", () => {
+    expect(requiredSuffix("**/*.md")).toBe(".md");
+    expect(requiredSuffix("docs/**/x-1_a.md")).toBe("x-1_a.md");
+    expect(requiredSuffix("*.{md,txt}")).toBe("");
+    expect(requiredSuffix("a[bc]")).toBe("");
+    expect(requiredSuffix("**")).toBe("");
+    expect(requiredSuffix("src/")).toBe("");
+    expect(requiredSuffix("a?")).toBe("");
+  });
+
+  it("is a tail of every path the pattern matches", () => {
+    const patterns = ["**/*.md", "*.md", "a\\.md", "a\\\\md", "*.{md,txt}", "**/x.md", "[!x].md", "a*b", "{a,b}c", "?.md", "docs/**"];
+    const paths = ["a.md", "x.md", "d/x.md", "a\\md", "amd", "b.txt", "ab", "a/b", "ac", "bc", "docs/a", "docs", ".md", "a/b.md.bak"];
+    for (const p of patterns) {
+      for (const path of paths) {
+        if (compileGlob(p)(path)) expect(path.endsWith(requiredSuffix(p)), `${p} ~ ${path}`).toBe(true);
+      }
+    }
   });
 });
