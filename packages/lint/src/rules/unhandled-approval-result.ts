@@ -36,20 +36,23 @@ export const unhandledApprovalResult: Rule = {
     const statementOwners = new Set<Node>();
     return {
       Block(b) {
-        for (const s of b.stmts) {
+        const stmts = b.stmts;
+        const isProgram = b.role === "program";
+        // valueBlock is worked out only for a block that holds a call
+        let valueBlock: boolean | null = null;
+        for (let i = 0; i < stmts.length; i++) {
+          const s = stmts[i]!;
           if (s.kind === "IfElse" || s.kind === "MatchExpr" || s.kind === "TryCatch") statementOwners.add(s);
+          else if (!isProgram && s.kind === "FunctionCall" && s.name === "request_approval") {
+            valueBlock ??= producesValue(b, statementOwners);
+            if (valueBlock && i === stmts.length - 1) continue;
+            ctx.report({
+              node: s,
+              message: "approval result from `request_approval` is discarded",
+              help: "bind the result, inspect its signed approver receipts, or explicitly assign it to `_`",
+            });
+          }
         }
-        if (b.role === "program") return;
-        const valueBlock = producesValue(b, statementOwners);
-        b.stmts.forEach((s, i) => {
-          if (s.kind !== "FunctionCall" || s.name !== "request_approval") return;
-          if (valueBlock && i === b.stmts.length - 1) return;
-          ctx.report({
-            node: s,
-            message: "approval result from `request_approval` is discarded",
-            help: "bind the result, inspect its signed approver receipts, or explicitly assign it to `_`",
-          });
-        });
       },
     };
   },

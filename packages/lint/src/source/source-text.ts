@@ -6,6 +6,20 @@
 import type { Span } from "@harn/parser";
 import { commentsBetween, scanTokens, type Comment, type SourceToken } from "./tokens";
 
+/** Is `text[from, to)` empty or only what String.prototype.trim removes
+ * (white space and line terminators)? Like `slice().trim() === ""`,
+ * without building either string. */
+function isBlank(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 0xa0) return false;
+    if (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff) continue;
+    return false;
+  }
+  return true;
+}
+
 /** What a line holds, judged by its tokens. */
 export const LineKind = { Blank: 0, Comment: 1, Code: 2 } as const;
 
@@ -126,8 +140,7 @@ export class SourceText {
     const comments = this.comments();
     for (const c of comments) {
       const first = this.lineOf(c.start);
-      const before = this.text.slice(this.lineStart(first), c.start);
-      if (before.trim() === "" && !leadingComment.has(first)) leadingComment.set(first, c);
+      if (!leadingComment.has(first) && isBlank(this.text, this.lineStart(first), c.start)) leadingComment.set(first, c);
     }
     for (const c of comments) {
       const first = this.lineOf(c.start);
@@ -156,10 +169,10 @@ export class SourceText {
     for (let i = lo; i < comments.length; i++) {
       const c = comments[i]!;
       if (c.start >= to) break;
-      if (this.text.slice(at, Math.max(at, c.start)).trim() !== "") return false;
+      if (!isBlank(this.text, at, c.start)) return false;
       at = Math.max(at, c.end);
       if (at >= to) return true;
     }
-    return this.text.slice(at, to).trim() === "";
+    return isBlank(this.text, at, to);
   }
 }
