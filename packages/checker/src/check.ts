@@ -11,7 +11,13 @@ import { binaryOpError, deadRightOperand, literalType, type Primitive } from "./
 import { TypeEnv } from "./type-env";
 import { formatTy, fromTypeExpr, type Ty } from "./types";
 
-type Scope = Map<string, Ty | null>;
+interface Binding {
+  ty: Ty | null;
+  /** Read anywhere since it was bound (a read may narrow an `unknown`). */
+  read: boolean;
+}
+
+type Scope = Map<string, Binding>;
 
 export class TypeWalk {
   private readonly env: TypeEnv;
@@ -54,15 +60,23 @@ export class TypeWalk {
   }
 
   private bind(name: string, ty: Ty | null): void {
-    this.scopes[this.scopes.length - 1]!.set(name, ty);
+    this.scopes[this.scopes.length - 1]!.set(name, { ty, read: false });
   }
 
-  private lookup(name: string): Ty | null {
+  private binding(name: string): Binding | null {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const s = this.scopes[i]!;
-      if (s.has(name)) return s.get(name)!;
+      const b = this.scopes[i]!.get(name);
+      if (b !== undefined) return b;
     }
     return null;
+  }
+
+  /** The declared type of a binding not read since it was bound: a read
+   * (`if c == Color.Red { return }`) may have narrowed it, and the
+   * reference's flow typing would then see fewer cases. */
+  private unnarrowed(name: string): Ty | null {
+    const b = this.binding(name);
+    return b === null || b.read ? null : b.ty;
   }
 
   private bindPattern(p: Pattern): void {
@@ -96,10 +110,16 @@ export class TypeWalk {
 
   private visit(n: Node): void {
     switch (n.kind) {
+      case "Identifier": {
+        const b = this.binding(n.name);
+        if (b !== null) b.read = true;
+        return;
+      }
       case "LetBinding":
       case "VarBinding": {
-        this.visit(n.value);
+        // Checked before the initialiser counts as a read of what it names.
         if (n.type !== null && n.pattern.kind === "ident") this.checkDeclared(n.pattern.name, n.type, n.value);
+        this.visit(n.value);
         if (n.pattern.kind === "ident") {
           // Only an immutable binding keeps the type it starts with.
           const ty = n.kind === "LetBinding" ? (n.type !== null ? fromTypeExpr(n.type) : this.enumValueType(n.value)) : null;
@@ -195,8 +215,9 @@ export class TypeWalk {
         this.scopes.pop();
         return;
       case "MatchExpr":
-        this.visit(n.value);
         this.checkEnumMatch(n);
+        this.checkTaggedUnionMatch(n);
+        this.visit(n.value);
         for (const arm of n.arms) {
           this.scopes.push(new Map());
           bindPatternIdentifiers(arm.pattern, (name) => this.bind(name, null));
@@ -301,14 +322,37 @@ export class TypeWalk {
     if (this.tryDepth === 0) this.out.push({ severity: "error", message, span });
   }
 
-  /** `'NAME' declared as T, but assigned U` for a literal initialiser whose
-   * type certainly does not fit the annotation. */
+  /** `'NAME' declared as T, but assigned U` where the initialiser's type is
+   * certain and certainly does not fit: a literal; a dict literal missing a
+   * field of a declared shape; a `let` bound with a list annotation of
+   * another element type (lists are invariant); an `unknown` binding read
+   * before anything could narrow it. */
   private checkDeclared(name: string, annotation: TypeExpr, value: Node): void {
-    const actual = literalType(value);
-    if (actual === null || actual === "nil") return;
     const expected = fromTypeExpr(annotation);
-    if (!this.incompatible(expected, actual)) return;
-    this.report(`'${name}' declared as ${formatTy(expected)}, but assigned ${actual}`, value.span);
+    const mismatch = (actual: string, detail = ""): void =>
+      this.report(`'${name}' declared as ${formatTy(expected)}, but assigned ${actual}${detail}`, value.span);
+    const actual = literalType(value);
+    if (actual !== null) {
+      if (actual !== "nil" && this.incompatible(expected, actual)) mismatch(actual);
+      return;
+    }
+    if (value.kind === "DictLiteral" && expected.k === "shape") {
+      const shape = dictLiteralShape(value);
+      if (shape === null) return;
+      const missing = expected.fields.find((f) => !f.optional && !shape.fields.some((g) => g.name === f.name));
+      if (missing !== undefined) mismatch(formatTy(shape), ` (missing field '${missing.name}' (${formatTy(missing.ty)}))`);
+      return;
+    }
+    if (value.kind === "Identifier") {
+      const b = this.binding(value.name);
+      if (b === null || b.ty === null) return;
+      const t = b.ty;
+      if (t.k === "list" && expected.k === "list" && isPrimitive(t.elem) && isPrimitive(expected.elem) && t.elem.name !== expected.elem.name) {
+        mismatch(formatTy(t));
+      } else if (t.k === "name" && t.name === "unknown" && !b.read && expected.k === "name" && PRIMITIVES.has(expected.name) && expected.name !== "nil") {
+        mismatch("unknown");
+      }
+    }
   }
 
   /** True only when no value of type `actual` can be a `t`. Aliases are
@@ -356,11 +400,40 @@ export class TypeWalk {
     let target = v;
     if (v.kind === "PropertyAccess" && v.property === "variant") target = v.object;
     if (target.kind !== "Identifier") return null;
-    const t = this.lookup(target.name);
+    const t = this.unnarrowed(target.name);
     if (t === null) return null;
     const name = t.k === "name" ? t.name : t.k === "app" ? t.name : null;
     if (name === null || this.scopesHave(name)) return null;
     return this.env.enums.has(name) ? name : null;
+  }
+
+  /** `match v.TAG` where `v` is declared with a union of shapes that all
+   * give `TAG` a string-literal type. */
+  private checkTaggedUnionMatch(m: MatchExpr): void {
+    const v = m.value;
+    if (v.kind !== "PropertyAccess" || v.object.kind !== "Identifier") return;
+    const declared = this.env.resolve(this.unnarrowed(v.object.name));
+    if (declared === null || declared.k !== "union") return;
+    const tags: string[] = [];
+    for (const member of declared.types) {
+      const shape = this.env.resolve(member);
+      if (shape === null || shape.k !== "shape") return;
+      const field = shape.fields.find((f) => f.name === v.property);
+      if (field === undefined || field.optional || field.ty === null || field.ty.k !== "strlit") return;
+      tags.push(field.ty.value);
+    }
+    const covered = new Set<string>();
+    const cover = (p: Node): boolean => {
+      if (p.kind === "StringLiteral" || p.kind === "RawStringLiteral") {
+        covered.add(p.value);
+        return true;
+      }
+      return p.kind === "OrPattern" && p.alternatives.every(cover);
+    };
+    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    const missing = [...new Set(tags)].filter((t) => !covered.has(t));
+    if (missing.length === 0) return;
+    this.report(`Non-exhaustive match on tagged shape union: missing variants ${missing.map((t) => JSON.stringify(t)).join(", ")}`, m.span);
   }
 
   private checkEnumMatch(m: MatchExpr): void {
@@ -400,6 +473,22 @@ export class TypeWalk {
     if (missing.length === 0) return;
     this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
   }
+}
+
+function isPrimitive(t: Ty | null): t is { k: "name"; name: string } {
+  return t !== null && t.k === "name" && PRIMITIVES.has(t.name);
+}
+
+/** The shape of a dict literal with plain keys (no spread, no computed
+ * key); values of unknown type print as `any`. */
+function dictLiteralShape(d: Node & { kind: "DictLiteral" }): (Ty & { k: "shape" }) | null {
+  const fields: { name: string; ty: Ty | null; optional: boolean }[] = [];
+  for (const e of d.entries) {
+    if (e.computed || e.key.kind !== "StringLiteral" || e.value.kind === "Spread") return null;
+    const lt = literalType(e.value);
+    fields.push({ name: e.key.value, ty: lt === null ? null : { k: "name", name: lt }, optional: false });
+  }
+  return { k: "shape", fields };
 }
 
 const EMPTY: ReadonlySet<string> = new Set();

@@ -184,3 +184,60 @@ describe("type parameter 'T' was inferred as both A and B", () => {
     for (const src of ok) expect(messages(src), src).toEqual([]);
   });
 });
+
+describe("'NAME' declared as T, but assigned U: shapes, lists, unknown", () => {
+  it("fires for a dict literal missing a required field", () => {
+    expect(messages('let u: {name: string, age: int} = {name: "Ann"}\n')).toEqual([
+      "'u' declared as {name: string, age: int}, but assigned {name: string} (missing field 'age' (int))",
+    ]);
+  });
+
+  it("fires for a list binding of another element type (lists are invariant)", () => {
+    expect(messages("let xs: list<int> = [1, 2]\nlet ys: list<float> = xs\n")).toEqual(["'ys' declared as list<float>, but assigned list<int>"]);
+  });
+
+  it("fires for an unknown binding not yet narrowed", () => {
+    expect(messages('let u: unknown = json_parse("1")\nlet s: string = u\n')).toEqual(["'s' declared as string, but assigned unknown"]);
+  });
+
+  it("does not fire when the value can fit or may have been narrowed", () => {
+    const ok = [
+      'let u: {name: string, age?: int} = {name: "Ann"}\n',
+      'let u: {name: string} = {name: "Ann", extra: 1}\n',
+      'let base = {age: 1}\nlet u: {name: string, age: int} = {name: "Ann", ...base}\n',
+      'type User = {name: string, age: int}\nlet u: User = {name: "Ann"}\n',
+      "let xs: list<int> = [1]\nlet ys: list<int> = xs\nlet zs: list = xs\n",
+      "var xs: list<int> = [1]\nxs = []\nlet ys: list<float> = xs\n",
+      'let u: unknown = json_parse("1")\nif type_of(u) == "string" {\n  let s: string = u\n}\n',
+      'let u: unknown = json_parse("1")\nguard type_of(u) == "string" else { return }\nlet s: string = u\n',
+      'let u: unknown = json_parse("1")\nlet a: any = u\nlet v: unknown = u\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
+
+describe("Non-exhaustive match on tagged shape union", () => {
+  const decl = 'type Msg = {kind: "ping"} | {kind: "pong", n: int} | {kind: "quit"}\n';
+
+  it("fires when a tag is not covered", () => {
+    expect(messages(decl + 'fn handle(m: Msg) {\n  match m.kind {\n    "ping" -> { 1 }\n    "quit" -> { 2 }\n  }\n}\n')).toEqual([
+      'Non-exhaustive match on tagged shape union: missing variants "pong"',
+    ]);
+  });
+
+  it("does not fire when covered, with a wildcard, after a read, or for other shapes", () => {
+    const ok = [
+      decl + 'fn h(m: Msg) { match m.kind { "ping" -> { 1 } "pong" -> { 2 } "quit" -> { 3 } } }\n',
+      decl + 'fn h(m: Msg) { match m.kind { "ping" -> { 1 } _ -> { 2 } } }\n',
+      decl + 'fn h(m: Msg) {\n  if m.kind == "pong" { return 0 }\n  match m.kind { "ping" -> { 1 } "quit" -> { 3 } }\n}\n',
+      decl + 'fn h(m: Msg) { match m.other { "ping" -> { 1 } } }\n',
+      'type M = {kind: string} | {kind: "a"}\nfn h(m: M) { match m.kind { "a" -> { 1 } } }\n',
+      decl + 'fn h(m) { match m.kind { "ping" -> { 1 } } }\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+
+  it("an enum match after a read of the subject is left alone too", () => {
+    expect(messages("enum C { A, B }\nfn f(c: C) {\n  if c == C.A { return 0 }\n  match c { C.B -> { 1 } }\n}\n")).toEqual([]);
+  });
+});
