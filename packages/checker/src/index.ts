@@ -9,12 +9,14 @@ import { checkCallTargets } from "./call-targets";
 export { hasImports } from "./call-targets";
 import { TypeWalk } from "./check";
 import type { CheckDiagnostic, CheckOptions } from "./diagnostic";
+import { checkVariance } from "./variance";
 
 export type { CheckDiagnostic, CheckOptions, ResolvedModule } from "./diagnostic";
 
 /** The checker's errors for one parsed file, in source order. */
 export function check(program: Program, opts: CheckOptions): CheckDiagnostic[] {
   const out: CheckDiagnostic[] = [];
+  checkVariance(program.items, out);
   new TypeWalk(program, out).run(program);
   checkCallTargets(program, opts, out);
   return out.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));

@@ -241,3 +241,28 @@ describe("Non-exhaustive match on tagged shape union", () => {
     expect(messages("enum C { A, B }\nfn f(c: C) {\n  if c == C.A { return 0 }\n  match c { C.B -> { 1 } }\n}\n")).toEqual([]);
   });
 });
+
+describe("variance markers", () => {
+  it("fires for a marker contradicted by a method signature or an alias body", () => {
+    expect(messages("interface Source<in T> {\n  fn next(self) -> T\n}\n")).toEqual([
+      "type parameter 'T' is declared 'in' (contravariant) but appears in a covariant position in method 'next'",
+    ]);
+    expect(messages("interface Sink<out T> {\n  fn put(self, x: T)\n}\n")).toEqual([
+      "type parameter 'T' is declared 'out' (covariant) but appears in a contravariant position in method 'put'",
+    ]);
+    expect(messages("type Handler<out T> = fn(T) -> nil\n")).toEqual([
+      "type parameter 'T' is declared 'out' (covariant) but appears in a contravariant position in type alias 'Handler'",
+    ]);
+  });
+
+  it("does not fire where the marker fits, without markers, or in positions it does not judge", () => {
+    const ok = [
+      "interface Source<out T> {\n  fn next(self) -> T\n}\ninterface Sink<in T> {\n  fn put(self, x: T)\n}\n",
+      "interface Box<T> {\n  fn get(self) -> T\n  fn set(self, x: T)\n}\n",
+      "type Handler<in T> = fn(T) -> nil\ntype Maker<out T> = fn() -> T\ntype Twice<in T> = fn(fn() -> T) -> nil\n",
+      "interface Coll<out T> {\n  fn all(self) -> list<T>\n  fn add(self, xs: list<T>)\n}\n",
+      "interface Mapper<out T> {\n  fn map<T>(self, x: T) -> T\n}\n",
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
