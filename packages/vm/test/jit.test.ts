@@ -11,7 +11,7 @@
  */
 import { parse } from "@harn/parser";
 import { describe, expect, it } from "vitest";
-import { HarnError, ProgramRunner, Runtime, callback, display, isPromise, type Value } from "../src/index";
+import { HarnError, ProgramRunner, Runtime, callback, display, isPromise, truthy, type Value } from "../src/index";
 
 type Mode = "off" | "eager" | "auto";
 
@@ -56,6 +56,15 @@ async function runIn(mode: Mode, source: string, opts: { timeoutMs?: number } = 
       out.push(r);
     }
     return out;
+  });
+  // List filter/map as the stdlib defines them (packages/stdlib
+  // methods/list.ts): generated code may run them as fused loops.
+  const each = rt.builtins.get("each")!;
+  rt.defineMethod("list", "map", (xs, a, ctx) => each([xs, a[0] ?? null], ctx));
+  rt.defineMethod("list", "filter", (xs, a, ctx) => {
+    const kept = each([xs, a[0] ?? null], ctx);
+    const pick = (ks: Value) => (xs as Value[]).filter((_, i) => truthy((ks as Value[])[i] ?? null));
+    return isPromise(kept) ? kept.then(pick) : pick(kept);
   });
   const { program, errors } = parse(source);
   expect(errors).toEqual([]);
@@ -594,5 +603,54 @@ println(spin(60))
       expect(r.out).toBe("300\n");
       expect(r.error).toBe("Thrown: timed out");
     }
+  });
+});
+
+describe("filter and map with closure literals (fused loops) give way to the method", () => {
+  it("computes the same lists, with captures taken when the closure is made", async () => {
+    const r = await same(`
+let items = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+var total = 0
+var round = 0
+var last = []
+while round < 700 {
+  let limit = round % 8
+  let picked = items.filter({ x -> x > limit }).map({ x -> x * 2 + limit })
+  total = total + len(picked)
+  last = picked
+  round = round + 1
+}
+println(total)
+println(last)
+println(items.map({ x -> x % 3 == 0 }))
+println(items.filter({ x -> x }))
+`);
+    // limit cycles 0..7: kept 9+8+…+2 per cycle of 8 rounds; 700 = 87*8 + 4.
+    expect(r.out).toBe(`${87 * 44 + (9 + 8 + 7 + 6)}\n[11, 13, 15, 17, 19, 21]\n` + "[true, false, false, true, false, false, true, false, false, true]\n[1, 2, 3, 4, 5, 6, 7, 8, 9]\n");
+  });
+
+  it("lets the method produce values and errors the plain function cannot", async () => {
+    const r = await same(`
+var round = 0
+var out = []
+while round < 600 {
+  let xs = if round == 599 { [1, "a", 3] } else { [1, 2, 3] }
+  out = xs.map({ x -> x + 1 })
+  round = round + 1
+}
+println(out)
+`);
+    expect(r.out).toBe("");
+    expect(r.error).toMatch(/\(line 6\)$/);
+  });
+
+  it("stops at the frame limit through a fused callback", async () => {
+    const r = await same(`
+fn deep(n) {
+  return [n].map({ x -> x + 1 })[0] + deep(n + 1)
+}
+println(deep(0))
+`);
+    expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 3)");
   });
 });

@@ -1335,7 +1335,7 @@ export class Compiler {
       }
       case "Closure": {
         const proto = this.compileFunction(null, n.params, n.body, n.span, { returnsLast: true, allowRest: false });
-        return shaped(this.makeClosure(proto), { k: "sync" });
+        return shaped(this.makeClosure(proto), { k: "sync", proto });
       }
       case "FunctionCall":
         return this.functionCall(n, false);

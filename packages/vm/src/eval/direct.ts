@@ -37,7 +37,7 @@ export type DirectEntry = (fr: Frame, site: Site, ...args: Value[]) => any;
 const OPS = new Set(["+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">="]);
 
 /** Thrown inside direct code: abandon this call (retry framed). */
-const BAILX = { bail: true };
+export const BAILX = { bail: true };
 /** Thrown inside direct code: abandon, and stop using direct code for this
  * prototype (the frame limit or the host stack was reached: the framed
  * tier reports that, and retrying each level directly would cost O(n²)). */
@@ -48,12 +48,32 @@ const BAIL_OFF = { bail: true };
 export function directEntry(interp: Interpreter, proto: FnProto, maxFrames: number): DirectEntry | null {
   if (proto.direct !== undefined) return proto.direct;
   proto.direct = null;
-  const g = new DirectGen(proto, maxFrames);
+  const g = new DirectGen(proto, maxFrames, false);
   if (!proto.simple || proto.generator !== "none" || proto.captureTo.length > 0 || proto.isTool || !g.check()) return null;
   const src = g.source();
   const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => DirectEntry;
   proto.direct = factory(g.consts, { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P: proto });
   return proto.direct;
+}
+
+/**
+ * The body of a callback closure as a plain function of its argument and
+ * captured values, `(x, c0, c1, …) => value`, throwing BAILX where the
+ * framed call could do anything but return a value; null when the body
+ * does not qualify. Qualifies: a simple one-parameter (or none) closure
+ * whose body calls nothing (the same nodes as a direct body, minus calls).
+ * Generated loops call it in place of `filter`/`map` callbacks (jit.ts),
+ * so it is built on first request and cached on the prototype.
+ */
+export function leafEntry(proto: FnProto): ((...args: Value[]) => any) | null {
+  if (proto.leafDirect !== undefined) return proto.leafDirect;
+  proto.leafDirect = null;
+  if (!proto.simple || proto.generator !== "none" || proto.isTool || proto.paramSlots.length > 1) return null;
+  const g = new DirectGen(proto, 0, true);
+  if (!g.check()) return null;
+  const factory = new Function("K", "R", g.leafSource()) as (K: unknown[], R: unknown) => (...args: Value[]) => any;
+  proto.leafDirect = factory(g.consts, { truthy, BAILX });
+  return proto.leafDirect;
 }
 
 class DirectGen {
@@ -67,6 +87,8 @@ class DirectGen {
   constructor(
     private readonly proto: FnProto,
     private readonly maxFrames: number,
+    /** A callback body (leafEntry): captures allowed, calls not. */
+    private readonly leaf = false,
   ) {}
 
   /** Whether every node of the body is one the generator handles. */
@@ -115,6 +137,7 @@ class DirectGen {
       case "ternary":
         return this.exprOk(sh.c) && this.exprOk(sh.a) && this.exprOk(sh.b);
       case "call": {
+        if (this.leaf) return false;
         if (sh.special || sh.slot >= 0 || sh.site.slotOf(sh.name) >= 0) return false;
         if (sh.ic.poly || sh.ic.proto !== this.proto || sh.args.length !== this.proto.paramSlots.length) return false;
         if (this.selfName !== null && this.selfName !== sh.name) return false;
@@ -176,6 +199,39 @@ class DirectGen {
       "if (e === BAIL_OFF || e instanceof RangeError) { P.direct = null; return BAIL; }",
       "throw e;",
       "}",
+      "};",
+    ].join("\n");
+  }
+
+  leafSource(): string {
+    const p = this.proto;
+    const args = ["x", ...p.captureTo.map((_, i) => `c${i}`)];
+    const init: string[] = [];
+    const bound = new Set<number>();
+    p.captureTo.forEach((slot, i) => {
+      init.push(`v${slot} = c${i}`);
+      bound.add(slot);
+    });
+    // A parameter slot is written after the captures, as a frame binds
+    // arguments after copying captures.
+    if (p.paramSlots.length === 1) {
+      init.push(`v${p.paramSlots[0]} = x`);
+      bound.add(p.paramSlots[0]!);
+    }
+    for (let i = 0; i < p.nslots; i++) if (!bound.has(i)) init.push(`v${i} = null`);
+    this.stmt(p.source, p.returnsLast ? "r" : null);
+    const temps: string[] = [];
+    for (let i = 0; i < this.maxTemps; i++) temps.push(`t${i}`);
+    return [
+      '"use strict";',
+      "const { truthy, BAILX } = R;",
+      "function bail() { throw BAILX; }",
+      `return function leaf(${args.join(", ")}) {`,
+      init.length > 0 ? `let ${init.join(", ")};` : "",
+      temps.length > 0 ? `let ${temps.join(", ")};` : "",
+      "let r = null;",
+      ...this.out,
+      p.returnsLast ? "return r;" : "return null;",
       "};",
     ].join("\n");
   }

@@ -35,7 +35,7 @@ import { HClosure, HDict, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV, Suspend } from "./compile";
 import { type Ev, type FnProto, Frame } from "./frame";
-import { BAIL, directEntry } from "./direct";
+import { BAIL, BAILX, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { type Shape, shapeOf } from "./shape";
@@ -78,8 +78,9 @@ interface Helpers {
   display: typeof display;
   chain: typeof chain;
   BAIL: typeof BAIL;
+  BAILX: typeof BAILX;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
 
@@ -99,7 +100,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL, BAILX };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -693,7 +694,11 @@ class Unit {
    * rest through the closure tier's dispatch. */
   private methodCall(sh: MethodShape, steps: Step[]): string {
     const o = this.emitExpr(sh.obj, steps);
-    const args = sh.args.map((a) => this.emitExpr(a, steps));
+    const fused = this.fusedCallback(sh);
+    // A fused loop runs before the callback closure exists; the closure is
+    // created (an effect-free snapshot of the same slots) only when the
+    // loop gives way to the method.
+    const args = fused !== null ? [this.temp()] : sh.args.map((a) => this.emitExpr(a, steps));
     const t = this.temp();
     const argList = `[${args.join(", ")}]`;
     const generic = `${t} = ${this.k(sh.invoke)}(fr, ${o}, ${argList});`;
@@ -722,7 +727,61 @@ class Unit {
       ].join("\n");
     }
     if (sh.optional) code = `if (${o} === null) ${t} = null; else {\n${code}\n}`;
+    if (fused !== null) code = this.fusedLoop(fused, sh, o, t, args[0]!, code);
     steps.push({ t: "susp", tmp: t, js: code });
     return t;
+  }
+
+  /** `list.filter({ x -> … })` and `list.map({ x -> … })` with a closure
+   * literal whose body direct.ts can turn into a plain function: the
+   * callback's prototype and that function, or null. */
+  private fusedCallback(sh: MethodShape): { proto: FnProto; leaf: (...args: Value[]) => any; make: Ev } | null {
+    if ((sh.name !== "filter" && sh.name !== "map") || sh.args.length !== 1 || sh.optional) return null;
+    if (this.interp.rt.methods.get("list")?.get(sh.name) === undefined) return null;
+    const make = sh.args[0]!;
+    const ash = shapeOf(make);
+    if (ash?.k !== "sync" || ash.proto === undefined) return null;
+    const leaf = leafEntry(ash.proto);
+    return leaf === null ? null : { proto: ash.proto, leaf, make };
+  }
+
+  /**
+   * The loop of the list method inline, calling the callback body as a
+   * plain function (stdlib.md: `filter` keeps the items whose callback
+   * result is truthy, `map` collects the results, both in order). The
+   * callback has no effects, so when its function bails (anything but a
+   * plain value), a tick is due, or the call would need a stack hop or
+   * pass the frame limit, the loop's work is dropped and `methodCode`
+   * runs the method itself from the start.
+   */
+  private fusedLoop(f: { proto: FnProto; leaf: (...args: Value[]) => any; make: Ev }, sh: MethodShape, o: string, t: string, a0: string, methodCode: string): string {
+    const L = this.k(f.leaf);
+    const caps = f.proto.captureFrom.map((slot, i) => `fx_c${i} = s[${slot}]`);
+    const callArgs = ["fx_x", ...f.proto.captureFrom.map((_, i) => `fx_c${i}`)].join(", ");
+    const isMap = sh.name === "map";
+    return [
+      `${t} = BAIL;`,
+      `if (Array.isArray(${o}) && ((fr.task.depth + 1) & 63) !== 0) {`,
+      caps.length > 0 ? `const ${caps.join(", ")};` : "",
+      `const fx_n = ${o}.length;`,
+      `const fx_out = ${isMap ? "new Array(fx_n)" : "[]"};`,
+      "let fx_i = 0;",
+      "try {",
+      "for (; fx_i < fx_n; fx_i++) {",
+      "if (++interp.ticks >= 1024 && !interp.directTick(fr.task)) break;",
+      `const fx_x = ${o}[fx_i];`,
+      `const fx_r = ${L}(${callArgs});`,
+      isMap ? "fx_out[fx_i] = fx_r;" : "if (fx_r === true || (fx_r !== false && truthy(fx_r))) fx_out.push(fx_x);",
+      "}",
+      "} catch (e) { if (e !== BAILX) throw e; fx_i = -1; }",
+      `if (fx_i === fx_n) ${t} = fx_out;`,
+      "}",
+      `if (${t} === BAIL) {`,
+      `${a0} = ${this.k(f.make)}(fr);`,
+      methodCode,
+      "}",
+    ]
+      .filter((l) => l !== "")
+      .join("\n");
   }
 }

@@ -64,8 +64,9 @@ export type Shape =
   | { k: "interp"; parts: (string | Ev)[]; span: Span; file: string }
   | { k: "ternary"; c: Ev; a: Ev; b: Ev }
   | { k: "list"; elems: Ev[] }
-  /** A closure that never suspends (closure creation, late-bound name read). */
-  | { k: "sync" }
+  /** A closure that never suspends (closure creation, late-bound name read);
+   * `proto` when it creates a closure from a literal. */
+  | { k: "sync"; proto?: FnProto }
   | {
       k: "call";
       name: string;
