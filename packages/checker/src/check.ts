@@ -9,7 +9,7 @@ import { forEachChild } from "@harn/parser";
 import type { CheckDiagnostic } from "./diagnostic";
 import { binaryOpError, deadRightOperand, literalType, type Primitive } from "./literals";
 import { TypeEnv } from "./type-env";
-import { formatTy, fromTypeExpr, type Ty } from "./types";
+import { formatTy, fromTypeExpr, hasTypeParam, type Ty } from "./types";
 
 interface Binding {
   ty: Ty | null;
@@ -33,15 +33,18 @@ export class TypeWalk {
    * the name bound by nothing else, and no imports that could bring
    * another. */
   private readonly functions = new Map<string, FnDecl>();
+  /** Names the file binds or declares anywhere (so not surely a builtin). */
+  private readonly userNames: Set<string>;
 
   constructor(
     program: Program,
     private readonly out: CheckDiagnostic[],
   ) {
     this.env = TypeEnv.of(program.items);
+    const counts = declarationCounts(program);
+    const bound = boundNames(program);
+    this.userNames = new Set([...bound, ...counts.keys()]);
     if (!hasImports(program)) {
-      const counts = declarationCounts(program);
-      const bound = boundNames(program);
       for (const item of program.items) {
         const d = item.kind === "AttributedDecl" ? item.inner : item;
         if (d.kind === "FnDecl" && counts.get(d.name) === 1 && !bound.has(d.name)) this.functions.set(d.name, d);
@@ -343,6 +346,11 @@ export class TypeWalk {
       if (missing !== undefined) mismatch(formatTy(shape), ` (missing field '${missing.name}' (${formatTy(missing.ty)}))`);
       return;
     }
+    const other = expected.k === "list" ? this.iterType(value) : expected.k === "generator" ? this.streamCall(value) : null;
+    if (other !== null) {
+      mismatch(formatTy(other));
+      return;
+    }
     if (value.kind === "Identifier") {
       const b = this.binding(value.name);
       if (b === null || b.ty === null) return;
@@ -375,6 +383,44 @@ export class TypeWalk {
       default:
         return false;
     }
+  }
+
+  /** `iter(LIST)`, `LIST.iter()` and element-preserving lazy combinators
+   * on them, over a non-empty list literal of one primitive type. */
+  private iterType(v: Node): Ty | null {
+    if (v.kind === "FunctionCall" && v.name === "iter" && v.args.length === 1 && !this.userNames.has("iter")) {
+      const elem = listLiteralElem(v.args[0]!);
+      return elem === null ? null : { k: "iter", elem };
+    }
+    if (v.kind !== "MethodCall") return null;
+    if (v.method === "iter" && v.args.length === 0) {
+      const elem = listLiteralElem(v.object);
+      return elem === null ? null : { k: "iter", elem };
+    }
+    if (!ELEM_PRESERVING.has(v.method)) return null;
+    return this.iterType(v.object);
+  }
+
+  /** A call of a top-level `gen fn` whose element type is certain: declared
+   * `-> Stream<T>`, or every `emit` of its body a literal of one type. */
+  private streamCall(v: Node): Ty | null {
+    if (v.kind !== "FunctionCall") return null;
+    const fn = this.functions.get(v.name);
+    if (fn === undefined || !fn.isStream) return null;
+    if (fn.returnType !== null) {
+      const declared = fromTypeExpr(fn.returnType, new Set(fn.typeParams.map((t) => t.name)));
+      return declared.k === "stream" && declared.elem !== null && !hasTypeParam(declared.elem) ? declared : null;
+    }
+    const emitted = new Set<Primitive | null>();
+    const visit = (n: Node): void => {
+      if (n.kind === "Closure" || n.kind === "FnDecl") return;
+      if (n.kind === "EmitExpr") emitted.add(literalType(n.value));
+      forEachChild(n, visit);
+    };
+    for (const s of fn.body) visit(s);
+    if (emitted.size !== 1) return null;
+    const only = [...emitted][0]!;
+    return only === null || only === "nil" ? null : { k: "stream", elem: { k: "name", name: only } };
   }
 
   /** The enum of `E.V` / `E.V(...)` initialisers. */
@@ -473,6 +519,18 @@ export class TypeWalk {
     if (missing.length === 0) return;
     this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
   }
+}
+
+/** Lazy combinators whose items are their source's items. */
+const ELEM_PRESERVING = new Set(["filter", "take", "skip", "take_while", "skip_while"]);
+
+/** The element type of a non-empty list literal of one primitive type. */
+function listLiteralElem(n: Node): Ty | null {
+  if (n.kind !== "ListLiteral" || n.elements.length === 0) return null;
+  const types = new Set(n.elements.map(literalType));
+  if (types.size !== 1) return null;
+  const t = [...types][0]!;
+  return t === null || t === "nil" ? null : { k: "name", name: t };
 }
 
 function isPrimitive(t: Ty | null): t is { k: "name"; name: string } {

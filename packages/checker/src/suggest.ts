@@ -1,16 +1,21 @@
 /** "Did you mean" candidates: the nearest name within edit distance 2. */
 
-/** The candidate within edit distance 2 (lengths within 2), nearest first,
- * ties broken by sorted order. */
+/** The candidate within edit distance 2 (lengths within 2): nearest
+ * first, then the smallest length difference, then sorted order (the
+ * runtime's rule for its own suggestions, semantics.md §8.1). */
 export function closestName(name: string, sortedCandidates: readonly string[]): string | null {
   let best: string | null = null;
   let bestDist = 3;
+  let bestLen = Infinity;
   for (const c of sortedCandidates) {
-    if (c === name || Math.abs(c.length - name.length) > 2) continue;
-    const d = levenshtein(name, c, bestDist);
-    if (d < bestDist) {
+    const lenDiff = Math.abs(c.length - name.length);
+    if (c === name || lenDiff > 2) continue;
+    const d = levenshtein(name, c, bestDist + 1);
+    if (d > 2) continue;
+    if (d < bestDist || (d === bestDist && lenDiff < bestLen)) {
       best = c;
       bestDist = d;
+      bestLen = lenDiff;
     }
   }
   return best;

@@ -266,3 +266,43 @@ describe("variance markers", () => {
     for (const src of ok) expect(messages(src), src).toEqual([]);
   });
 });
+
+describe("did-you-mean ties", () => {
+  it("prefer the nearest length, then sorted order", async () => {
+    const { closestName } = await import("../src/suggest");
+    expect(closestName("prinltn", ["print", "println"])).toBe("println");
+    expect(closestName("cat", ["bat", "car"])).toBe("bat");
+    expect(closestName("abcdef", ["xyz"])).toBe(null);
+    expect(closestName("abcd", ["wxyz"])).toBe(null);
+  });
+});
+
+describe("'NAME' declared as T, but assigned U: iterators and streams", () => {
+  it("fires for a list annotation given an iterator chain", () => {
+    expect(messages("let xs: list<int> = [1, 2, 3].iter().filter({ x -> x > 1 })\n")).toEqual(["'xs' declared as list<int>, but assigned iter<int>"]);
+    expect(messages('let xs: list<string> = iter(["a"])\n')).toEqual(["'xs' declared as list<string>, but assigned iter<string>"]);
+  });
+
+  it("fires for a Generator annotation given a gen fn call", () => {
+    expect(messages("gen fn nums() {\n  emit 1\n  emit 2\n}\nlet g: Generator<int> = nums()\n")).toEqual([
+      "'g' declared as Generator<int>, but assigned Stream<int>",
+    ]);
+    expect(messages("gen fn nums() -> Stream<string> {\n  emit \"a\"\n}\nlet g: Generator<string> = nums()\n")).toEqual([
+      "'g' declared as Generator<string>, but assigned Stream<string>",
+    ]);
+  });
+
+  it("does not fire for sinks, unknown elements or other callees", () => {
+    const ok = [
+      "let xs: list<int> = [1, 2].iter().filter({ x -> x > 1 }).to_list()\n",
+      "let xs: list<int> = [1, 2].iter().map({ x -> x })\n",
+      "let xs: list<int> = [].iter()\n",
+      'fn iter(x) { return x }\nlet xs: list<int> = iter([1])\n',
+      "let it: iter<int> = [1].iter()\n",
+      "gen fn nums() { emit 1\n emit \"a\" }\nlet g: Generator<int> = nums()\n",
+      "fn nums() { return 1 }\nlet g: Generator<int> = nums()\n",
+      "gen fn nums() { emit 1 }\nlet s: Stream<int> = nums()\n",
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
