@@ -3,7 +3,7 @@
  * of, and the type diagnostics that need them (spec/semantics.md §10.1).
  * Whatever it is not sure of is unknown, and unknown is never an error.
  */
-import type { FnDecl, FunctionCall, MatchExpr, Node, Param, Pattern, Program, Span, TypeExpr } from "@harn/parser";
+import type { FnDecl, FunctionCall, InterfaceDecl, MatchExpr, Node, Param, Pattern, Program, Span, TypeExpr } from "@harn/parser";
 import { boundNames, declarationCounts, hasImports } from "./call-targets";
 import { forEachChild } from "@harn/parser";
 import type { CheckDiagnostic } from "./diagnostic";
@@ -35,6 +35,9 @@ export class TypeWalk {
   private readonly functions = new Map<string, FnDecl>();
   /** Names the file binds or declares anywhere (so not surely a builtin). */
   private readonly userNames: Set<string>;
+  /** Names bound other than by a declaration, and declaration counts. */
+  private readonly bound: Set<string>;
+  private readonly counts: Map<string, number>;
 
   constructor(
     program: Program,
@@ -43,6 +46,8 @@ export class TypeWalk {
     this.env = TypeEnv.of(program.items);
     const counts = declarationCounts(program);
     const bound = boundNames(program);
+    this.counts = counts;
+    this.bound = bound;
     this.userNames = new Set([...bound, ...counts.keys()]);
     if (!hasImports(program)) {
       for (const item of program.items) {
@@ -301,6 +306,7 @@ export class TypeWalk {
     const fn = this.functions.get(call.name);
     if (fn === undefined || call.args.some((a) => a.kind === "Spread")) return;
     const typeParams = new Set(fn.typeParams.map((t) => t.name));
+    this.checkBounds(call, fn, typeParams);
     const inferred = new Map<string, Primitive>();
     for (let i = 0; i < call.args.length && i < fn.params.length; i++) {
       const p = fn.params[i]!;
@@ -319,6 +325,75 @@ export class TypeWalk {
         continue;
       }
     }
+  }
+
+  /** `where T: I` on a generic call whose argument for a `T` parameter is
+   * certainly a struct `S`: each method of `I` that `S`'s impl also has,
+   * both with annotated primitive types, must agree on them. */
+  private checkBounds(call: FunctionCall, fn: FnDecl, typeParams: ReadonlySet<string>): void {
+    if (fn.whereClauses.length === 0) return;
+    for (const w of fn.whereClauses) {
+      const iface = this.env.interfaces.get(w.bound);
+      if (iface === undefined || iface.typeParams.length > 0) continue;
+      for (let i = 0; i < call.args.length && i < fn.params.length; i++) {
+        const p = fn.params[i]!;
+        if (p.rest) break;
+        if (p.type === null) continue;
+        const t = fromTypeExpr(p.type, typeParams);
+        if (t.k !== "tparam" || t.name !== w.typeName) continue;
+        const struct = this.structOf(call.args[i]!);
+        if (struct === null) continue;
+        const reason = this.unsatisfied(struct, iface);
+        if (reason !== null) {
+          this.report(`Type '${struct}' does not satisfy interface '${iface.name}': ${reason} (required by constraint \`where ${w.typeName}: ${w.bound}\`)`, call.span);
+          return;
+        }
+      }
+    }
+  }
+
+  /** The struct a value certainly is: `S { ... }` or `S({...})`. */
+  private structOf(v: Node): string | null {
+    const name = v.kind === "StructConstruct" ? v.structName : v.kind === "FunctionCall" && v.args.length === 1 && v.args[0]!.kind === "DictLiteral" ? v.name : null;
+    if (name === null || !this.env.structs.has(name) || this.counts.get(name) !== 1 || this.bound.has(name)) return null;
+    return name;
+  }
+
+  /** Why `struct` does not meet `iface`, for signatures whose types are
+   * certain; null when nothing certain is wrong. */
+  private unsatisfied(struct: string, iface: InterfaceDecl): string | null {
+    const methods = this.env.impls.get(struct) ?? [];
+    const assoc = new Map<string, Ty>();
+    for (const a of iface.associatedTypes) if (a.type !== null) assoc.set(a.name, fromTypeExpr(a.type));
+    for (const m of iface.methods) {
+      if (m.typeParams.length > 0) continue;
+      const impls = methods.filter((x) => x.name === m.name);
+      if (impls.length !== 1) continue;
+      const impl = impls[0]!;
+      if (impl.typeParams.length > 0) continue;
+      if (m.returnType !== null && impl.returnType !== null) {
+        const want = fromTypeExpr(m.returnType);
+        const got = fromTypeExpr(impl.returnType);
+        if (want.k === "name" && assoc.has(want.name) && !this.env.isUserType(want.name)) {
+          const bound = assoc.get(want.name)!;
+          if (clash(bound, got)) return `associated type '${want.name}' resolves to '${formatTy(got)}', expected '${formatTy(bound)}'`;
+        } else if (clash(want, got)) {
+          return `method '${m.name}' returns ${formatTy(got)}, expected ${formatTy(want)}`;
+        }
+      }
+      const ifaceParams = m.params.filter((x) => x.name !== "self");
+      const implParams = impl.params.filter((x) => x.name !== "self");
+      if (ifaceParams.length !== implParams.length) continue;
+      for (let i = 0; i < ifaceParams.length; i++) {
+        const a = ifaceParams[i]!;
+        const b = implParams[i]!;
+        if (a.type === null || b.type === null) continue;
+        const want = fromTypeExpr(a.type);
+        const got = fromTypeExpr(b.type);
+        if (clash(want, got)) return `method '${m.name}' parameter '${b.name}' has type ${formatTy(got)}, expected ${formatTy(want)}`;
+      }
+    }
+    return null;
   }
 
   private report(message: string, span: Span): void {
@@ -519,6 +594,12 @@ export class TypeWalk {
     if (missing.length === 0) return;
     this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
   }
+}
+
+/** Two primitive types that are certainly different (int and float are
+ * not judged). */
+function clash(a: Ty, b: Ty): boolean {
+  return isPrimitive(a) && isPrimitive(b) && a.name !== b.name && !(NUMERIC.has(a.name) && NUMERIC.has(b.name));
 }
 
 /** Lazy combinators whose items are their source's items. */

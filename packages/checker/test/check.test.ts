@@ -306,3 +306,34 @@ describe("'NAME' declared as T, but assigned U: iterators and streams", () => {
     for (const src of ok) expect(messages(src), src).toEqual([]);
   });
 });
+
+describe("where-bounds on generic calls", () => {
+  const iface = "interface Shape {\n  fn area(self) -> int\n}\nfn total<T>(s: T) -> int where T: Shape {\n  return s.area()\n}\n";
+
+  it("fires when the struct's impl method has another return or parameter type", () => {
+    expect(messages(iface + 'struct Sq { side: int }\nimpl Sq {\n  fn area(self) -> string { return "big" }\n}\ntotal(Sq { side: 2 })\n')).toEqual([
+      "Type 'Sq' does not satisfy interface 'Shape': method 'area' returns string, expected int (required by constraint `where T: Shape`)",
+    ]);
+    const named = "interface Named {\n  fn rename(self, label: string) -> nil\n}\nfn go<T>(x: T) where T: Named { return x }\n";
+    expect(messages(named + "struct P { n: int }\nimpl P {\n  fn rename(self, label: int) -> nil { return nil }\n}\ngo(P({n: 1}))\n")).toEqual([
+      "Type 'P' does not satisfy interface 'Named': method 'rename' parameter 'label' has type int, expected string (required by constraint `where T: Named`)",
+    ]);
+  });
+
+  it("reports an associated type that resolves to another type", () => {
+    const src =
+      "interface Container {\n  type Item = int\n  fn first(self) -> Item\n}\nfn head<C>(c: C) where C: Container { return c.first() }\n" +
+      'struct Words { ws: list }\nimpl Words {\n  fn first(self) -> string { return "a" }\n}\nhead(Words { ws: [] })\n';
+    expect(messages(src)[0]).toContain("associated type 'Item' resolves to 'string', expected 'int'");
+  });
+
+  it("does not fire when the impl fits, is unannotated, or the argument is not certainly the struct", () => {
+    const ok = [
+      iface + "struct Sq { side: int }\nimpl Sq {\n  fn area(self) -> int { return self.side * self.side }\n}\ntotal(Sq { side: 2 })\n",
+      iface + "struct Sq { side: int }\nimpl Sq {\n  fn area(self) { return 1 }\n}\ntotal(Sq { side: 2 })\n",
+      iface + "struct Sq { side: int }\nimpl Sq {\n  fn area(self) -> float { return 1.5 }\n}\ntotal(Sq { side: 2 })\n",
+      iface + 'struct Sq { side: int }\nimpl Sq {\n  fn area(self) -> string { return "x" }\n}\nlet s = make()\nfn make() { return 1 }\ntotal(s)\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
