@@ -53,7 +53,7 @@ export class Interpreter {
   readonly impls = new Map<string, Map<string, HClosure>>();
   /** Every name declared anywhere in compiled code: only these can be
    * late-bound function names, so other names skip the call-site walk. */
-  readonly lateNames = new Set<string>();
+  readonly lateNames = new LateNames();
   readonly concurrency: Concurrency;
   ticks = 0;
   private lastYield = performance.now();
@@ -738,6 +738,17 @@ export class Interpreter {
 
   yieldValue(fr: Frame, v: Value): any {
     return yieldFromFrame(fr, v);
+  }
+}
+
+/** The late-bindable names (Interpreter.lateNames). `version` changes with
+ * every new name, so generated code can skip the lookup of a name that was
+ * not among them when it was generated for as long as none was added. */
+export class LateNames extends Set<string> {
+  version = 0;
+  override add(name: string): this {
+    if (!this.has(name)) this.version++;
+    return super.add(name);
   }
 }
 

@@ -625,7 +625,9 @@ class Unit {
   private call(sh: CallShape, steps: Step[]): string {
     const f = this.temp();
     const name = JSON.stringify(sh.name);
-    const late = sh.special ? "null" : `(fr.ck === ${name} ? fr.cv : interp.lookupDyn(fr, ${name}))`;
+    const lookup = `(fr.ck === ${name} ? fr.cv : interp.lookupDyn(fr, ${name}))`;
+    const names = this.interp.lateNames;
+    const late = sh.special ? "null" : names.has(sh.name) ? lookup : `(interp.lateNames.version === ${names.version} ? null : ${lookup})`;
     steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (!(${f} instanceof HClosure)) ${f} = ${late};` : `${f} = ${late};`));
     const args = sh.args.map((a) => this.emitExpr(a, steps));
     const t = this.temp();
