@@ -190,7 +190,11 @@ class DirectGen {
       this.selfName === null
         ? ""
         : [
-            `const v = fr.ck === ${name} && site.slotOf(${name}) < 0 ? fr.cv : interp.lookupDyn(new Frame(P, task, fr, site, P.blank.slice()), ${name});`,
+            // A binding of the name at the call site is what the walk
+            // finds first; a cache entry the callee inherits comes next.
+            `const sl = site.slotOf(${name});`,
+            `let v = sl >= 0 ? fr.s[sl] : fr.ck === ${name} ? fr.cv : undefined;`,
+            `if (v === undefined || (sl >= 0 && !(v instanceof HClosure))) v = interp.lookupDyn(new Frame(P, task, fr, site, P.blank.slice()), ${name});`,
             "if (!(v instanceof HClosure) || v.impl.proto !== P) return BAIL;",
           ].join("\n"),
       `try { return D(task, d${args.map((a) => `, ${a}`).join("")}); }`,
