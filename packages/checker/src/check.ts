@@ -225,6 +225,7 @@ export class TypeWalk {
       case "MatchExpr":
         this.checkEnumMatch(n);
         this.checkTaggedUnionMatch(n);
+        this.checkLiteralUnionMatch(n);
         this.visit(n.value);
         for (const arm of n.arms) {
           this.scopes.push(new Map());
@@ -526,6 +527,40 @@ export class TypeWalk {
     const name = t.k === "name" ? t.name : t.k === "app" ? t.name : null;
     if (name === null || this.scopesHave(name)) return null;
     return this.env.enums.has(name) ? name : null;
+  }
+
+  /** `match v` where `v` is declared with a union of string (or int)
+   * literal types. The list after `missing` follows the other members of
+   * the family (`variants "a", "b"`); the spec elides it. */
+  private checkLiteralUnionMatch(m: MatchExpr): void {
+    if (m.value.kind !== "Identifier") return;
+    const declared = this.env.resolve(this.unnarrowed(m.value.name));
+    if (declared === null || declared.k !== "union") return;
+    const members: string[] = [];
+    for (const t of declared.types) {
+      if (t.k === "strlit") members.push(JSON.stringify(t.value));
+      else if (t.k === "intlit") members.push(String(t.value));
+      else return;
+    }
+    const covered = new Set<string>();
+    const cover = (p: Node): boolean => {
+      switch (p.kind) {
+        case "StringLiteral":
+        case "RawStringLiteral":
+          covered.add(JSON.stringify(p.value));
+          return true;
+        case "IntLiteral":
+          covered.add(String(p.value));
+          return true;
+        case "OrPattern":
+          return p.alternatives.every(cover);
+        default:
+          return false;
+      }
+    };
+    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    const missing = [...new Set(members)].filter((x) => !covered.has(x));
+    if (missing.length > 0) this.report(`Non-exhaustive match on literal union: missing variants ${missing.join(", ")}`, m.span);
   }
 
   /** `match v.TAG` where `v` is declared with a union of shapes that all

@@ -337,3 +337,41 @@ describe("where-bounds on generic calls", () => {
     for (const src of ok) expect(messages(src), src).toEqual([]);
   });
 });
+
+describe("Non-exhaustive match on literal union", () => {
+  it("fires when a member is not covered", () => {
+    expect(messages('type Mode = "fast" | "slow" | "off"\nfn run(m: Mode) {\n  match m { "fast" -> { 1 } "off" -> { 2 } }\n}\n')).toEqual([
+      'Non-exhaustive match on literal union: missing variants "slow"',
+    ]);
+    expect(messages("fn lvl(n: 1 | 2 | 3) {\n  match n { 1 -> { 1 } 2 | 3 -> { 2 } }\n}\nfn half(n: 1 | 2) {\n  match n { 1 -> { 1 } }\n}\n")).toEqual([
+      "Non-exhaustive match on literal union: missing variants 2",
+    ]);
+  });
+
+  it("does not fire when covered, with a wildcard, after a read, or for mixed unions", () => {
+    const ok = [
+      'fn f(m: "a" | "b") { match m { "a" -> { 1 } "b" -> { 2 } } }\n',
+      'fn f(m: "a" | "b") { match m { "a" -> { 1 } _ -> { 2 } } }\n',
+      'fn f(m: "a" | "b") {\n  if m == "b" { return 0 }\n  match m { "a" -> { 1 } }\n}\n',
+      'fn f(m: "a" | nil) { match m { "a" -> { 1 } } }\n',
+      'fn f(m: "a" | string) { match m { "a" -> { 1 } } }\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
+
+describe("call targets: more programs that must pass", () => {
+  it("the std import these cases use resolves (so the check is live)", () => {
+    expect(messages('import "std/text"\nnope_zz_unknown()\n')).toEqual(["call target `nope_zz_unknown` is not defined or imported"]);
+  });
+
+  it("accepts builtins as values, closures in dicts, spawn and parallel bodies", () => {
+    const ok = [
+      'import "std/text"\nlet f = len\nprintln(f([1]))\nlet d = {go: { x -> x }}\nprintln(d.go(1))\n',
+      'import "std/text"\nfn work(n) { return n }\nlet t = spawn { work(1) }\nprintln(await(t))\nlet r = parallel each [1, 2] { n -> work(n) }\n',
+      'import "std/text"\npipeline default() {\n  helper()\n}\nfn helper() { return later_one() }\nfn later_one() { 1 }\n',
+      'import "std/text"\nlet ops = [{ x -> x + 1 }]\nfor op in ops { println(op(1)) }\nlet tbl = {}\nlet r = Ok(1)\nprintln(r.map({ v -> v + 1 }))\n',
+    ];
+    for (const src of ok) expect(messages(src), src).toEqual([]);
+  });
+});
