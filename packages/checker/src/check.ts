@@ -13,6 +13,9 @@ import { formatTy, fromTypeExpr, hasTypeParam, type Ty } from "./types";
 
 interface Binding {
   ty: Ty | null;
+  /** A function parameter (its declared type is all that is known of it;
+   * a `let` initialiser might narrow it further in the reference). */
+  param?: boolean;
   /** Read anywhere since it was bound (a read may narrow an `unknown`). */
   read: boolean;
 }
@@ -79,13 +82,16 @@ export class TypeWalk {
     return null;
   }
 
-  /** The declared type of a binding not read since it was bound: a read
+  /** The declared type of a parameter not read since it was bound: a read
    * (`if c == Color.Red { return }`) may have narrowed it, and the
-   * reference's flow typing would then see fewer cases. */
+   * reference's flow typing would then see fewer cases. `let` bindings are
+   * left out, as their initialiser may narrow them (`let c: Color =
+   * Color.Red`). */
   private unnarrowed(name: string): Ty | null {
     const b = this.binding(name);
-    return b === null || b.read ? null : b.ty;
+    return b === null || b.read || b.param !== true ? null : b.ty;
   }
+
 
   private bindPattern(p: Pattern): void {
     switch (p.kind) {
@@ -110,7 +116,10 @@ export class TypeWalk {
     for (const p of params) if (p.default !== null) this.visit(p.default);
     this.scopes.push(new Map());
     this.returns.push(ret);
-    for (const p of params) this.bind(p.name, p.type !== null && !p.rest ? fromTypeExpr(p.type, typeParams) : null);
+    for (const p of params) {
+      this.bind(p.name, p.type !== null && !p.rest ? fromTypeExpr(p.type, typeParams) : null);
+      this.scopes[this.scopes.length - 1]!.get(p.name)!.param = true;
+    }
     this.block(body);
     this.returns.pop();
     this.scopes.pop();
@@ -130,7 +139,7 @@ export class TypeWalk {
         this.visit(n.value);
         if (n.pattern.kind === "ident") {
           // Only an immutable binding keeps the type it starts with.
-          const ty = n.kind === "LetBinding" ? (n.type !== null ? fromTypeExpr(n.type) : this.enumValueType(n.value)) : null;
+          const ty = n.kind === "LetBinding" && n.type !== null ? fromTypeExpr(n.type) : null;
           this.bind(n.pattern.name, ty);
         } else {
           this.bindPattern(n.pattern);
@@ -497,20 +506,6 @@ export class TypeWalk {
     if (emitted.size !== 1) return null;
     const only = [...emitted][0]!;
     return only === null || only === "nil" ? null : { k: "stream", elem: { k: "name", name: only } };
-  }
-
-  /** The enum of `E.V` / `E.V(...)` initialisers. */
-  private enumValueType(v: Node): Ty | null {
-    const e =
-      v.kind === "PropertyAccess" && v.object.kind === "Identifier"
-        ? { enumName: v.object.name, variant: v.property }
-        : v.kind === "MethodCall" && v.object.kind === "Identifier"
-          ? { enumName: v.object.name, variant: v.method }
-          : null;
-    if (e === null || this.scopesHave(e.enumName)) return null;
-    const decl = this.env.enums.get(e.enumName);
-    if (!decl || !decl.variants.some((x) => x.name === e.variant)) return null;
-    return { k: "name", name: e.enumName };
   }
 
   private scopesHave(name: string): boolean {

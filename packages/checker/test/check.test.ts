@@ -58,21 +58,24 @@ describe("call target `NAME` is not defined or imported", () => {
 describe("Non-exhaustive match on enum", () => {
   const decl = "enum Color { Red, Green, Blue }\n";
 
-  it("fires on an annotated binding, a parameter, an E.V initialiser and .variant", () => {
-    expect(messages(decl + 'let c: Color = Color.Red\nmatch c {\n  Color.Red -> { 1 }\n}\n')).toEqual([
+  it("fires on a parameter annotated with the enum and on .variant of one", () => {
+    expect(messages(decl + "fn f(c: Color) {\n  match c {\n    Color.Red -> { 1 }\n  }\n}\n")).toEqual([
       'Non-exhaustive match on enum Color: missing variants "Green", "Blue"',
     ]);
     expect(messages(decl + 'fn f(c: Color) {\n  match c { Color.Red -> { 1 } Color.Blue -> { 2 } }\n}\n')).toEqual([
       'Non-exhaustive match on enum Color: missing variants "Green"',
     ]);
-    expect(messages(decl + 'let c = Color.Green\nmatch c.variant { "Red" -> { 1 } "Green" -> { 2 } }\n')).toEqual([
+    expect(messages(decl + 'fn f(c: Color) {\n  match c.variant { "Red" -> { 1 } "Green" -> { 2 } }\n}\n')).toEqual([
       'Non-exhaustive match on enum Color: missing variants "Blue"',
     ]);
   });
 
   it("does not fire when covered, with a wildcard or binding arm, or when the type is not certain", () => {
     const ok = [
-      decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } Color.Green -> { 2 } Color.Blue -> { 3 } }\n",
+      decl + "fn f(c: Color) { match c { Color.Red -> { 1 } Color.Green -> { 2 } Color.Blue -> { 3 } } }\n",
+      // a let initialiser may narrow the declared type in the reference
+      decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } }\n",
+      decl + 'let c = Color.Green\nmatch c.variant { "Green" -> { 2 } }\n',
       decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } _ -> { 2 } }\n",
       decl + "let c: Color = Color.Red\nmatch c { Color.Red -> { 1 } other -> { 2 } }\n",
       decl + "let c: Color = Color.Red\nmatch c { Color.Red | Color.Green -> { 1 } Color.Blue -> { 2 } }\n",
