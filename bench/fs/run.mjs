@@ -7,7 +7,9 @@
  *   glob("**\/*.md", root)           vs  fd -H -I -g '*.md' ROOT
  *   find_text(literal, root)        vs  rg -F --no-ignore LITERAL ROOT
  *
- * plus the cancel latency of a running background walk (in process).
+ * plus the cancel latency of a running background walk (in process), and
+ * `harn run` on an empty script: the start-up every harn row pays, so the
+ * table also shows each row net of it (what the builtin itself costs).
  *
  * The tree (100,000 files in 10,000 directories) is created once in a temp
  * directory and reused. Every command runs once untimed (warm page cache,
@@ -21,7 +23,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -54,6 +56,7 @@ for (const [name, path] of Object.entries(peers)) {
 }
 
 await ensureTree(root, (m) => console.error(m));
+const loadAtStart = loadavg().map((x) => x.toFixed(2)).join(" ");
 
 const work = mkdtempSync(join(tmpdir(), "harn-bench-fs-"));
 function script(name, code) {
@@ -110,6 +113,8 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+const startupArgv = [process.execPath, harnEntry, "run", script("empty", "")];
+const startupRuns = [];
 const table = [];
 for (const row of rows) {
   if (!row.peer) continue;
@@ -122,6 +127,7 @@ for (const row of rows) {
     // interleaved, so load changes on the shared machine hit both sides alike
     a.push(timed(row.harn));
     b.push(timed(row.peer));
+    startupRuns.push(timed(startupArgv));
   }
   table.push({ name: row.name, peerName: row.peerName, items: mine, harn: median(a), peer: median(b) });
 }
@@ -145,14 +151,18 @@ const latency = JSON.parse(p.stdout);
 rmSync(work, { recursive: true, force: true });
 
 const fmt = (ms) => `${ms.toFixed(0)} ms`.padStart(8);
-console.log(`bench/fs — ${root}, medians of ${runs} runs, whole processes (node ${process.version})`);
+console.log(`bench/fs — ${root}, medians of ${runs} runs, whole processes (node ${process.version}), load average at the start ${loadAtStart}`);
 console.log("");
-console.log(`${"workload".padEnd(22)}${"items".padStart(8)}${"harn".padStart(10)}${"peer".padStart(16)}${"ratio".padStart(8)}`);
+const startup = startupRuns.length > 0 ? median(startupRuns) : 0;
+console.log(`${"workload".padEnd(22)}${"items".padStart(8)}${"harn".padStart(10)}${"peer".padStart(16)}${"ratio".padStart(8)}${"net of start-up".padStart(18)}`);
 for (const r of table) {
+  const net = r.harn - startup;
   console.log(
-    `${r.name.padEnd(22)}${String(r.items).padStart(8)}${fmt(r.harn).padStart(10)}${(r.peerName + " " + fmt(r.peer).trim()).padStart(16)}${(r.harn / r.peer).toFixed(2).padStart(7)}x`,
+    `${r.name.padEnd(22)}${String(r.items).padStart(8)}${fmt(r.harn).padStart(10)}${(r.peerName + " " + fmt(r.peer).trim()).padStart(16)}${(r.harn / r.peer).toFixed(2).padStart(7)}x${`${fmt(net).trim()} ${(net / r.peer).toFixed(2)}x`.padStart(18)}`,
   );
 }
 console.log("");
+console.log(`harn start-up (run of an empty script, interleaved with the rows above): median ${fmt(startup).trim()}`);
+console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log(`cancel_handle on a running walk: median ${median(latency.cancelMs).toFixed(3)} ms (max ${Math.max(...latency.cancelMs).toFixed(3)} ms)`);
 console.log(`walk stopped (no fs request in flight) after: median ${median(latency.stopMs).toFixed(1)} ms (max ${Math.max(...latency.stopMs).toFixed(1)} ms)`);

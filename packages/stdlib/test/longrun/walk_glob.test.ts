@@ -63,6 +63,16 @@ describe("walk_dir", () => {
     expect(await depth("not a dict")).toBe(9);
   });
 
+  it("joins paths under the filesystem root without doubling the slash, in both modes", async () => {
+    const fg = ((await t.call("walk_dir", ["/", HDict.of({ max_depth: 1 })])) as HDict[]).map((e) => e.get("path") as string);
+    expect(fg[0]).toBe("/");
+    expect(fg.length).toBeGreaterThan(1);
+    for (const p of fg.slice(1)) expect(p).toMatch(/^\/[^/]+$/);
+    const env = await t.call("walk_dir", ["/", HDict.of({ max_depth: 1, long_running: true })]);
+    const bg = (((await t.call("handle_wait", [env])) as HDict).get("result") as HDict[]).map((e) => e.get("path"));
+    expect(bg).toEqual(fg);
+  });
+
   it("gives [] for a missing root and one entry for a file root", async () => {
     expect(await t.call("walk_dir", [join(dir.path, "missing")])).toEqual([]);
     const one = (await t.call("walk_dir", ["a.txt"])) as HDict[];
