@@ -11,7 +11,7 @@
  */
 
 import type { Span, TypeExpr } from "@harn/parser";
-import type { Value } from "./values";
+import { CpLengthMemo, type Value } from "./values";
 
 /** Where text goes. Writes are synchronous from the script's point of view. */
 export interface OutputSink {
@@ -97,6 +97,14 @@ export interface SessionCallContext extends CallContext {
 }
 
 export type BuiltinFn = (args: Value[], ctx: CallContext) => Value | Promise<Value>;
+/**
+ * A builtin's one-argument form: exactly `fn([arg], ctx)` for the builtin
+ * `fn` it was defined with (same value, same thrown error), but
+ * synchronous and without a call context, so generated code can call it
+ * without building an argument list or updating the context. Only pure
+ * builtins that never suspend, print or call back have one.
+ */
+export type UnaryBuiltinFn = (arg: Value) => Value;
 export type MethodFn = (receiver: Value, args: Value[], ctx: CallContext) => Value | Promise<Value>;
 
 /** A typed key for per-runtime state owned by a stdlib module. */
@@ -140,6 +148,12 @@ export class Runtime {
    * "no schema" (struct names, generics, …): the call then runs unchanged.
    */
   typeSchema: ((type: TypeExpr, aliases: (name: string) => TypeExpr | null) => Value | null) | null = null;
+  /** One-argument forms of builtins (`defineBuiltin`'s third argument),
+   * keyed by the builtin function itself, so a builtin replaced by any
+   * means (a lazy group's stub, a host override) never keeps one. */
+  readonly unaryForms = new WeakMap<BuiltinFn, UnaryBuiltinFn>();
+  /** Code-point length of the last string built or measured (values.ts). */
+  readonly cpMemo = new CpLengthMemo();
   /** Builtins denied by `--deny` / `--allow`. */
   readonly denied = new Set<string>();
   readonly stdout: OutputSink;
@@ -158,8 +172,11 @@ export class Runtime {
     if (options.argv) this.globals.set("argv", options.argv);
   }
 
-  defineBuiltin(name: string, fn: BuiltinFn): void {
+  /** Define (or replace) builtin `name`; `unary`, when given, is its
+   * one-argument form (see `UnaryBuiltinFn`). */
+  defineBuiltin(name: string, fn: BuiltinFn, unary?: UnaryBuiltinFn): void {
     this.builtins.set(name, fn);
+    if (unary) this.unaryForms.set(fn, unary);
   }
 
   defineMethod(kind: string, name: string, fn: MethodFn): void {

@@ -475,7 +475,9 @@ export function hasSurrogates(s: string): boolean {
  * length without the loop. */
 export function cpLength(s: string): number {
   const len = s.length;
-  if (Buffer.byteLength(s, "utf8") === len) return len;
+  // Short strings (every piece appended to a built string) are cheaper to
+  // scan here than to hand to native code.
+  if (len > SHORT_STRING && Buffer.byteLength(s, "utf8") === len) return len;
   let n = len;
   for (let i = 0; i < len; i++) {
     const c = s.charCodeAt(i);
@@ -488,6 +490,54 @@ export function cpLength(s: string): number {
     }
   }
   return n;
+}
+
+const SHORT_STRING = 16;
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * The code-point length of the string most recently measured or extended.
+ * A JS string cannot carry its code-point count (CPython's str does), so
+ * the string-builder pattern, `text = "${text}${piece}"` then `len(text)`,
+ * would measure the whole text every round; with the memo, extending the
+ * remembered string measures only the piece, and measuring it again is a
+ * pointer comparison. Sound for any string: one equal (`===`) to the
+ * remembered one has the same code points. One per Runtime
+ * (`Runtime.cpMemo`); the evaluator extends it at interpolations, `len`
+ * reads it.
+ */
+export class CpLengthMemo {
+  private s = "";
+  private n = 0;
+  /** `s` ends with a high surrogate: a piece starting with a low one
+   * completes a pair (one code point, not two). */
+  private highEnd = false;
+
+  /** `cpLength(s)`, remembering `s`. */
+  length(s: string): number {
+    if (s === this.s) return this.n;
+    const n = cpLength(s);
+    this.s = s;
+    this.n = n;
+    this.highEnd = s.length > 0 && isHighSurrogate(s.charCodeAt(s.length - 1));
+    return n;
+  }
+
+  /** `a + b`; when `a` is the remembered string, the result is remembered
+   * with its length worked out from `b` alone. */
+  concat(a: string, b: string): string {
+    const r = a + b;
+    if (b.length > 0 && a === this.s) {
+      let n = this.n + cpLength(b);
+      if (this.highEnd && isLowSurrogate(b.charCodeAt(0))) n--;
+      this.s = r;
+      this.n = n;
+      this.highEnd = isHighSurrogate(b.charCodeAt(b.length - 1));
+    }
+    return r;
+  }
 }
 
 /** The string as an array of code points (one string each). */

@@ -16,6 +16,7 @@ import {
   HSet,
   identityKey,
   cpLength,
+  type CpLengthMemo,
   HarnError,
   normBig,
   RuntimeSlot,
@@ -68,8 +69,8 @@ export function parseFloatStrict(s: string): number | null {
 }
 
 /** `len(v)`: code points, bytes, elements, entries, range length; 0 else. */
-export function lengthOf(v: Value): Int {
-  if (typeof v === "string") return cpLength(v);
+export function lengthOf(v: Value, memo?: CpLengthMemo): Int {
+  if (typeof v === "string") return memo ? memo.length(v) : cpLength(v);
   if (Array.isArray(v)) return v.length;
   if (v instanceof HDict) return v.size;
   if (v instanceof HSet) return v.items.length;
@@ -127,7 +128,12 @@ export function installConvert(rt: Runtime): void {
     return [v];
   });
 
-  rt.defineBuiltin("len", (args) => lengthOf(arg(args, 0)));
+  const memo = rt.cpMemo;
+  rt.defineBuiltin(
+    "len",
+    (args) => lengthOf(arg(args, 0), memo),
+    (v) => lengthOf(v, memo),
+  );
 
   rt.defineBuiltin("is_same", (args) => {
     const a = arg(args, 0);

@@ -31,7 +31,7 @@
  * generation. `HARN_VM_JIT=off` disables the tier, `HARN_VM_JIT=eager`
  * compiles every unit on first use (the conformance suite runs both ways).
  */
-import { HClosure, HDict, type Value, display, truthy } from "../values";
+import { type CpLengthMemo, HClosure, HDict, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV, Suspend } from "./compile";
 import { type Ev, type FnProto, Frame } from "./frame";
@@ -79,8 +79,9 @@ interface Helpers {
   chain: typeof chain;
   BAIL: typeof BAIL;
   BAILX: typeof BAILX;
+  cpMemo: CpLengthMemo;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
 
@@ -100,7 +101,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL, BAILX };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -560,7 +561,12 @@ class Unit {
         const span = sh.span;
         const file = sh.file;
         const loc = this.k((e: unknown) => located(e, span, file));
-        steps.push(js(`try { ${t} = ${parts.length > 0 ? parts.join(" + ") : '""'}; } catch (e) { throw ${loc}(e); }`));
+        // A string that starts with an interpolated value may extend the
+        // string whose code-point length the runtime remembers (`text =
+        // "${text}${piece}"`, values.ts CpLengthMemo).
+        const value =
+          parts.length === 0 ? '""' : parts.length > 1 && typeof sh.parts[0] !== "string" ? `cpMemo.concat(${parts[0]}, ${parts.slice(1).join(" + ")})` : parts.join(" + ");
+        steps.push(js(`try { ${t} = ${value}; } catch (e) { throw ${loc}(e); }`));
         return t;
       }
       case "list": {
@@ -677,7 +683,15 @@ class Unit {
         .join("\n");
     } else if (ic.builtin && !ic.poly && ic.proto === null) {
       const b = this.interp.builtinFor(sh.name);
-      if (b !== null) {
+      const unary = b !== null && args.length === 1 ? this.interp.rt.unaryForms.get(b) : undefined;
+      if (unary !== undefined) {
+        // The builtin's one-argument form: no argument list, no context.
+        code = [
+          `if (${f} === null && interp.rt.denied.size === 0) {`,
+          `try { ${t} = ${this.k(unary)}(${args[0]}); } catch (e) { throw interp.builtinError(e, fr, ${site}); }`,
+          `} else ${generic}`,
+        ].join("\n");
+      } else if (b !== null) {
         const B = this.k(b);
         code = [
           `if (${f} === null && interp.rt.denied.size === 0) {`,
