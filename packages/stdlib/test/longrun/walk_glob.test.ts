@@ -200,6 +200,24 @@ describe("walk_dir", () => {
     expect(await t.call("handle_wait", [env])).toBeNull();
   });
 
+  it("a walk cancelled with listings in flight drains its reads and leaves no timers, reads or payload behind", async () => {
+    for (let i = 0; i < 200; i++) mkdirSync(join(dir.path, "wide", `d${i}`, "x"), { recursive: true });
+    const active = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+    const nextTurn = () => new Promise((r) => setImmediate(r));
+    const timersBefore = active("Timeout");
+    const env = (await t.call("walk_dir", [dir.path, HDict.of({ long_running: true })])) as HDict;
+    // past the root stat and the root listing: many listings in flight
+    while (active("FSReqCallback") < 2) await nextTurn();
+    expect(get((await t.call("cancel_handle", [env])) as HDict, "cancelled")).toBe(true);
+    while (active("FSReqCallback") > 0) await nextTurn(); // the reads already issued drain
+    for (let i = 0; i < 5; i++) {
+      await nextTurn();
+      expect(active("FSReqCallback")).toBe(0);
+    }
+    expect(active("Timeout")).toBeLessThanOrEqual(timersBefore);
+    expect(longRunState(t.rt).pending()).toEqual([]);
+  });
+
   it("the synchronous form stops when the calling task is cancelled", async () => {
     const ac = new AbortController();
     ac.abort("cancelled by test");
