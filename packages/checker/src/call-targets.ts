@@ -15,10 +15,9 @@
  * `no_such_function(1)` script.
  */
 import type { FunctionCall, Node, Pattern, Program } from "@harn/parser";
-import { forEachChild } from "@harn/parser";
+import { closestName, forEachChild } from "@harn/parser";
 import type { CheckDiagnostic, CheckOptions } from "./diagnostic";
 import { deadRightOperand } from "./literals";
-import { closestName } from "./suggest";
 
 /** Constructors every program has, and the names the interpreter handles
  * itself rather than as builtins (spec/semantics.md §7.5). */

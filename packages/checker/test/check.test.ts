@@ -272,7 +272,7 @@ describe("variance markers", () => {
 
 describe("did-you-mean ties", () => {
   it("prefer the nearest length, then sorted order", async () => {
-    const { closestName } = await import("../src/suggest");
+    const { closestName } = await import("@harn/parser");
     expect(closestName("prinltn", ["print", "println"])).toBe("println");
     expect(closestName("cat", ["bat", "car"])).toBe("bat");
     expect(closestName("abcdef", ["xyz"])).toBe(null);

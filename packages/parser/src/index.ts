@@ -8,6 +8,7 @@ export type { SyntaxDiagnostic } from "./syntax-error";
 export { checkStructure, STRUCTURE_MESSAGES, type StructureError } from "./structure";
 export { forEachChild } from "./visit";
 export { PIPE_PARAM } from "./pipe";
+export { closestName, levenshtein } from "./suggest";
 export {
   renderDiagnostic,
   syntaxDiagnostic,

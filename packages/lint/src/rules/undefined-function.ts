@@ -4,6 +4,7 @@
  * including pipeline parameters, loop and catch variables (quirk Q5, FIX).
  */
 import { BUILTIN_NAMES, isBuiltinName } from "../builtins";
+import { closestName } from "@harn/parser";
 import type { Rule } from "../types";
 
 export const undefinedFunction: Rule = {
@@ -43,36 +44,3 @@ export const undefinedFunction: Rule = {
     };
   },
 };
-
-/** The candidate within edit distance 2 (lengths within 2), nearest first,
- * ties broken by sorted order. */
-export function closestName(name: string, sortedCandidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDist = 3;
-  for (const c of sortedCandidates) {
-    if (c === name || Math.abs(c.length - name.length) > 2) continue;
-    const d = levenshtein(name, c, bestDist);
-    if (d < bestDist) {
-      best = c;
-      bestDist = d;
-    }
-  }
-  return best;
-}
-
-/** Edit distance, giving up (returning `limit`) once it cannot be below it. */
-export function levenshtein(a: string, b: string, limit = Infinity): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      cur.push(v);
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin >= limit) return limit;
-    prev = cur;
-  }
-  return prev[b.length]!;
-}

@@ -1,4 +1,10 @@
-/** "Did you mean" candidates: the nearest name within edit distance 2. */
+/**
+ * "Did you mean" candidates for static diagnostics: the nearest name within
+ * edit distance 2 (semantics.md §10.1, lint.md's `undefined-function`).
+ * Shared by the checker and the linter, which both depend on the parser
+ * only. (The evaluator's runtime suggestions use the runtime's own,
+ * length-dependent limit, semantics.md §8.1.)
+ */
 
 /** The candidate within edit distance 2 (lengths within 2): nearest
  * first, then the smallest length difference, then sorted order (the
