@@ -28,15 +28,14 @@
  *   waiting}` (nil for an unknown key); `sync_metrics()` → a dict of those
  *   by key.
  */
-import { display, HarnError, HDict, HDuration, HOpaque, LOCKS, RuntimeSlot, typeOf, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, HDuration, HOpaque, LOCKS, RuntimeSlot, typeOf, waitInQueue, type CallContext, type QueuedWaiter, type Runtime, type Value } from "@harn/vm";
 import { arg } from "./args";
 
 type Kind = "mutex" | "semaphore" | "gate" | "rwlock";
 type Mode = "read" | "write" | "one";
 
-interface Waiter {
+interface Waiter extends QueuedWaiter {
   mode: Mode;
-  grant(): void;
 }
 
 /** Counters of a key, and for kinds other than mutex its holders and queue. */
@@ -116,44 +115,20 @@ function acquireQueued(p: Primitive, mode: Mode, ctx: CallContext, timeoutMs: nu
     p.acquired++;
     return permitValue(p, mode);
   }
-  if (ctx.signal.aborted) return Promise.reject(ctx.signal.reason);
-  if (timeoutMs !== null && timeoutMs <= 0) {
+  if (timeoutMs !== null && timeoutMs <= 0 && !ctx.signal.aborted) {
     p.timeouts++;
     return null;
   }
-  const signal = ctx.signal;
-  return new Promise<Value>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const leave = () => {
-      const i = p.waiters.indexOf(waiter);
-      if (i >= 0) p.waiters.splice(i, 1);
-      if (timer) clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    };
-    const waiter: Waiter = {
-      mode,
-      grant: () => {
-        leave();
-        p.take(mode);
-        p.acquired++;
-        resolve(permitValue(p, mode));
-      },
-    };
-    const onAbort = () => {
-      leave();
-      reject(signal.reason);
-    };
-    p.waiters.push(waiter);
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (timeoutMs !== null) {
-      timer = setTimeout(() => {
-        leave();
-        p.timeouts++;
-        // Readers queued behind a writer that gave up may go now.
-        p.pump();
-        resolve(null);
-      }, timeoutMs);
-    }
+  const granted = () => {
+    p.take(mode);
+    p.acquired++;
+  };
+  return waitInQueue(p.waiters, { mode }, ctx.signal, timeoutMs, granted).then((ok) => {
+    if (ok) return permitValue(p, mode);
+    p.timeouts++;
+    // Readers queued behind a writer that gave up may go now.
+    p.pump();
+    return null;
   });
 }
 

@@ -101,10 +101,62 @@ export function channelReceive(ch: HChannel, signal: AbortSignal): Value | Promi
 // ---------------------------------------------------------------------------
 // Locks (the `mutex` block's process-wide default lock, §9.8)
 
+/** A waiter in a FIFO queue of a lock-like primitive. */
+export interface QueuedWaiter {
+  /** Called by the primitive when the waiter's turn comes. */
+  grant(): void;
+}
+
+/**
+ * Queue `waiter` and wait for its grant: true once granted, false after
+ * `timeoutMs` (null: no limit); rejects with the signal's reason on
+ * cancellation. A waiter that times out or is cancelled leaves the queue, so
+ * it is never handed what it no longer waits for. `onGranted` runs
+ * synchronously inside `grant()`, so a primitive serving several waiters in
+ * a loop sees each grant take effect before it looks at the next one.
+ */
+export function waitInQueue<W extends QueuedWaiter>(
+  queue: W[],
+  waiter: Omit<W, "grant">,
+  signal: AbortSignal,
+  timeoutMs: number | null,
+  onGranted?: () => void,
+): Promise<boolean> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<boolean>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const leave = () => {
+      const i = queue.indexOf(queued);
+      if (i >= 0) queue.splice(i, 1);
+      if (timer) clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const queued = {
+      ...waiter,
+      grant: () => {
+        leave();
+        onGranted?.();
+        resolve(true);
+      },
+    } as W;
+    const onAbort = () => {
+      leave();
+      reject(signal.reason);
+    };
+    queue.push(queued);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (timeoutMs !== null) {
+      timer = setTimeout(() => {
+        leave();
+        resolve(false);
+      }, timeoutMs);
+    }
+  });
+}
+
 export class NamedLocks {
-  private readonly held = new Map<string, { queue: (() => void)[] }>();
-  /** Wait for the lock; a waiter cancelled while queued leaves the queue
-   * (it must not be handed the lock later, or the lock would be lost). */
+  private readonly held = new Map<string, { queue: QueuedWaiter[] }>();
+  /** Wait for the lock (see `acquireWithin`). */
   async acquire(name: string, signal: AbortSignal): Promise<void> {
     if (this.tryAcquire(name)) return;
     if (!(await this.acquireWithin(name, signal, null))) throw new Error("unreachable: untimed lock wait ended");
@@ -121,40 +173,15 @@ export class NamedLocks {
    * other. */
   acquireWithin(name: string, signal: AbortSignal, timeoutMs: number | null): Promise<boolean> {
     if (this.tryAcquire(name)) return Promise.resolve(true);
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (timeoutMs !== null && timeoutMs <= 0) return Promise.resolve(false);
-    const h = this.held.get(name)!;
-    return new Promise<boolean>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      const leave = () => {
-        const i = h.queue.indexOf(grant);
-        if (i >= 0) h.queue.splice(i, 1);
-        if (timer) clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
-      const grant = () => {
-        leave();
-        resolve(true);
-      };
-      const onAbort = () => {
-        leave();
-        reject(signal.reason);
-      };
-      h.queue.push(grant);
-      signal.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== null) {
-        timer = setTimeout(() => {
-          leave();
-          resolve(false);
-        }, timeoutMs);
-      }
-    });
+    if (timeoutMs !== null && timeoutMs <= 0 && !signal.aborted) return Promise.resolve(false);
+    return waitInQueue(this.held.get(name)!.queue, {}, signal, timeoutMs);
   }
+  /** Hand the lock to the next waiter, or free it. */
   release(name: string): void {
     const h = this.held.get(name);
     if (!h) return;
     const next = h.queue[0];
-    if (next) next();
+    if (next) next.grant();
     else this.held.delete(name);
   }
   isHeld(name: string): boolean {
