@@ -10,9 +10,9 @@
  * needs no call at all. Everything else goes to `slow(a, b)`, the general
  * operator with the error location attached.
  *
- * The factories are generated with `new Function` once, when this module
- * loads, into a frozen table (they are plain functions of their parameters,
- * with no free variables, so no state is shared between runtimes).
+ * The factories are generated with `new Function` on first use of each
+ * shape (they are plain functions of their parameters, with no free
+ * variables, so no state is shared between runtimes).
  */
 import type { Value } from "../values";
 import type { Ev, Frame } from "./frame";
@@ -65,14 +65,20 @@ function generate(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory
   return (l, r, slow) => make(l, r, slow, leftAsync, rightAsync);
 }
 
-const KINDS: Operand["kind"][] = ["slot", "int", "ev"];
-const FACTORIES: Readonly<Record<string, Factory>> = Object.freeze(
-  Object.fromEntries(
-    Object.keys(FAST).flatMap((op) =>
-      KINDS.flatMap((lk) => KINDS.filter((rk) => !(lk === "int" && rk === "int")).map((rk) => [`${op}|${lk}|${rk}`, generate(op, lk, rk)] as const)),
-    ),
-  ),
-);
+/**
+ * The factory of one (operator, left kind, right kind), generated the first
+ * time a program uses that shape: generating all ~90 up front cost a few
+ * milliseconds of every start-up. Idempotent and shared safely: a factory is
+ * a pure function of its parameters, so runtimes cannot observe each other
+ * through this memo.
+ */
+const factories = new Map<string, Factory>();
+function factory(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory {
+  const key = `${op}|${lk}|${rk}`;
+  let f = factories.get(key);
+  if (!f) factories.set(key, (f = generate(op, lk, rk)));
+  return f;
+}
 
 async function leftAsync(a: Promise<Value>, fr: Frame, readRight: Ev, slow: (a: Value, b: Value) => Value): Promise<Value> {
   const x = await a;
@@ -94,5 +100,5 @@ function arg(o: Operand): unknown {
 export function fastBinary(op: string, left: Operand, right: Operand, slow: (a: Value, b: Value) => Value): ((fr: Frame) => any) | null {
   if (!isFastOp(op)) return null;
   if (left.kind === "int" && right.kind === "int") return null;
-  return FACTORIES[`${op}|${left.kind}|${right.kind}`]!(arg(left), arg(right), slow);
+  return factory(op, left.kind, right.kind)(arg(left), arg(right), slow);
 }
