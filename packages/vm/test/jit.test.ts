@@ -606,6 +606,44 @@ println(spin(60))
   });
 });
 
+describe("a yield due inside frameless code is taken by the framed caller", () => {
+  // Frameless calls and fused loops do not give up when a preemption yield
+  // falls due in them (interpreter.ts directTick); the framed code around
+  // them must then yield at its next tick, or a loop of short frameless
+  // calls would never let the timer that cancels it fire. 61 frameless
+  // ticks per iteration plus one of the loop: the framed tick is not the
+  // one that reaches any fixed multiple of the threshold.
+  it("a loop of short frameless recursions stays cancellable", async () => {
+    const source = `
+fn countdown(n) {
+  if n == 0 { return 0 }
+  return 1 + countdown(n - 1)
+}
+var total = 0
+while true { total = total + countdown(60) }
+`;
+    for (const mode of ["off", "eager", "auto"] as const) {
+      const r = await runIn(mode, source, { timeoutMs: 250 });
+      expect(r.error).toBe("Thrown: timed out");
+    }
+  });
+
+  it("a loop of fused filter/map calls stays cancellable", async () => {
+    const source = `
+let items = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61]
+var total = 0
+while true {
+  let kept = items.filter(fn(x) { x % 2 == 0 })
+  total = total + len(kept)
+}
+`;
+    for (const mode of ["off", "eager", "auto"] as const) {
+      const r = await runIn(mode, source, { timeoutMs: 250 });
+      expect(r.error).toBe("Thrown: timed out");
+    }
+  });
+});
+
 describe("filter and map with closure literals (fused loops) give way to the method", () => {
   it("computes the same lists, with captures taken when the closure is made", async () => {
     const r = await same(`

@@ -31,8 +31,14 @@ import { shapeOf } from "./shape";
 /** What an entry returns when the call must run in the frame-based tier. */
 export const BAIL: unique symbol = Symbol("direct-bail");
 
-/** `entry(fr, site, ...args)`: the call's value, or BAIL. */
-export type DirectEntry = (fr: Frame, site: Site, ...args: Value[]) => any;
+/** `entry(fr, site, fn, ...args)`: the value (or promise) of calling `fn`,
+ * a closure of the entry's prototype, with `args` from `site`. When the
+ * direct code gives up, the entry runs the call framed itself
+ * (`Interpreter.callClosure`), so the generated call site has one path
+ * that always runs: a bail-out (a due preemption tick, every 30 ms)
+ * cannot send V8 into a never-run branch and deoptimize a whole
+ * generated loop. */
+export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => any;
 
 const OPS = new Set(["+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">="]);
 
@@ -175,16 +181,18 @@ class DirectGen {
       "const { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P } = R;",
       "function bail() { throw BAILX; }",
       `function D(task, depth${params.map((x) => `, ${x}`).join("")}) {`,
-      "if (++interp.ticks >= 1024 && !interp.directTick(task)) throw BAILX;",
+      // Every 1024th tick (the counter is not reset while a yield is due,
+      // so the caller's next framed tick yields; interpreter.ts directTick).
+      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(task)) throw BAILX;",
       locals.length > 0 ? `let ${locals.join(", ")};` : "",
       temps.length > 0 ? `let ${temps.join(", ")};` : "",
       "let r = null;",
       ...this.out,
       p.returnsLast ? "return r;" : "return null;",
       "}",
-      `return function entry(fr, site${args.map((a) => `, ${a}`).join("")}) {`,
+      `return function entry(fr, site, fn${args.map((a) => `, ${a}`).join("")}) {`,
       "const task = fr.task; const d = task.depth + 1;",
-      `if (d >= ${this.maxFrames}) return BAIL;`,
+      `if (d < ${this.maxFrames}) {`,
       // Resolve the recursive name as the callee's first frame would
       // (interpreter.ts lookupDyn from a frame whose caller is `fr`).
       this.selfName === null
@@ -195,14 +203,16 @@ class DirectGen {
             `const sl = site.slotOf(${name});`,
             `let v = sl >= 0 ? fr.s[sl] : fr.ck === ${name} ? fr.cv : undefined;`,
             `if (v === undefined || (sl >= 0 && !(v instanceof HClosure))) v = interp.lookupDyn(new Frame(P, task, fr, site, P.blank.slice()), ${name});`,
-            "if (!(v instanceof HClosure) || v.impl.proto !== P) return BAIL;",
+            "if (v instanceof HClosure && v.impl.proto === P) {",
           ].join("\n"),
       `try { return D(task, d${args.map((a) => `, ${a}`).join("")}); }`,
       "catch (e) {",
-      "if (e === BAILX) return BAIL;",
-      "if (e === BAIL_OFF || e instanceof RangeError) { P.direct = null; return BAIL; }",
-      "throw e;",
+      "if (e === BAIL_OFF || e instanceof RangeError) P.direct = null;",
+      "else if (e !== BAILX) throw e;",
       "}",
+      this.selfName === null ? "" : "}",
+      "}",
+      `return interp.callClosure(fn, [${args.join(", ")}], fr, site);`,
       "};",
     ].join("\n");
   }

@@ -93,13 +93,23 @@ export class Interpreter {
     });
   }
 
-  /** The tick of a frameless call (direct.ts), which cannot yield or
-   * throw: false when the task is cancelled or a yield is due (the call is
-   * then run again in the framed tier, whose tick does that). */
+  /** The tick of a frameless call or fused loop (direct.ts, jit.ts), which
+   * cannot yield or throw, every 1024th tick: false when the task is
+   * cancelled, or when a yield has been due for a whole quantum (the call
+   * is then run again in the framed tier, whose tick yields). A yield that
+   * just fell due is left to the framed tier: the counter is not reset,
+   * so the caller's next tick goes to `slowTick`. Abandoning every
+   * frameless call that a quantum boundary happens to cross would rerun
+   * it, and send the generated caller into code V8 never saw run
+   * (a deoptimization of a whole hot loop). */
   directTick(task: Task): boolean {
-    if (task.signal.aborted || performance.now() - this.lastYield >= QUANTUM_MS) return false;
-    this.ticks = 0;
-    return true;
+    if (task.signal.aborted) return false;
+    const since = performance.now() - this.lastYield;
+    if (since < QUANTUM_MS) {
+      this.ticks = 0;
+      return true;
+    }
+    return since < 2 * QUANTUM_MS;
   }
 
   /** `slowTick` for a loop's back-edge: the loop's suspension at phase 0

@@ -653,11 +653,12 @@ class Unit {
       // own name, the usual entry, is decided here once.
       const inheritOwn = sh.site.slotOf(sh.name) < 0 ? "nf.ck = ck; nf.cv = fr.cv;" : "";
       // A callee that qualifies for frameless calls (direct.ts) runs that
-      // way first; BAIL means: run this call framed, from the start.
+      // way, its entry falling back to a framed call itself; the framed
+      // code here runs once the prototype stopped using direct code.
       const direct = args.length === p.paramSlots.length && directEntry(this.interp, p, MAX_FRAMES) !== null;
       code = [
         `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
-        direct ? `if (${P}.direct === null || (${t} = ${P}.direct(fr, ${site}${args.map((a) => `, ${a}`).join("")})) === BAIL) {` : "{",
+        direct ? `if (${P}.direct !== null) ${t} = ${P}.direct(fr, ${site}, ${f}${args.map((a) => `, ${a}`).join("")}); else {` : "{",
         `const task = fr.task; const d = task.depth + 1;`,
         `const nf = new Frame(${P}, task, fr, ${site}, [${slots.join(", ")}]);`,
         `const ck = fr.ck;`,
@@ -784,7 +785,7 @@ class Unit {
       "let fx_i = 0;",
       "try {",
       "for (; fx_i < fx_n; fx_i++) {",
-      "if (++interp.ticks >= 1024 && !interp.directTick(fr.task)) break;",
+      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(fr.task)) break;",
       `const fx_x = ${o}[fx_i];`,
       `const fx_r = ${L}(${callArgs});`,
       isMap ? "fx_out[fx_i] = fx_r;" : "if (fx_r === true || (fx_r !== false && truthy(fx_r))) fx_out.push(fx_x);",
