@@ -261,7 +261,19 @@ class Unit {
       this.emitStmt(sh.body, null);
       body.push("}");
     });
-    this.out.push("function main(fr) {", "const s = fr.s;", this.tempDecl(), ...body, "}");
+    // The first back-edge of the unit's first run takes the tick path, so
+    // V8 has seen it run before it optimizes the loop; otherwise the first
+    // preemption yield (or a yield a frameless call left due) deoptimizes
+    // the whole loop, and it runs unoptimized until compiled again.
+    this.out.push(
+      "let cold = true;",
+      "function main(fr) {",
+      "const s = fr.s;",
+      this.tempDecl(),
+      "if (cold) { cold = false; if (interp.ticks < 1023) interp.ticks = 1023; }",
+      ...body,
+      "}",
+    );
   }
 
   private withOut(buf: string[], f: () => void): void {
