@@ -30,25 +30,31 @@ function taskId(t: Task | null): string {
   return t ? t.id : "task_root";
 }
 
-/** Visible values, innermost task last so its own keys win. */
-function visible(ctx: CallContext): Map<string, Value> {
-  const chain: Task[] = [];
+/** Whose values a call sees, outermost first: the task chain from the
+ * root, or the runtime itself for a call made outside any task (hand-made
+ * contexts). The last owner is the one `set` and `clear` write to. */
+function owners(ctx: CallContext): object[] {
+  const chain: object[] = [];
   for (let t = currentTask(ctx); t; t = t.parent) chain.push(t);
+  if (chain.length === 0) chain.push(ctx.runtime);
+  return chain.reverse();
+}
+
+/** Visible values: inner owners' keys win. */
+function visible(ctx: CallContext): Map<string, Value> {
   const table = ctx.runtime.slot(CONTEXTS);
   const out = new Map<string, Value>();
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const own = table.get(chain[i]!);
+  for (const owner of owners(ctx)) {
+    const own = table.get(owner);
     if (own) for (const [k, v] of own) out.set(k, v);
   }
   return out;
 }
 
-/** The current task's own values (created on first write). */
+/** The current owner's own values (created on first write). */
 function own(ctx: CallContext, create: boolean): Map<string, Value> | null {
-  const t = currentTask(ctx);
   const table = ctx.runtime.slot(CONTEXTS);
-  // Outside any task (hand-made contexts), the runtime itself is the owner.
-  const owner: object = t ?? ctx.runtime;
+  const owner = owners(ctx).at(-1)!;
   let m = table.get(owner) ?? null;
   if (!m && create) table.set(owner, (m = new Map()));
   return m;

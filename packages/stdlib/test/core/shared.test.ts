@@ -61,3 +61,15 @@ describe("mailboxes", () => {
     expect((await raised(() => cancelled)).caughtValue()).toBe("kind:cancelled:VM cancelled by host");
   });
 });
+
+describe("task context outside any task", () => {
+  it("a value set is read back (the runtime owns it)", () => {
+    const r = rig();
+    expect(r.call("runtime_context_set", "k", 1)).toBe(null);
+    expect(r.call("runtime_context_get", "k")).toBe(1);
+    expect(display(r.call("runtime_context_values"))).toBe("{k: 1}");
+    expect(display(r.call("task_current"))).toBe("{id: task_root, parent_id: nil}");
+    expect(r.call("runtime_context_clear", "k")).toBe(true);
+    expect(r.call("runtime_context_get", "k", "gone")).toBe("gone");
+  });
+});
