@@ -4,6 +4,7 @@
  * deterministic and never wait for real.
  */
 
+import { sleepMs } from "@harn/vm";
 import { LlmError } from "./errors";
 import type { LlmClock } from "./types";
 
@@ -74,19 +75,5 @@ export function budgetExhausted(last: LlmError, budget: RetryBudget, attempts: n
 /** Real time: `Date.now` and an abortable `setTimeout`. */
 export const systemClock: LlmClock = Object.freeze({
   now: () => Date.now(),
-  sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (ms <= 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-  },
+  sleep: sleepMs,
 });

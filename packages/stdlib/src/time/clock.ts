@@ -4,7 +4,7 @@
  * a runtime slot; other stdlib modules read time through `nowMs` so that
  * they honour it too.
  */
-import { HarnError, HDict, HDuration, HFloat, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, HDuration, HFloat, RuntimeSlot, sleepMs, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 
 interface ClockState {
@@ -37,22 +37,7 @@ export function monotonicMs(rt: Runtime): number {
 /** Wait `ms` real milliseconds; cancellation (`ctx.signal`) ends the wait
  * with the evaluator's abort reason. The timer never outlives the wait. */
 export function realSleep(ms: number, ctx: CallContext): Promise<Value> {
-  return new Promise((resolve, reject) => {
-    const signal = ctx.signal;
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(null);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return sleepMs(ms, ctx.signal).then(() => null);
 }
 
 function msArg(v: Value): number | null {

@@ -10,7 +10,7 @@
  * [TS decision] For the mock provider the delays are 0 ms, as for the
  * mock's own retries (§3.5), so offline tests never wait.
  */
-import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, sleepMs, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { errorCategory } from "../../core/assert";
 import { num } from "./options";
 
@@ -37,20 +37,6 @@ function limiter(rt: Runtime, provider: string): Limiter | null {
   return l;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** Wait for the provider's next slot (no wait without a limit). */
 async function acquire(ctx: CallContext, provider: string): Promise<void> {
@@ -59,7 +45,7 @@ async function acquire(ctx: CallContext, provider: string): Promise<void> {
   const now = Date.now();
   const start = Math.max(now, l.nextAt);
   l.nextAt = start + 60_000 / l.rpm;
-  await sleep(start - now, ctx.signal);
+  await sleepMs(start - now, ctx.signal);
 }
 
 async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
@@ -78,7 +64,7 @@ async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
     } catch (e) {
       if (ctx.signal.aborted || !(e instanceof HarnError) || attempt >= maxRetries) throw e;
       if (!RETRIED.has(errorCategory(e.caughtValue()))) throw e;
-      await sleep(provider === "mock" ? 0 : delay, ctx.signal);
+      await sleepMs(provider === "mock" ? 0 : delay, ctx.signal);
       delay = Math.min(MAX_DELAY_MS, delay * 2);
     }
   }

@@ -7,7 +7,7 @@
  * the agent loop, retries — therefore runs offline exactly as it would
  * against a real server.
  */
-import { cpArray } from "@harn/vm";
+import { cpArray, sleepMs } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
 import { LlmSetupError } from "../../llm/errors";
 import type { LlmCompletedEvent, LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
@@ -35,7 +35,7 @@ export class MockProvider implements LlmProvider {
     let cached: string | undefined;
     const text = () => (cached ??= matchText(messages));
     const entry = this.state.take(text);
-    if (entry?.delayMs !== undefined) await sleep(entry.delayMs, signal);
+    if (entry?.delayMs !== undefined) await sleepMs(entry.delayMs, signal);
     let events: Iterable<LlmEvent>;
     if (entry) events = this.scripted(entry, request, text);
     else if (this.state.fixtures !== null) throw unmatchedFixture(lastPromptText(request.messages as unknown[]));
@@ -93,20 +93,6 @@ function unmatchedFixture(prompt: string): LlmSetupError {
   return new LlmSetupError(`No --llm-mock fixture matched prompt: ${JSON.stringify(snippet)}`, "runtime");
 }
 
-/** A timer the signal clears (nothing keeps Node alive after a cancel). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** `message` plus the `retry-after: <seconds>` line of §3.5. */
 function errorMessage(e: { message: string; retryAfterMs?: number }): string {
