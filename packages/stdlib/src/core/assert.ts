@@ -6,7 +6,9 @@
 import { display, HarnError, HDict, equals, truthy, type Runtime, type Value } from "@harn/vm";
 import { arg } from "./args";
 
-const CATEGORIES = new Set([
+/** The error categories of `error_category` and `llm_mock` error entries
+ * (stdlib.md §17; `generic` is the fallback). */
+export const ERROR_CATEGORIES: ReadonlySet<string> = new Set([
   "timeout",
   "auth",
   "rate_limit",
@@ -21,6 +23,7 @@ const CATEGORIES = new Set([
   "not_found",
   "circuit_open",
   "budget_exceeded",
+  "generic",
 ]);
 
 const STATUS_CATEGORY: Record<number, string> = {
@@ -97,7 +100,7 @@ export function installAssert(rt: Runtime): void {
   rt.defineBuiltin("throw_error", (args) => {
     const category = args.length > 1 && args[1] !== null ? display(args[1]!) : "generic";
     throw HarnError.thrown(
-      HDict.of({ category: CATEGORIES.has(category) ? category : "generic", message: args.length > 0 ? display(args[0]!) : "" }),
+      HDict.of({ category: ERROR_CATEGORIES.has(category) ? category : "generic", message: args.length > 0 ? display(args[0]!) : "" }),
     );
   });
 

@@ -4,25 +4,8 @@
  */
 import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
 import { fromJson, isObject, toJson, type JsonObject } from "../json";
+import { ERROR_CATEGORIES } from "../../core/assert";
 import { mockState, type MockEntry, type MockError } from "./state";
-
-export const ERROR_CATEGORIES = new Set([
-  "timeout",
-  "auth",
-  "rate_limit",
-  "overloaded",
-  "server_error",
-  "transient_network",
-  "schema_validation",
-  "tool_error",
-  "tool_rejected",
-  "egress_blocked",
-  "cancelled",
-  "not_found",
-  "circuit_open",
-  "budget_exceeded",
-  "generic",
-]);
 
 function optInt(d: HDict, key: string): number | undefined {
   const v = d.get(key);
