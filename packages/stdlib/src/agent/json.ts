@@ -5,9 +5,11 @@
  * `json_stringify` / `json_parse`); scripts see Harn values.
  */
 import { randomBytes } from "node:crypto";
-import { display, float, HDict, HFloat, intFromNumber, isInt, type Value } from "@harn/vm";
+import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type { Json } from "../longrun/json";
+
+export type { Json };
 export type JsonObject = { [key: string]: Json };
 
 /** Harn value → JSON. Dict keys come out sorted (dicts are sorted maps);
@@ -26,24 +28,7 @@ export function toJson(v: Value): Json {
 }
 
 /** JSON → Harn value; integral numbers become ints. */
-export function fromJson(x: unknown): Value {
-  if (x === null || x === undefined) return null;
-  switch (typeof x) {
-    case "string":
-    case "boolean":
-      return x;
-    case "number":
-      return Number.isInteger(x) ? intFromNumber(x) : float(x);
-    case "object": {
-      if (Array.isArray(x)) return x.map(fromJson);
-      const m = new Map<string, Value>();
-      for (const [k, v] of Object.entries(x as Record<string, unknown>)) if (v !== undefined) m.set(k, fromJson(v));
-      return new HDict(m);
-    }
-    default:
-      return null;
-  }
-}
+export { jsonToValue as fromJson } from "../longrun/json";
 
 export function isObject(x: unknown): x is JsonObject {
   return x !== null && typeof x === "object" && !Array.isArray(x);

@@ -12,7 +12,8 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /**
  * JSON-shaped JS value → Harn value. Integral numbers become ints: every
  * number in a payload is an integer (ids, counts, durations, exit codes), and
- * `JSON.parse` cannot tell `1` from `1.0` anyway.
+ * `JSON.parse` cannot tell `1` from `1.0` anyway. The agent layer uses it
+ * for transcripts and provider data too (agent/json.ts `fromJson`).
  */
 export function jsonToValue(x: unknown): Value {
   if (x === null || x === undefined) return null;
@@ -29,7 +30,11 @@ export function jsonToValue(x: unknown): Value {
         return out;
       }
       const m = new Map<string, Value>();
-      for (const k of Object.keys(x)) m.set(k, jsonToValue((x as Record<string, unknown>)[k]));
+      // A key holding undefined is absent, as in the JSON text.
+      for (const k of Object.keys(x)) {
+        const v = (x as Record<string, unknown>)[k];
+        if (v !== undefined) m.set(k, jsonToValue(v));
+      }
       return new HDict(m);
     }
     default:
