@@ -9,16 +9,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type http from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { join } from "node:path";
+import { bundleHarn } from "./harn-bundle";
 import { FORMATS, type WireFormat } from "../../packages/stdlib/test/llm/helpers";
 import { sendJson, sendStream, startServer, type SeenRequest, type TestServer } from "../../packages/stdlib/test/llm/server";
 import type { Script } from "../../packages/stdlib/test/llm/wire";
 
 export { FORMATS, type WireFormat, type Script, type SeenRequest, type TestServer };
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export interface Workspace {
   dir: string;
@@ -32,16 +30,7 @@ export interface Workspace {
 export async function workspace(prefix: string): Promise<Workspace> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const bin = join(dir, "harn.mjs");
-  await build({
-    entryPoints: [join(repo, "cli", "src", "main.ts")],
-    outfile: bin,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
-  });
+  await bundleHarn(bin);
   return {
     dir,
     bin,

@@ -12,29 +12,17 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { join } from "node:path";
+import { bundleHarn } from "./harn-bundle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 let work: string;
 let harnBin: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "harn-longrun-e2e-"));
   harnBin = join(work, "harn.mjs");
-  // the same bundle as cli/build.mjs makes
-  await build({
-    entryPoints: [join(repo, "cli", "src", "main.ts")],
-    outfile: harnBin,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
-  });
+  await bundleHarn(harnBin);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
