@@ -7,7 +7,7 @@
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname } from "node:path";
-import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HDict, raceSignal, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { rfc3339 } from "../clock";
 import { hostlibError, typeName } from "../hostlib_errors";
 import type { Json } from "../json";
@@ -62,7 +62,7 @@ export async function runCommandTool(tool: CommandTool, request: Value | undefin
   // keeping Node alive, and the run would end silently mid-script.
   let outcome: ProcessOutcome;
   try {
-    outcome = await untilAborted(proc.done, ctx.signal);
+    outcome = await raceSignal(proc.done, ctx.signal);
   } catch (e) {
     writer.close();
     throw e;
@@ -71,25 +71,6 @@ export async function runCommandTool(tool: CommandTool, request: Value | undefin
   if (ctx.signal.aborted) throw ctx.signal.reason;
   if (writer.failure !== null) throw hostlibError("backend_error", spec.builtin, writer.failure);
   return foregroundResult(spec, commandId, paths, proc, outcome, summary);
-}
-
-/** `p`, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** The output to look for summaries and diagnostics in: both streams, and
