@@ -26,6 +26,17 @@ async function bundle(options) {
   return result;
 }
 
+/** Settings every bundle of this build shares. */
+const NODE_ESM = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning",
+};
+
 // Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
 // `--version` load only the small entry chunk; the evaluator, the stdlib
 // and their dependencies are separate chunks loaded by the commands that
@@ -39,13 +50,7 @@ const cli = await bundle({
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
   splitting: true,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  sourcemap: "linked",
-  legalComments: "none",
-  logLevel: "warning",
+  ...NODE_ESM,
   // execa and friends use `require` in places; give the ESM bundle one.
   banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
 });
@@ -55,13 +60,7 @@ const cli = await bundle({
 await bundle({
   entryPoints: [join(here, "../packages/lint/src/worker-entry.ts")],
   outfile: join(here, "dist/lint-worker.mjs"),
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  sourcemap: "linked",
-  legalComments: "none",
-  logLevel: "warning",
+  ...NODE_ESM,
 });
 
 // What `harn lint` needs from the runtime (every builtin name, for
