@@ -5,13 +5,16 @@
 // Outputs are written to a temporary name and renamed into place, so a
 // `harn` started while another build runs (test files build in parallel)
 // never loads a half-written bundle.
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** Paths in esbuild's metafile are relative to this (the repository). */
+const repo = join(here, "..");
 
 function writeAtomically(path, contents) {
   mkdirSync(dirname(path), { recursive: true });
@@ -34,25 +37,62 @@ const NODE_ESM = {
   target: "node20",
   sourcemap: "linked",
   legalComments: "none",
+  absWorkingDir: repo,
   logLevel: "warning",
 };
 
 // Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
-// `--version` load only the small entry chunk; the evaluator, the stdlib
+// `--version` load only the small main chunk; the evaluator, the stdlib
 // and their dependencies are separate chunks loaded by the commands that
 // run scripts. Chunk names carry a content hash, so a `harn` started from
 // an older build keeps finding its own chunks while a new build lands.
-const cli = await bundle({
-  metafile: true,
-  entryPoints: { harn: join(here, "src/main.ts") },
-  outdir: join(here, "dist"),
-  entryNames: "[name]",
-  chunkNames: "chunks/[name]-[hash]",
-  outExtension: { ".js": ".mjs" },
-  splitting: true,
+//
+// esbuild splits only ES modules, and Node 20 cannot cache the compiled
+// code of ES modules, which made compiling them the largest part of
+// `harn run`'s start-up. So each chunk is then converted to a CommonJS-style
+// function body (imports become `require` calls, `import()` a promise of
+// one) and loaded by cli/boot/chunk-loader.ts, the entry `dist/harn.mjs`,
+// with a V8 code cache the build produces below.
+const chunksDir = join(here, "dist/chunks");
+const cli = await build({
   ...NODE_ESM,
-  // execa and friends use `require` in places; give the ESM bundle one.
-  banner: { js: "import { createRequire as __harnCreateRequire } from 'node:module'; const require = __harnCreateRequire(import.meta.url);" },
+  sourcemap: false,
+  write: false,
+  metafile: true,
+  entryPoints: { main: join(here, "src/main.ts") },
+  outdir: chunksDir,
+  entryNames: "[name]-[hash]",
+  chunkNames: "[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
+  splitting: true,
+  define: { "import.meta.url": "__harnUrl" },
+});
+const written = new Set();
+for (const f of cli.outputFiles) {
+  const { code } = await transform(f.text, {
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    supported: { "dynamic-import": false },
+    logLevel: "warning",
+  });
+  // Only the chunk that needs its own URL computes it, so every chunk is
+  // plain CommonJS (Node can `require` it too, as the builtin dump below does).
+  const url = code.includes("__harnUrl") ? 'var __harnUrl = require("node:url").pathToFileURL(__filename).href;\n' : "";
+  writeAtomically(f.path, url + code);
+  written.add(f.path);
+}
+// Which sources went into which chunk, and what each chunk imports
+// (cli/test/lazy-builtins.test.ts checks what `harn run` loads up front).
+writeAtomically(join(here, "dist/meta.json"), JSON.stringify(cli.metafile));
+const mainChunk = Object.entries(cli.metafile.outputs).find(([, o]) => o.entryPoint?.endsWith("cli/src/main.ts"))?.[0];
+if (!mainChunk) throw new Error("cli/build.mjs: no chunk for cli/src/main.ts in the metafile");
+
+await bundle({
+  ...NODE_ESM,
+  entryPoints: [join(here, "boot/chunk-loader.ts")],
+  outfile: join(here, "dist/harn.mjs"),
+  define: { HARN_MAIN_CHUNK: JSON.stringify(`./chunks/${basename(mainChunk)}`) },
 });
 
 // The `harn lint` worker thread (packages/lint/src/worker-pool.ts): parser
@@ -73,16 +113,47 @@ if (!hostChunk) throw new Error("cli/build.mjs: no chunk for cli/src/host.ts in 
 const dump = spawnSync(
   process.execPath,
   [
-    "--input-type=module",
     "-e",
-    `const { createRuntime } = await import(process.argv[1]);
+    `const { createRuntime } = require(process.argv[1]);
      const sink = { write() {} };
      const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
      process.stdout.write(JSON.stringify({ builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] }));
      process.exit(0);`,
-    pathToFileURL(join(process.cwd(), hostChunk)).href,
+    join(repo, hostChunk),
   ],
   { encoding: "utf8", maxBuffer: 64 << 20 },
 );
 if (dump.status !== 0) throw new Error(`cli/build.mjs: listing the runtime's builtins failed: ${dump.stderr}`);
 writeAtomically(join(here, "dist/lint-knowledge.json"), dump.stdout);
+
+// The V8 code caches: the new `harn` runs a few typical commands with
+// HARN_CODE_CACHE=write, and each chunk's cache is taken from the first
+// command that loaded it (so it holds the functions that command compiled;
+// the run comes first: start-up of `harn run` matters most).
+const training = join(here, "boot/training.harn");
+const trainingDir = mkdtempSync(join(tmpdir(), "harn-build-training-"));
+try {
+  mkdirSync(join(trainingDir, "docs"));
+  writeFileSync(join(trainingDir, "docs/notes.md"), "a needle\n");
+  writeFileSync(join(trainingDir, "main.txt"), "text\n");
+  const env = { ...process.env, HARN_CODE_CACHE: "write", HARN_LLM_PROVIDER: "mock", NO_COLOR: "1" };
+  for (const args of [["run", training, "--", trainingDir], ["lint", training], ["check", training], ["--help"]]) {
+    const r = spawnSync(process.execPath, [join(here, "dist/harn.mjs"), ...args], { env, cwd: trainingDir, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`cli/build.mjs: \`harn ${args.join(" ")}\` failed while producing the code cache: ${r.stderr}`);
+  }
+} finally {
+  rmSync(trainingDir, { recursive: true, force: true });
+}
+
+// Chunks of earlier builds stay while a `harn` started from one may still
+// load them lazily; after a day they are removed (with their caches).
+const DAY_MS = 24 * 60 * 60 * 1000;
+for (const name of readdirSync(chunksDir)) {
+  const path = join(chunksDir, name);
+  if (written.has(path) || written.has(path.replace(/\.v8$/, ""))) continue;
+  try {
+    if (Date.now() - statSync(path).mtimeMs > DAY_MS) unlinkSync(path);
+  } catch {
+    // removed by a concurrent build
+  }
+}

@@ -3,13 +3,14 @@
  * whose implementation loads on first use behave like any other — at the
  * top level of imported modules (which must not suspend), when reached only
  * dynamically, under --deny/--allow and in "did you mean" suggestions — and
- * the code they load is kept out of what every `harn run` parses at
- * start-up (checked on the bundle's own source maps).
+ * the code they load is kept out of what every `harn run` loads at
+ * start-up (the chunks the loader reports, mapped to their sources with the
+ * build's metafile), and what it loads comes with a usable code cache.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -71,51 +72,30 @@ describe("lazily loaded builtins", () => {
   });
 });
 
-/** Input files of a chunk, from its source map. */
-function sourcesOf(chunk: string): string[] {
-  const map = JSON.parse(readFileSync(`${chunk}.map`, "utf8")) as { sources: string[] };
-  return map.sources.map((s) => resolve(dirname(chunk), s));
-}
+type Metafile = { outputs: Record<string, { inputs: Record<string, unknown> }> };
 
-/** Relative chunk paths a bundled file imports, statically or dynamically. */
-function importsOf(path: string, dynamic: boolean): string[] {
-  const text = readFileSync(path, "utf8");
-  const found: string[] = [];
-  for (const m of text.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.\/[^"]+\.mjs)"|^import\s*"(\.\/[^"]+\.mjs)"/gm)) {
-    found.push(join(dirname(path), m[1] ?? m[2]!));
-  }
-  if (dynamic) for (const m of text.matchAll(/import\("(\.\/[^"]+\.mjs)"\)/g)) found.push(join(dirname(path), m[1]!));
-  return found;
-}
-
-/** Every chunk `harn run` loads before running anything: the host chunk of
- * the current build (found from the entry, since chunks of earlier builds
- * are kept for `harn` processes still running them) and, transitively, its
- * static imports. */
-function eagerChunks(): string[] {
-  const entry = join(root, "cli/dist/harn.mjs");
-  const reachable = new Set<string>();
-  const walk = (path: string) => {
-    if (reachable.has(path)) return;
-    reachable.add(path);
-    for (const next of importsOf(path, true)) walk(next);
-  };
-  walk(entry);
-  const hosts = [...reachable].filter((p) => /\/host-[A-Z0-9]+\.mjs$/.test(p));
-  expect(hosts).toHaveLength(1);
-  const seen = new Set<string>();
-  const visit = (path: string) => {
-    if (seen.has(path)) return;
-    seen.add(path);
-    for (const next of importsOf(path, false)) visit(next);
-  };
-  visit(hosts[0]!);
-  return [...seen];
+/** The chunks a `harn run` of an empty script loads (as the chunk loader
+ * reports them), each with the sources bundled into it (from the build's
+ * metafile) and whether V8 accepted its code cache. */
+function chunksLoadedByRun(): { chunk: string; sources: string[]; cache: string }[] {
+  const meta = JSON.parse(readFileSync(join(root, "cli/dist/meta.json"), "utf8")) as Metafile;
+  const sourcesByChunk = new Map(Object.entries(meta.outputs).map(([out, o]) => [basename(out), Object.keys(o.inputs)]));
+  file("empty.harn", "");
+  const env: NodeJS.ProcessEnv = { ...process.env, HARN_CODE_CACHE: "report" };
+  const r = spawnSync(process.execPath, [bin, "run", "empty.harn"], { cwd: dir, encoding: "utf8", env, timeout: 50_000 });
+  expect(r.status, r.stderr).toBe(0);
+  const loaded = [...r.stderr.matchAll(/^harn code cache: (\S+) (\w+)$/gm)].map((m) => ({ chunk: m[1]!, cache: m[2]! }));
+  expect(loaded.length).toBeGreaterThan(1);
+  return loaded.map((c) => ({ ...c, sources: sourcesByChunk.get(c.chunk) ?? [] }));
 }
 
 describe("the start-up bundle", () => {
+  it("loads every chunk of `harn run` with the code cache the build produced", () => {
+    for (const c of chunksLoadedByRun()) expect(`${c.chunk} ${c.cache}`).toBe(`${c.chunk} accepted`);
+  });
+
   it("leaves every lazy group's implementation out of what `harn run` loads up front", () => {
-    const eager = new Set(eagerChunks().flatMap(sourcesOf).map((s) => s.slice(root.length + 1)));
+    const eager = new Set(chunksLoadedByRun().flatMap((c) => c.sources));
     expect(eager).toContain("packages/stdlib/src/core/json.ts");
     for (const entry of [
       "packages/stdlib/src/agent/index.ts",
