@@ -1,17 +1,16 @@
 /**
  * The `harn` command line (spec/cli.md). Each command lives in its own
- * module under `commands/` and registers itself on the commander program;
- * this file only handles what is global: version, help, the `harn FILE.harn`
- * shorthand and the usage-error exit code (2).
+ * module under `commands/` and registers itself on the commander program
+ * (program.ts); this file only handles what comes before it: closed pipes,
+ * the `harn FILE.harn` shorthand, and the plain `harn run FILE` that starts
+ * without the program.
  */
-import { Command, CommanderError } from "commander";
-import { registerCommands } from "./commands/index";
-import { VERSION } from "./version";
+import { plainRun } from "./plain-run";
 
 /** A closed pipe on stdout or stderr (`harn lint . | head`) must not kill
  * harn with an unhandled EPIPE trace: the output is lost either way, so
  * the error is dropped and the command finishes (`harn run` stops the
- * script itself and exits 141, see commands/run.ts). */
+ * script itself and exits 141, see run-script.ts). */
 function tolerateClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
 }
@@ -22,38 +21,13 @@ export async function main(argv: string[]): Promise<number> {
   // (spec/cli.md §0.1); detect it before commander sees the arguments.
   if (argv.length === 1 && argv[0]!.endsWith(".harn")) argv = ["run", argv[0]!];
 
-  let exitCode = 0;
-  const program = new Command();
-  program
-    .name("harn")
-    .description("The agent harness language")
-    .version(`harn ${VERSION}`, "-V, --version", "print the version")
-    .helpCommand("help [command]", "show help for a command")
-    .showHelpAfterError("(run `harn --help` for usage)")
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => process.stdout.write(s),
-      writeErr: (s) => process.stderr.write(s),
-    });
-  registerCommands(program, (code) => {
-    exitCode = code;
-  });
-
-  if (argv.length === 0) {
-    program.outputHelp({ error: true });
-    return 2;
+  const plain = plainRun(argv);
+  if (plain) {
+    const { runCommand } = await import("./run-script");
+    return runCommand({ file: plain.file, inline: undefined, argv: plain.argv });
   }
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      // help and version are not errors; every parse failure is a usage error
-      if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
-      return 2;
-    }
-    throw e;
-  }
-  return exitCode;
+  const { runProgram } = await import("./program");
+  return runProgram(argv);
 }
 
 main(process.argv.slice(2)).then(

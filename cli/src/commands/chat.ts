@@ -23,14 +23,14 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { parse, plainStyle, renderDiagnostic, syntaxDiagnostic, type Node, type Program } from "@harn/parser";
 import type { CallContext, OutputSink } from "@harn/vm";
 import { loadChatEngine as loadEngine, type ChatEngine as Engine } from "../engine";
 import { StreamRenderer } from "../stream-render";
-import { DOUBLE_INTERRUPT_MS } from "./run";
+import { DOUBLE_INTERRUPT_MS } from "../run-script";
 import type { SetExitCode } from "./index";
 
 interface ChatOptions {
@@ -71,6 +71,9 @@ async function chat(opts: ChatOptions): Promise<number> {
   let resumed: Json[] = [];
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const engine = await loadEngine();
+  // Loaded here, not at the top: only `harn chat` reads lines, and every
+  // other command would pay for loading readline at start-up.
+  const { createInterface } = await import("node:readline");
   if (opts.resume !== undefined) {
     const loaded = readConversation(engine, opts.resume);
     if (typeof loaded === "string") {

@@ -1,0 +1,285 @@
+/**
+ * Running a script for `harn run` (spec/cli.md §2): read it (or wrap the
+ * `-e` code), run it on a fresh runtime, stream its output, render its
+ * failure and map the outcome to an exit code.
+ *
+ * Kept free of commander: `harn run FILE` without options starts here
+ * directly (main.ts), without building the command-line program.
+ *
+ * Script output is streamed to stdout as it is produced (cli.md §2.4 FIX)
+ * through a small buffer that is flushed before exit. Uncaught errors are
+ * rendered with a code frame on stderr; exit codes follow §2.6.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pc from "picocolors";
+import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
+import type { OutputSink } from "@harn/vm";
+import { loadEngine } from "./engine";
+import type { Paint } from "./host";
+import { StreamRenderer } from "./stream-render";
+import { readSourceText } from "./source-file";
+
+/** Builtins `--allow` never denies (cli.md §2.1). */
+const ALWAYS_ALLOWED = [
+  "println",
+  "print",
+  "log",
+  "type_of",
+  "to_string",
+  "to_int",
+  "to_float",
+  "len",
+  "assert",
+  "assert_eq",
+  "assert_ne",
+  "json_parse",
+  "json_stringify",
+  "runtime_context",
+  "task_current",
+  "runtime_context_values",
+  "runtime_context_get",
+  "runtime_context_set",
+  "runtime_context_clear",
+];
+
+/** Batches small writes; flushed when large, on the next turn, and at exit. */
+export class BufferedStream implements OutputSink {
+  private parts: string[] = [];
+  private size = 0;
+  private scheduled = false;
+  /** The reader went away: further output is dropped. */
+  private closed = false;
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+  close(): void {
+    this.closed = true;
+    this.parts = [];
+    this.size = 0;
+  }
+  write(text: string): void {
+    if (this.closed) return;
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= 1 << 16) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const text = this.parts.join("");
+    this.parts = [];
+    this.size = 0;
+    this.stream.write(text);
+  }
+  /** Resolves once everything written so far has been handed to the OS. */
+  drained(): Promise<void> {
+    this.flush();
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.stream.write("", () => resolve()));
+  }
+}
+
+function splitList(v: string): string[] {
+  return v
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+export interface RunArgs {
+  file: string | undefined;
+  inline: string | undefined;
+  argv: string[];
+  deny?: string;
+  allow?: string;
+  backgroundGraceMs?: number;
+  llmMock?: string;
+  stream?: boolean;
+}
+
+/** extensions.md §3.3: a second Ctrl-C within this time of the one that
+ * interrupted a turn ends the program. */
+export const DOUBLE_INTERRUPT_MS = 1500;
+/** Exit status when Ctrl-C ends the program (extensions.md §3.3 refines
+ * cli.md §2.6, which gives 124 to both signals; SIGTERM keeps 124). */
+const SIGINT_EXIT = 130;
+const SIGTERM_EXIT = 124;
+/** 128 + SIGPIPE: what a Unix tool reports when its reader goes away. */
+export const BROKEN_PIPE_EXIT = 141;
+
+/** extensions.md §2: background sub-agents get 5 minutes to finish at exit. */
+export const DEFAULT_BACKGROUND_GRACE_MS = 5 * 60 * 1000;
+
+export async function runCommand(args: RunArgs): Promise<number> {
+  let path = args.file!;
+  let tempDir: string | null = null;
+  let source: string;
+  if (args.inline !== undefined) {
+    // node:os only here: a script run from a file never needs it.
+    const { tmpdir } = await import("node:os");
+    tempDir = mkdtempSync(join(tmpdir(), "harn-eval-"));
+    path = join(tempDir, `harn-eval-${process.pid}.harn`);
+    source = `pipeline main(task) {\n${args.inline}\n}`;
+    writeFileSync(path, source);
+  } else {
+    try {
+      source = readSourceText(path);
+    } catch (e) {
+      process.stderr.write(`Error reading ${path}: ${ioReason(e)}\n`);
+      return 1;
+    }
+  }
+  try {
+    return await execute(path, source, args);
+  } finally {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+function ioReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === "ENOENT") return "No such file or directory (os error 2)";
+  if (err.code === "EACCES") return "Permission denied (os error 13)";
+  if (err.code === "EISDIR") return "Is a directory (os error 21)";
+  return err.message;
+}
+
+function colorOn(): boolean {
+  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+}
+
+async function execute(path: string, source: string, args: RunArgs): Promise<number> {
+  const {
+    cancelBackgroundTasks,
+    createRuntime,
+    exitCodeFor,
+    HarnError,
+    interruptTurns,
+    loadMockFixtures,
+    plainPaint,
+    readSourceFile,
+    renderRuntimeError,
+    runSource,
+    setBackgroundGrace,
+    setTurnObserver,
+  } = await loadEngine();
+  const stdout = new BufferedStream(process.stdout);
+  const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
+  const renderer = args.stream ? new StreamRenderer(stdout, (t) => void process.stderr.write(t)) : null;
+  const rt = createRuntime({ stdout: renderer ? renderer.scriptOut() : stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
+  if (args.deny !== undefined) for (const d of splitList(args.deny)) rt.denied.add(d);
+  if (args.allow !== undefined) {
+    const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
+    for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
+  }
+  setBackgroundGrace(rt, args.backgroundGraceMs ?? DEFAULT_BACKGROUND_GRACE_MS);
+  if (args.llmMock !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(args.llmMock, "utf8");
+    } catch (e) {
+      process.stderr.write(`Error reading ${args.llmMock}: ${ioReason(e)}\n`);
+      return 1;
+    }
+    try {
+      await loadMockFixtures(rt, text);
+    } catch (e) {
+      process.stderr.write(`error: --llm-mock ${args.llmMock}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  if (renderer) setTurnObserver(rt, renderer);
+  // The exit status once a signal ends the program; the program then runs
+  // its pending defer/finally blocks and the runtime's cleanup first.
+  let signalExit: number | null = null;
+  const end = (code: number, notice = true) => {
+    if (signalExit !== null) return;
+    signalExit = code;
+    if (notice) process.stderr.write("[harn] signal received, flushing state...\n");
+    handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
+    cancelBackgroundTasks(rt);
+  };
+  // A reader that goes away (`harn run job.harn | head -1`) ends the
+  // program like a signal: its cleanup runs, nothing more is written, and
+  // harn exits 141 quietly instead of dying on an unhandled EPIPE.
+  const onStdoutError = (e: NodeJS.ErrnoException) => {
+    stdout.close();
+    if (e.code === "EPIPE") end(BROKEN_PIPE_EXIT, false);
+  };
+  process.stdout.on("error", onStdoutError);
+  // The first Ctrl-C while an agent turn or model call runs interrupts
+  // just that turn and the script goes on; a second one within 1.5 s, or
+  // one while no turn runs, ends the program.
+  let lastInterrupt = -Infinity;
+  const onSigint = () => {
+    const now = Date.now();
+    if (signalExit === null && now - lastInterrupt > DOUBLE_INTERRUPT_MS && interruptTurns(rt)) {
+      lastInterrupt = now;
+      const note = "[harn] interrupted the current turn (Ctrl-C again within 1.5s to exit)";
+      if (renderer) renderer.notice(note);
+      else process.stderr.write(`${note}\n`);
+      return;
+    }
+    end(SIGINT_EXIT);
+  };
+  const onSigterm = () => end(SIGTERM_EXIT);
+  // Before the script starts: its first statements run synchronously inside
+  // runSource and may already spawn processes; a signal in that window must
+  // not end harn with the default action, leaving them behind.
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  const handle = runSource(rt, source, path);
+  // If Node's event loop runs dry while the script has not finished, every
+  // task is blocked on something nothing can deliver any more (a receive on a
+  // channel no task sends to, a task awaiting itself). Node would exit 0 in
+  // the middle of the script; say so instead.
+  const onStall = () => {
+    process.stderr.write(
+      `error: deadlock: the script is blocked, and no task, timer or I/O is left that could wake it (${path})\n`,
+    );
+    process.exitCode = 1;
+  };
+  process.once("beforeExit", onStall);
+  try {
+    const outcome = await handle.outcome;
+    process.off("beforeExit", onStall);
+    await stdout.drained();
+    const paint: Paint = colorOn() ? { red: pc.red, blue: pc.blue, bold: pc.bold } : plainPaint;
+    if (signalExit !== null) return signalExit;
+    switch (outcome.kind) {
+      case "ok":
+        return exitCodeFor(outcome.value, stderr);
+      case "exit":
+        return outcome.code;
+      case "syntax": {
+        const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
+        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, style));
+        return 1;
+      }
+      case "compile":
+        if (outcome.checked) {
+          // Checker errors (cli.md §2.2 step 2): no label, so no caret line.
+          const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
+          for (const d of outcome.checked) {
+            process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, style));
+          }
+          return 1;
+        }
+        process.stderr.write(`error: compile error: ${outcome.message}\n`);
+        return 1;
+      case "error":
+        process.stderr.write(renderRuntimeError(outcome.error, path, (f) => (f === path ? source : readSourceFile(f)), paint));
+        return 1;
+    }
+  } finally {
+    process.off("beforeExit", onStall);
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+    process.stdout.off("error", onStdoutError);
+  }
+}
