@@ -3,9 +3,9 @@
  * validate their argument types strictly; every error is a runtime error
  * naming the 1-based argument position.
  */
-import { timingSafeEqual } from "node:crypto";
 import { HarnError, HBytes, typeOf, type Runtime, type Value } from "@harn/vm";
 import { decodeBase64, decodeHex, lossy } from "./encoding";
+import { nodeCrypto } from "./node-builtins";
 
 function need(fn: string, args: Value[], i: number): Value {
   if (i >= args.length) throw HarnError.runtime(`${fn}: missing argument ${i + 1}`);
@@ -96,6 +96,6 @@ export function installBytes(rt: Runtime): void {
   rt.defineBuiltin("bytes_eq", (args) => {
     const a = bytesAt("bytes_eq", args, 0);
     const b = bytesAt("bytes_eq", args, 1);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
   });
 }

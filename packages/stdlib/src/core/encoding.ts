@@ -5,10 +5,10 @@
  * reference uses (base64, data-encoding, hex); only the prefixes are
  * contractual.
  */
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { blake3 } from "@noble/hashes/blake3";
 import { HarnError, HBytes, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
+import { nodeCrypto } from "./node-builtins";
 
 /** The bytes of a string-or-bytes parameter. */
 export function bytesOf(args: Value[], i: number): Buffer {
@@ -160,7 +160,7 @@ const NAMESPACES: Record<string, string> = {
 };
 
 function uuidV5(namespace: string, name: string): string {
-  const h = createHash("sha1")
+  const h = nodeCrypto().createHash("sha1")
     .update(Buffer.from(namespace.replace(/-/g, ""), "hex"))
     .update(Buffer.from(name, "utf8"))
     .digest()
@@ -171,7 +171,7 @@ function uuidV5(namespace: string, name: string): string {
 }
 
 function uuidV7(nowMs: number): string {
-  const b = randomBytes(16);
+  const b = nodeCrypto().randomBytes(16);
   let ms = nowMs;
   for (let i = 5; i >= 0; i--) {
     b[i] = ms % 256;
@@ -185,7 +185,7 @@ function uuidV7(nowMs: number): string {
 // ---------------------------------------------------------------------------
 
 function hashBuiltin(rt: Runtime, name: string, algorithm: string): void {
-  rt.defineBuiltin(name, (args) => createHash(algorithm).update(bytesOf(args, 0)).digest("hex"));
+  rt.defineBuiltin(name, (args) => nodeCrypto().createHash(algorithm).update(bytesOf(args, 0)).digest("hex"));
 }
 
 export function installEncoding(rt: Runtime): void {
@@ -209,15 +209,15 @@ export function installEncoding(rt: Runtime): void {
   hashBuiltin(rt, "sha3_256", "sha3-256");
   hashBuiltin(rt, "sha3_512", "sha3-512");
   rt.defineBuiltin("blake3", (args) => Buffer.from(blake3(bytesOf(args, 0))).toString("hex"));
-  rt.defineBuiltin("hmac_sha256", (args) => createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("hex"));
-  rt.defineBuiltin("hmac_sha256_base64", (args) => createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("base64"));
+  rt.defineBuiltin("hmac_sha256", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("hex"));
+  rt.defineBuiltin("hmac_sha256_base64", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("base64"));
   rt.defineBuiltin("constant_time_eq", (args) => {
     const a = bytesOf(args, 0);
     const b = bytesOf(args, 1);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
   });
 
-  rt.defineBuiltin("uuid", () => randomUUID());
+  rt.defineBuiltin("uuid", () => nodeCrypto().randomUUID());
   rt.defineBuiltin("uuid_v7", () => uuidV7(Date.now()));
   rt.defineBuiltin("uuid_nil", () => "00000000-0000-0000-0000-000000000000");
   rt.defineBuiltin("uuid_parse", (args) => parseUuid(strArg(args, 0)));

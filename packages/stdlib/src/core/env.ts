@@ -3,9 +3,9 @@
  * environment is the run's (`runtime.env`: the process environment plus
  * run-level overrides).
  */
-import { execFileSync } from "node:child_process";
 import { arg, strArg } from "./args";
 import type { Runtime } from "@harn/vm";
+import { nodeChildProcess } from "./node-builtins";
 
 const ARCH: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia32: "x86", arm: "arm", ppc64: "powerpc64", s390x: "s390x", riscv64: "riscv64" };
 const PLATFORM: Record<string, string> = { darwin: "darwin", linux: "linux", win32: "windows" };
@@ -20,7 +20,7 @@ export function installEnv(rt: Runtime): void {
     const fromEnv = env.HOSTNAME ?? env.COMPUTERNAME;
     if (fromEnv !== undefined) return fromEnv;
     try {
-      return execFileSync("hostname", { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+      return nodeChildProcess().execFileSync("hostname", { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     } catch {
       return "";
     }

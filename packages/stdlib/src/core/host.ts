@@ -6,7 +6,6 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import * as nodePath from "node:path";
-import { randomUUID } from "node:crypto";
 import {
   display,
   equals,
@@ -21,6 +20,7 @@ import { arg, strArg } from "./args";
 import { childEnv, defaultShell, shellArgs, spawnCaptured, STANDARD_SHELLS, systemShells } from "./process";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
+import { nodeCrypto } from "./node-builtins";
 
 interface HostMock {
   capability: string;
@@ -165,7 +165,7 @@ async function processExec(params: HDict, ctx: CallContext): Promise<Value> {
   const stdout = r.timedOut ? "" : r.stdout;
   const stderr = r.timedOut ? "" : r.stderr;
   return HDict.of({
-    command_id: randomUUID(),
+    command_id: nodeCrypto().randomUUID(),
     status: r.timedOut ? "timed_out" : "completed",
     pid: r.pid,
     process_group_id: r.pid,

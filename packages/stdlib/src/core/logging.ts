@@ -4,11 +4,11 @@
  * program's stdout in order with everything else; the active trace span (a
  * per-runtime stack) adds `trace_id`/`span_id` to each line.
  */
-import { randomBytes } from "node:crypto";
 import { display, HarnError, HDict, HFloat, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { formatPlainFloat, quoteJson } from "./json";
 import { nowMs } from "../time/clock";
+import { nodeCrypto } from "./node-builtins";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;
 type Level = (typeof LEVELS)[number];
@@ -34,7 +34,7 @@ interface LogState {
 const LOG = new RuntimeSlot<LogState>("stdlib.logging", () => ({ minLevel: 0, spans: [], finished: [], tracing: true }));
 
 function hexId(): string {
-  return randomBytes(4).toString("hex");
+  return nodeCrypto().randomBytes(4).toString("hex");
 }
 
 /** JSON encoding of a log field value (§3): strings quoted, numbers plain,

@@ -7,10 +7,10 @@
  * with no `..` normalisation, absolute paths are used as is.
  */
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
+import { nodeOs } from "./node-builtins";
 
 /** Rust `PathBuf::push` of one part onto an accumulated path. */
 export function pushPath(base: string, part: string): string {
@@ -191,7 +191,7 @@ export function sourceDir(ctx: CallContext): string {
 export function tempDir(rt: Runtime): string {
   const t = rt.env.TMPDIR;
   if (t !== undefined) return t;
-  return process.platform === "win32" ? tmpdir() : "/tmp";
+  return process.platform === "win32" ? nodeOs().tmpdir() : "/tmp";
 }
 
 export function installPaths(rt: Runtime): void {

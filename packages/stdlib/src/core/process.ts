@@ -7,12 +7,12 @@
  * runtime shutdown kill everything it started, not just the direct child.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { userInfo } from "node:os";
 import * as nodePath from "node:path";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
+import { nodeOs } from "./node-builtins";
 
 /** The environment children get: the run's env (process env plus run-level
  * overrides), as the runtime holds it. */
@@ -123,7 +123,7 @@ export async function runProcess(file: string, args: string[], cwd: string, ctx:
 
 function loginShell(): string | null {
   try {
-    return userInfo().shell ?? null;
+    return nodeOs().userInfo().shell ?? null;
   } catch {
     return null;
   }
