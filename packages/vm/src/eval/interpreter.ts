@@ -45,6 +45,15 @@ const STACK_HOP_MASK = 63;
  * (so timers, deadlines, Ctrl-C and test timeouts get a chance). */
 const QUANTUM_MS = 30;
 
+/** A monotonic clock in milliseconds for the quantum. Not `performance.now()`:
+ * the first read of the `performance` global loads node:perf_hooks (about a
+ * millisecond), and every interpreter reads the clock when it is created.
+ * `process.uptime()` reads the same high-resolution monotonic clock; only
+ * differences of its readings are used. */
+function monotonicMs(): number {
+  return process.uptime() * 1000;
+}
+
 export class Interpreter {
   readonly enumNames = new Set<string>(["Result"]);
   readonly enumVariants = new Map<string, string[]>();
@@ -56,7 +65,7 @@ export class Interpreter {
   readonly lateNames = new LateNames();
   readonly concurrency: Concurrency;
   ticks = 0;
-  private lastYield = performance.now();
+  private lastYield = monotonicMs();
   private readonly builtinRefs = new Map<string, HBuiltinRef>();
   /** The code generator for hot bodies and loops (jit.ts). */
   readonly jit: Jit;
@@ -85,10 +94,10 @@ export class Interpreter {
   slowTick(task: Task): Promise<void> | undefined {
     this.ticks = 0;
     task.checkAborted();
-    const now = performance.now();
+    const now = monotonicMs();
     if (now - this.lastYield < QUANTUM_MS) return undefined;
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.lastYield = performance.now();
+      this.lastYield = monotonicMs();
       task.checkAborted();
     });
   }
@@ -104,7 +113,7 @@ export class Interpreter {
    * (a deoptimization of a whole hot loop). */
   directTick(task: Task): boolean {
     if (task.signal.aborted) return false;
-    const since = performance.now() - this.lastYield;
+    const since = monotonicMs() - this.lastYield;
     // Both comparisons run every time: code V8 optimized before a yield
     // was first due has seen them.
     const due = since >= QUANTUM_MS;
