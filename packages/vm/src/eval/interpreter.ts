@@ -48,10 +48,12 @@ const QUANTUM_MS = 30;
 /** A monotonic clock in milliseconds for the quantum. Not `performance.now()`:
  * the first read of the `performance` global loads node:perf_hooks (about a
  * millisecond), and every interpreter reads the clock when it is created.
- * `process.uptime()` reads the same high-resolution monotonic clock; only
- * differences of its readings are used. */
+ * `process.hrtime()` reads the same high-resolution monotonic clock (and,
+ * unlike `process.uptime()`, leaves the event loop's cached time alone);
+ * only differences of its readings are used. */
 function monotonicMs(): number {
-  return process.uptime() * 1000;
+  const [s, ns] = process.hrtime();
+  return s * 1000 + ns / 1e6;
 }
 
 export class Interpreter {
