@@ -5,7 +5,7 @@
  * that nothing keeps the process alive after the script ends.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -261,5 +261,39 @@ describe("harn run", () => {
       child.on("exit", (c) => resolveExit(c));
     });
     expect(code).toBe(130);
+  });
+});
+
+describe("harn run start-up", () => {
+  /** The Node built-in modules loaded while `harn run` ran `args`, read from
+   * process.moduleLoadList at exit by a preloaded script. */
+  function builtinsLoadedBy(args: string[]): { code: number | null; stdout: string; loaded: Set<string> } {
+    const report = join(dir, "modules.json");
+    const preload = file(
+      "report-modules.cjs",
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`,
+    );
+    const r = spawnSync(process.execPath, ["--require", join(dir, preload), bin, ...args], { cwd: dir, encoding: "utf8", env: plainEnv(), timeout: 50_000 });
+    const list = JSON.parse(readFileSync(report, "utf8")) as string[];
+    const loaded = new Set(list.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice("NativeModule ".length)));
+    return { code: r.status, stdout: r.stdout, loaded };
+  }
+
+  // Modules that only some scripts need load when first used: a script that
+  // never hashes, spawns, reads lines or times itself does not pay for them.
+  const LOADED_ON_USE = ["crypto", "child_process", "readline", "perf_hooks"];
+
+  it("loads no crypto, child_process, readline or perf_hooks for a script that uses none", () => {
+    file("plain.harn", 'println("hi")\n');
+    const { code, stdout, loaded } = builtinsLoadedBy(["run", "plain.harn"]);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: "hi\n" });
+    expect(LOADED_ON_USE.filter((m) => loaded.has(m))).toEqual([]);
+  });
+
+  it("loads them when the script uses them", () => {
+    file("hash.harn", 'println(sha256("a"))\nprintln(len(uuid()))\n');
+    const { code, stdout, loaded } = builtinsLoadedBy(["run", "hash.harn"]);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb\n36\n" });
+    expect(loaded.has("crypto")).toBe(true);
   });
 });
