@@ -6,6 +6,7 @@
  * without the program.
  */
 import { plainRun } from "./plain-run";
+import { runCommand } from "./run-script";
 
 /** A closed pipe on stdout or stderr (`harn lint . | head`) must not kill
  * harn with an unhandled EPIPE trace: the output is lost either way, so
@@ -22,10 +23,8 @@ export async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && argv[0]!.endsWith(".harn")) argv = ["run", argv[0]!];
 
   const plain = plainRun(argv);
-  if (plain) {
-    const { runCommand } = await import("./run-script");
-    return runCommand({ file: plain.file, inline: undefined, argv: plain.argv });
-  }
+  if (plain) return runCommand({ file: plain.file, inline: undefined, argv: plain.argv });
+  // Commander and every command's module load only here.
   const { runProgram } = await import("./program");
   return runProgram(argv);
 }
