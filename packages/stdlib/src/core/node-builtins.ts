@@ -4,7 +4,9 @@
  * node:os at the top of a core module made every `harn run` load them
  * (child_process alone pulls in net, dgram and the stream stack, several
  * milliseconds), though most scripts never hash, spawn or ask for the
- * user's shell.
+ * user's shell; likewise node:worker_threads and node:crypto for every
+ * walk_dir, glob or find_text, which need them only for large searches
+ * and for commands' output artifacts.
  *
  * The builtins using them are synchronous, so a dynamic `import()` will not
  * do; `process.getBuiltinModule` (Node >= 20.16) loads a built-in
@@ -15,6 +17,7 @@ import type * as ChildProcess from "node:child_process";
 import type * as Crypto from "node:crypto";
 import { createRequire } from "node:module";
 import type * as Os from "node:os";
+import type * as WorkerThreads from "node:worker_threads";
 
 function builtin<T>(id: string): T {
   if (typeof process.getBuiltinModule === "function") return process.getBuiltinModule(id) as T;
@@ -25,3 +28,4 @@ function builtin<T>(id: string): T {
 export const nodeCrypto = (): typeof Crypto => builtin("node:crypto");
 export const nodeChildProcess = (): typeof ChildProcess => builtin("node:child_process");
 export const nodeOs = (): typeof Os => builtin("node:os");
+export const nodeWorkerThreads = (): typeof WorkerThreads => builtin("node:worker_threads");

@@ -14,8 +14,8 @@
  * merged so far exceed `maxMatches`, or when the signal aborts.
  */
 import { open } from "node:fs/promises";
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { nodeOs, nodeWorkerThreads } from "../core/node-builtins";
 import { makeSearcher, type LineMatch, type MatcherSpec } from "./search_core";
 
 export interface SearchRequest {
@@ -162,7 +162,7 @@ interface ChunkReply {
 function searchWithWorkers(req: SearchRequest): Promise<SearchOutcome | null | "unavailable"> {
   const chunks: string[][] = [];
   for (let i = 0; i < req.files.length; i += CHUNK_FILES) chunks.push(req.files.slice(i, i + CHUNK_FILES) as string[]);
-  const poolSize = Math.max(1, Math.min(availableParallelism(), 4, chunks.length));
+  const poolSize = Math.max(1, Math.min(nodeOs().availableParallelism(), 4, chunks.length));
   const limit = req.maxMatches + 1;
 
   return new Promise((resolve) => {
@@ -207,7 +207,7 @@ function searchWithWorkers(req: SearchRequest): Promise<SearchOutcome | null | "
 
     try {
       for (let i = 0; i < poolSize; i++) {
-        const w = new Worker(workerSource(), {
+        const w = new (nodeWorkerThreads().Worker)(workerSource(), {
           eval: true,
           workerData: { spec: req.spec, contextBefore: req.contextBefore, contextAfter: req.contextAfter },
         });

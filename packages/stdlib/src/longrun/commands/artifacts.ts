@@ -14,10 +14,11 @@
  * they keep the files in order without a queue, and a local temp file
  * absorbs them in microseconds.
  */
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
 import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, renameSync, writeSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { nodeCrypto } from "../../core/node-builtins";
 
 export interface ArtifactPaths {
   readonly dir: string;
@@ -98,7 +99,7 @@ export class ArtifactWriter {
   private readonly fds: { stdout: number; stderr: number; combined: number };
   private readonly out: StreamState;
   private readonly err: StreamState;
-  private readonly hash: Hash = createHash("sha256");
+  private readonly hash: Hash = nodeCrypto().createHash("sha256");
   /** A stdout chunk arrived after stderr output: combined.txt needs fixing. */
   private interleaved = false;
   private closed = false;

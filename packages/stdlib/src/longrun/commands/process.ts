@@ -7,8 +7,8 @@
  * `process.on("exit")` hook kills them synchronously, the last line of
  * defence when the process ends without `Runtime.shutdown()` having run.
  */
-import { constants as osConstants } from "node:os";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
+import { nodeOs } from "../../core/node-builtins";
 import { osErrorText } from "../../core/oserror";
 import type { ArtifactWriter } from "./artifacts";
 import type { CommandSpec } from "./request";
@@ -182,6 +182,6 @@ export async function spawnProcess(
 /** `SIG<number>` as background payloads report signals (`"SIG9"`). */
 export function signalNumberName(name: string | null): string | null {
   if (name === null) return null;
-  const n = (osConstants.signals as Record<string, number | undefined>)[name];
+  const n = (nodeOs().constants.signals as Record<string, number | undefined>)[name];
   return n === undefined ? name : `SIG${n}`;
 }

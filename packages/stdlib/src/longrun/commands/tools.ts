@@ -5,9 +5,9 @@
  * `process.ts`, output goes to the artifacts of `artifacts.ts`.
  */
 import { open } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { basename, dirname } from "node:path";
 import { HDict, raceSignal, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { nodeOs } from "../../core/node-builtins";
 import { rfc3339 } from "../clock";
 import { hostlibError, typeName } from "../hostlib_errors";
 import type { Json } from "../json";
@@ -26,7 +26,7 @@ interface ArtifactIndex {
 const ARTIFACTS = new RuntimeSlot<ArtifactIndex>("longrun.artifacts", () => ({ byCommand: new Map(), byHandle: new Map() }));
 
 function tmpRoot(rt: Runtime): string {
-  return rt.env.TMPDIR || tmpdir();
+  return rt.env.TMPDIR || nodeOs().tmpdir();
 }
 
 const SANDBOX = () => HDict.of({ kind: "none", enforced: false });
