@@ -1,6 +1,7 @@
 export * from "./values";
 export * from "./errors";
 export * from "./runtime";
+export { StdModuleSources } from "./std-sources";
 export * as ops from "./ops";
 export { ProgramRunner, type ModuleHost, type RunOptions } from "./eval/program";
 export { CompileError } from "./eval/compile";

@@ -12,6 +12,7 @@
 
 import type { Span, TypeExpr } from "@harn/parser";
 import { CpLengthMemo, type Value } from "./values";
+import { StdModuleSources } from "./std-sources";
 
 /** Where text goes. Writes are synchronous from the script's point of view. */
 export interface OutputSink {
@@ -137,8 +138,8 @@ export class Runtime {
   readonly globals = new Map<string, Value>();
   /** Source text of the bundled `std/...` modules by import path
    * (`"std/math"` -> Harn source); the stdlib fills it, the module loader
-   * reads it. */
-  readonly stdModules = new Map<string, string>();
+   * reads it. Texts may be built on first read (std-sources.ts). */
+  readonly stdModules = new StdModuleSources();
   /**
    * Type-alias → schema lowering (spec/stdlib.md §11.6), installed by the
    * stdlib. The compiler calls it for `schema_of(Alias)` and for the schema

@@ -35,11 +35,13 @@ export function internalName(module: string, name: string): string {
  * source appended verbatim).
  */
 export function defineNativeModule(rt: Runtime, module: string, fns: NativeFn[], extra = ""): void {
-  const lines: string[] = [`// ${module}: bundled with the runtime (native implementations)`];
-  for (const f of fns) {
-    const builtin = internalName(module, f.name);
-    rt.defineBuiltin(builtin, f.fn);
-    lines.push(`pub fn ${f.name}(${f.params}) {`, `  return ${builtin}(${paramNames(f.params)})`, "}");
-  }
-  rt.stdModules.set(module, lines.join("\n") + "\n" + extra);
+  const prefix = internalName(module, "");
+  for (const f of fns) rt.defineBuiltin(prefix + f.name, f.fn);
+  // The wrappers' text is built when a program imports the module (or
+  // something lists the sources): most runs never read it.
+  rt.stdModules.setLazy(module, () => {
+    const lines: string[] = [`// ${module}: bundled with the runtime (native implementations)`];
+    for (const f of fns) lines.push(`pub fn ${f.name}(${f.params}) {`, `  return ${prefix + f.name}(${paramNames(f.params)})`, "}");
+    return lines.join("\n") + "\n" + extra;
+  });
 }
