@@ -4,7 +4,7 @@
  * speaks it and `agent_resume` must accept a state that went through
  * `json_stringify` / `json_parse`); scripts see Harn values.
  */
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../core/node-builtins";
 import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
 import type { Json } from "../longrun/json";
@@ -36,7 +36,7 @@ export function isObject(x: unknown): x is JsonObject {
 
 /** A UUID v7 (time-ordered), for anonymous session and transcript ids. */
 export function uuidV7(nowMs: number = Date.now()): string {
-  const b = randomBytes(16);
+  const b = nodeCrypto().randomBytes(16);
   let t = BigInt(nowMs);
   for (let i = 5; i >= 0; i--) {
     b[i] = Number(t & 0xffn);

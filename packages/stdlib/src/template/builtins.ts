@@ -5,7 +5,7 @@
  * `Failed to read template <path>: <os error>` or
  * `[<template path> ]at <line>:<col>: <what>`.
  */
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../core/node-builtins";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { dirname } from "node:path";
@@ -111,7 +111,7 @@ function renderWithProvenance(args: Value[], ctx: CallContext): Value {
   const text = renderFile(args, ctx, spans);
   const resolved = resolveAsset(sourceDir(ctx), strArg(args, 0));
   const uri = pathToFileURL(resolved).href;
-  const promptId = "prompt-" + createHash("sha256").update(uri + "\u0000" + text).digest("hex").slice(0, 16);
+  const promptId = "prompt-" + nodeCrypto().createHash("sha256").update(uri + "\u0000" + text).digest("hex").slice(0, 16);
   // offsets in code points, like every other string index in Harn
   const cp = (i: number) => cpLength(text.slice(0, i));
   return HDict.of({

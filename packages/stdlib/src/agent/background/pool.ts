@@ -4,7 +4,7 @@
  * notices on stderr plus a feedback item for the parent session, and the
  * graceful wait when the script ends.
  */
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../../core/node-builtins";
 import { HDict, RuntimeSlot, type Runtime } from "@harn/vm";
 import { longRunState } from "../../longrun/index";
 import { agentSessions } from "../sessions";
@@ -48,7 +48,7 @@ export class BackgroundPool {
 
   private newId(): string {
     for (;;) {
-      const id = randomBytes(4).toString("hex");
+      const id = nodeCrypto().randomBytes(4).toString("hex");
       if (!this.tasks.has(id)) return id;
     }
   }

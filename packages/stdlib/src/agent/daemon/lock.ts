@@ -14,7 +14,7 @@
  * is still the stale one, so two processes taking over at once cannot
  * delete each other's fresh lock.
  */
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../../core/node-builtins";
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FILE_MODE } from "./durable";
@@ -83,7 +83,7 @@ export class RootLock {
   static acquire(root: string): LockResult {
     const path = join(root, LOCK_FILE);
     const text = `${process.pid} ${startTime(process.pid)}\n`;
-    const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    const mine = `${path}.${process.pid}-${nodeCrypto().randomBytes(4).toString("hex")}`;
     writeFileSync(mine, text, { mode: FILE_MODE });
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
@@ -99,7 +99,7 @@ export class RootLock {
         // complete); it is left over from a power loss or tampering.
         const owner = parseOwner(seen);
         if (owner && alive(owner)) return { ok: false, owner };
-        const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+        const aside = `${path}.stale-${process.pid}-${nodeCrypto().randomBytes(4).toString("hex")}`;
         try {
           renameSync(path, aside);
         } catch {
