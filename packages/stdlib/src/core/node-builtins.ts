@@ -6,7 +6,8 @@
  * milliseconds), though most scripts never hash, spawn or ask for the
  * user's shell; likewise node:worker_threads and node:crypto for every
  * walk_dir, glob or find_text, which need them only for large searches
- * and for commands' output artifacts.
+ * and for commands' output artifacts, and node:zlib for every data-format
+ * builtin, though only compression and archives use it.
  *
  * The builtins using them are synchronous, so a dynamic `import()` will not
  * do; `process.getBuiltinModule` (Node >= 20.16) loads a built-in
@@ -18,6 +19,7 @@ import type * as Crypto from "node:crypto";
 import { createRequire } from "node:module";
 import type * as Os from "node:os";
 import type * as WorkerThreads from "node:worker_threads";
+import type * as Zlib from "node:zlib";
 
 function builtin<T>(id: string): T {
   if (typeof process.getBuiltinModule === "function") return process.getBuiltinModule(id) as T;
@@ -29,3 +31,4 @@ export const nodeCrypto = (): typeof Crypto => builtin("node:crypto");
 export const nodeChildProcess = (): typeof ChildProcess => builtin("node:child_process");
 export const nodeOs = (): typeof Os => builtin("node:os");
 export const nodeWorkerThreads = (): typeof WorkerThreads => builtin("node:worker_threads");
+export const nodeZlib = (): typeof Zlib => builtin("node:zlib");

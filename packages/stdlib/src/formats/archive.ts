@@ -4,9 +4,9 @@
  * `content` as bytes. Only regular files are written; extraction skips
  * directories and links. Zip members are deflated (zlib) with CRC-32.
  */
-import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
 import { display, HarnError, HDict, typeOf, type Runtime, type Value } from "@harn/vm";
 import { bytes, bytesOrText, requireBytes } from "./bytes";
+import { nodeZlib } from "../core/node-builtins";
 
 interface Entry {
   path: string;
@@ -127,8 +127,8 @@ export function zipCreate(entries: Entry[]): Uint8Array {
   let offset = 0;
   for (const e of entries) {
     const name = enc.encode(e.path);
-    const deflated = deflateRawSync(e.content);
-    const crc = crc32(e.content);
+    const deflated = nodeZlib().deflateRawSync(e.content);
+    const crc = nodeZlib().crc32(e.content);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
@@ -198,7 +198,7 @@ export function zipExtract(data: Uint8Array): Entry[] {
     const raw = buf.subarray(start, start + compressed);
     let content: Uint8Array;
     if (method === 0) content = raw.slice();
-    else if (method === 8) content = inflateRawSync(raw);
+    else if (method === 8) content = nodeZlib().inflateRawSync(raw);
     else fail(`zip_extract: unsupported compression method ${method} for ${name}`);
     const unixMode = attrs >>> 16;
     out.push({ path: name, content, mode: unixMode ? unixMode & 0o7777 : 0o644 });

@@ -3,8 +3,9 @@
  * zlib with Zstandard support (Node ≥ 22.15); on older runtimes the zstd
  * builtins fail with a clear message rather than pretending.
  */
-import * as zlib from "node:zlib";
+import type * as Zlib from "node:zlib";
 import { HarnError, isHarnError, type Runtime, type Value } from "@harn/vm";
+import { nodeZlib } from "../core/node-builtins";
 import { bytes, bytesOrText, requireBytes } from "./bytes";
 
 function level(v: Value | undefined, min: number, max: number): number | undefined {
@@ -20,25 +21,26 @@ function guard<T>(fn: string, f: () => T): T {
   }
 }
 
-type ZstdZlib = typeof zlib & {
+type ZstdZlib = typeof Zlib & {
   zstdCompressSync?: (b: Uint8Array, o?: object) => Buffer;
   zstdDecompressSync?: (b: Uint8Array) => Buffer;
-  constants: typeof zlib.constants & { ZSTD_c_compressionLevel?: number };
+  constants: typeof Zlib.constants & { ZSTD_c_compressionLevel?: number };
 };
 
 export function installCompression(rt: Runtime): void {
-  rt.defineBuiltin("gzip_encode", (args) => guard("gzip_encode", () => bytes(zlib.gzipSync(bytesOrText(args[0]), { level: level(args[1], 0, 9) }))));
-  rt.defineBuiltin("gzip_decode", (args) => guard("gzip_decode", () => bytes(zlib.gunzipSync(requireBytes("gzip_decode", args[0])))));
+  rt.defineBuiltin("gzip_encode", (args) => guard("gzip_encode", () => bytes(nodeZlib().gzipSync(bytesOrText(args[0]), { level: level(args[1], 0, 9) }))));
+  rt.defineBuiltin("gzip_decode", (args) => guard("gzip_decode", () => bytes(nodeZlib().gunzipSync(requireBytes("gzip_decode", args[0])))));
   rt.defineBuiltin("brotli_encode", (args) =>
     guard("brotli_encode", () => {
       const q = level(args[1], 0, 11);
-      const params = q === undefined ? {} : { [zlib.constants.BROTLI_PARAM_QUALITY]: q };
-      return bytes(zlib.brotliCompressSync(bytesOrText(args[0]), { params }));
+      const params = q === undefined ? {} : { [nodeZlib().constants.BROTLI_PARAM_QUALITY]: q };
+      return bytes(nodeZlib().brotliCompressSync(bytesOrText(args[0]), { params }));
     }),
   );
-  rt.defineBuiltin("brotli_decode", (args) => guard("brotli_decode", () => bytes(zlib.brotliDecompressSync(requireBytes("brotli_decode", args[0])))));
-  const z = zlib as ZstdZlib;
+  rt.defineBuiltin("brotli_decode", (args) => guard("brotli_decode", () => bytes(nodeZlib().brotliDecompressSync(requireBytes("brotli_decode", args[0])))));
+  const zstd = () => nodeZlib() as ZstdZlib;
   rt.defineBuiltin("zstd_encode", (args) => {
+    const z = zstd();
     if (!z.zstdCompressSync) throw HarnError.thrown("zstd_encode: zstd is not supported by this Node.js runtime (needs Node 22.15 or newer)");
     const l = level(args[1], 1, 22);
     const key = z.constants.ZSTD_c_compressionLevel;
@@ -47,6 +49,7 @@ export function installCompression(rt: Runtime): void {
   });
   rt.defineBuiltin("zstd_decode", (args) => {
     const data = requireBytes("zstd_decode", args[0]);
+    const z = zstd();
     if (!z.zstdDecompressSync) throw HarnError.thrown("zstd_decode: zstd is not supported by this Node.js runtime (needs Node 22.15 or newer)");
     return guard("zstd_decode", () => bytes(z.zstdDecompressSync!(data)));
   });
