@@ -21,11 +21,17 @@
  * build) writes a cache for every loaded chunk that has none, at exit, so
  * that it holds the functions that process compiled.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Script } from "node:vm";
+import type { Script as ScriptType } from "node:vm";
+
+// Built-ins come from `process.getBuiltinModule`, not `import`: importing
+// `node:fs` as an ES module builds its ES facade, which reads every export
+// and so loads `fs/promises` and the stream modules that a script which
+// never opens a stream does not need (~10 ms).
+const { existsSync, readFileSync, renameSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { createRequire } = process.getBuiltinModule("node:module");
+const { basename, dirname, join } = process.getBuiltinModule("node:path");
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule("node:url");
+const { Script } = process.getBuiltinModule("node:vm");
 
 /** The main chunk's path relative to this file, set by cli/build.mjs. */
 declare const HARN_MAIN_CHUNK: string;
@@ -35,7 +41,7 @@ type CacheMode = "use" | "off" | "report" | "write";
 interface Chunk {
   readonly file: string;
   readonly module: { exports: unknown };
-  readonly script: Script;
+  readonly script: ScriptType;
   /** What happened to the cached data: used, rejected by V8, or none found. */
   readonly cache: "accepted" | "rejected" | "none";
 }
