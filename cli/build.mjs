@@ -7,6 +7,7 @@
 // never loads a half-written bundle.
 import { build, transform } from "esbuild";
 import { spawnSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -41,6 +42,26 @@ const NODE_ESM = {
   logLevel: "warning",
 };
 
+/**
+ * commander requires `node:child_process` at load time, for executable
+ * subcommands that harn never uses; loading it (with `net`, `dgram` and
+ * their dependencies) cost `harn check` and `harn lint` ~5-8 ms of start-up.
+ * This makes that one require lazy. If a commander upgrade changes the
+ * line, the build fails here instead of silently losing the saving.
+ */
+const lazyChildProcessInCommander = {
+  name: "lazy-child-process-in-commander",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const text = await readFile(args.path, "utf8");
+      if (!text.includes(eager)) throw new Error(`cli/build.mjs: ${args.path} no longer has \`${eager}\`; update lazyChildProcessInCommander`);
+      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+      return { contents: text.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
+
 // Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
 // `--version` load only the small main chunk; the evaluator, the stdlib
 // and their dependencies are separate chunks loaded by the commands that
@@ -66,6 +87,7 @@ const cli = await build({
   outExtension: { ".js": ".cjs" },
   splitting: true,
   define: { "import.meta.url": "__harnUrl" },
+  plugins: [lazyChildProcessInCommander],
 });
 const written = new Set();
 for (const f of cli.outputFiles) {
