@@ -21,7 +21,7 @@ import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern"
 import type { Json } from "./json";
 import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import type { LineMatch, MatcherSpec } from "./search_core";
-import { searchFiles, type SearchOutcome } from "./search_pool";
+import { FileSearch, type SearchOptions, type SearchOutcome } from "./search_pool";
 import { cancelled, startStdlibOp } from "./stdlib_op";
 import { crawl } from "./tree";
 
@@ -97,7 +97,7 @@ function matcherSpec(rt: Runtime, pattern: string, fixed: boolean, caseInsensiti
   }
 }
 
-interface SearchParams {
+export interface SearchParams {
   readonly root: string;
   readonly spec: MatcherSpec;
   readonly fileFilter: GlobMatcher | null;
@@ -107,25 +107,40 @@ interface SearchParams {
   readonly contextAfter: number;
 }
 
-async function runSearch(p: SearchParams, signal: AbortSignal, inSlices: boolean): Promise<SearchOutcome | null> {
+/**
+ * Crawls and searches at once: each file goes to the search as the crawl
+ * emits it, and the crawl stops as soon as the search wants no more files
+ * (the cap was exceeded, or the signal aborted). Exported for tests, which
+ * lower the worker threshold through `tuning`.
+ */
+export async function runSearch(
+  p: SearchParams,
+  signal: AbortSignal,
+  inSlices: boolean,
+  tuning: Pick<SearchOptions, "workerThreshold" | "onWorker"> = {},
+): Promise<SearchOutcome | null> {
   const prefix = p.root.endsWith("/") ? p.root.length : p.root.length + 1;
-  const files: string[] = [];
-  const crawlOptions = { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices };
-  const ok = await crawl(p.root, crawlOptions, (path, depth, _isDir, isFile) => {
-    if (!isFile) return;
-    // a file root is matched by its own name
-    if (p.fileFilter && !p.fileFilter(depth === 0 ? basename(path) : path.slice(prefix))) return;
-    files.push(path);
-  });
-  if (!ok) return null;
-  return searchFiles({
-    files,
+  const search = new FileSearch({
     spec: p.spec,
     contextBefore: p.contextBefore,
     contextAfter: p.contextAfter,
     maxMatches: p.maxMatches,
     signal,
+    ...tuning,
   });
+  const crawlOptions = { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices };
+  let ok = false;
+  try {
+    ok = await crawl(p.root, crawlOptions, (path, depth, _isDir, isFile) => {
+      if (!isFile) return;
+      // a file root is matched by its own name
+      if (p.fileFilter && !p.fileFilter(depth === 0 ? basename(path) : path.slice(prefix))) return;
+      return search.add(path);
+    });
+  } finally {
+    if (!ok) search.cancel();
+  }
+  return search.end();
 }
 
 function resultValue(o: SearchOutcome): HDict {

@@ -2,24 +2,29 @@
  * Running the per-file search over many files without blocking the event
  * loop (agents.md §1.8: "async filesystem APIs or a worker thread").
  *
- * Small searches read files with async `fs` calls on the main thread. Large
- * ones go to a few worker threads that read with plain synchronous calls
- * into a reused buffer: an async `open`/`read`/`close` costs three thread
- * pool round trips per file, which dominates a search over many small files
- * (measured on the 100,000-file bench tree: about 1.6 s async against 0.7 s
- * synchronous, before splitting the work across cores).
+ * A `FileSearch` is fed files in order while the directory crawl is still
+ * running, so searching overlaps crawling. Small searches read files with
+ * async `fs` calls on the main thread once the crawl is over. Once a search
+ * has seen `workerThreshold` files it starts a few worker threads, which read
+ * with plain synchronous calls into a reused buffer: an async
+ * `open`/`read`/`close` costs three thread pool round trips per file, which
+ * dominates a search over many small files (measured on the 100,000-file
+ * bench tree: about 1.6 s async against 0.7 s synchronous, before splitting
+ * the work across cores).
  *
- * Files are handed out in chunks, in order; results are merged back in file
- * order and the search stops — workers terminated — as soon as the matches
- * merged so far exceed `maxMatches`, or when the signal aborts.
+ * Files are handed out in chunks, in order, as the crawl emits them; results
+ * are merged back in file order and the search stops — workers terminated,
+ * crawl told to stop — as soon as the matches merged so far exceed
+ * `maxMatches`, or when the signal aborts. A worker that fails or exits takes
+ * its chunks with it: the search then finishes on the main thread from the
+ * first chunk not merged yet.
  */
 import { open } from "node:fs/promises";
 import type { Worker } from "node:worker_threads";
 import { nodeOs, nodeWorkerThreads } from "../core/node-builtins";
 import { makeSearcher, type LineMatch, type MatcherSpec } from "./search_core";
 
-export interface SearchRequest {
-  readonly files: readonly string[];
+export interface SearchOptions {
   readonly spec: MatcherSpec;
   readonly contextBefore: number;
   readonly contextAfter: number;
@@ -27,6 +32,12 @@ export interface SearchRequest {
   readonly signal: AbortSignal;
   /** Use worker threads from this many files on (tests lower it). */
   readonly workerThreshold?: number;
+  /** Called with each worker as it starts (tests use it to kill one). */
+  readonly onWorker?: (worker: Worker) => void;
+}
+
+export interface SearchRequest extends SearchOptions {
+  readonly files: readonly string[];
 }
 
 export interface FileMatches {
@@ -44,16 +55,18 @@ export interface SearchOutcome {
 const DEFAULT_WORKER_THRESHOLD = 1024;
 const CHUNK_FILES = 256;
 const MAIN_THREAD_BATCH = 32;
+/** Chunks queued per worker while the crawl runs: the main thread only
+ * reads replies between crawl slices, so each worker needs a slice's worth
+ * of work queued or it idles. */
+const IN_FLIGHT_CRAWLING = 8;
+/** Chunks queued per worker after the crawl: one being searched, one ready. */
+const IN_FLIGHT = 2;
 
 /** Searches `files` in order; null when the signal aborted. */
-export async function searchFiles(req: SearchRequest): Promise<SearchOutcome | null> {
-  if (req.signal.aborted) return null;
-  const threshold = req.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
-  if (req.files.length >= threshold) {
-    const viaWorkers = await searchWithWorkers(req);
-    if (viaWorkers !== "unavailable") return viaWorkers;
-  }
-  return searchOnMainThread(req);
+export function searchFiles(req: SearchRequest): Promise<SearchOutcome | null> {
+  const search = new FileSearch(req);
+  for (const f of req.files) if (!search.add(f)) break;
+  return search.end();
 }
 
 /** Accumulates per-file results in order and knows when to stop. */
@@ -80,21 +93,211 @@ class Merger {
   }
 }
 
-async function searchOnMainThread(req: SearchRequest): Promise<SearchOutcome | null> {
-  const search = makeSearcher(req.spec, req.contextBefore, req.contextAfter);
-  const merger = new Merger(req.maxMatches);
-  const limit = req.maxMatches + 1;
-  for (let i = 0; i < req.files.length; i += MAIN_THREAD_BATCH) {
-    const batch = req.files.slice(i, i + MAIN_THREAD_BATCH);
-    const contents = await Promise.all(batch.map((f) => readText(f).catch(() => null)));
-    if (req.signal.aborted) return null;
-    for (let j = 0; j < batch.length; j++) {
-      const buf = contents[j];
-      if (buf && merger.add(batch[j]!, search(buf, limit))) return { files: merger.files, truncated: true };
+interface ChunkReply {
+  chunk: number;
+  results: [number, LineMatch[]][];
+}
+
+interface PoolWorker {
+  readonly worker: Worker;
+  /** Chunks posted to it and not answered yet. */
+  inFlight: number;
+  /** Terminated by the search, or lost: its events no longer count. */
+  retired: boolean;
+}
+
+/**
+ * One search, fed files in order with `add` and closed with `end`. Below
+ * the worker threshold it only collects files (searched on the main thread
+ * at `end`); from the threshold on, chunks go to worker threads as they
+ * fill. Every path — finished, truncated, aborted, failed — terminates the
+ * workers it started.
+ */
+export class FileSearch {
+  private readonly chunks: string[][] = [];
+  private current: string[] = [];
+  private total = 0;
+  private readonly threshold: number;
+  private readonly limit: number;
+  private readonly merger: Merger;
+  /** "collect": below the threshold, or workers unavailable (main thread at `end`). */
+  private mode: "collect" | "workers" = "collect";
+  private workersFailed = false;
+  private pool: PoolWorker[] = [];
+  private readonly replies = new Map<number, ChunkReply["results"]>();
+  private nextDispatch = 0;
+  private nextMerge = 0;
+  private ended = false;
+  private settled = false;
+  private readonly done: Promise<SearchOutcome | null>;
+  private resolveDone!: (v: SearchOutcome | null) => void;
+  private readonly onAbort = () => this.settle(null);
+
+  constructor(private readonly opts: SearchOptions) {
+    this.threshold = opts.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
+    this.limit = opts.maxMatches + 1;
+    this.merger = new Merger(opts.maxMatches);
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    if (opts.signal.aborted) this.settle(null);
+    else opts.signal.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Adds the next file in order; false once no more files are wanted
+   * (the matches already exceed the cap, the search was aborted or failed). */
+  add(file: string): boolean {
+    if (this.settled) return false;
+    this.current.push(file);
+    this.total++;
+    if (this.current.length >= CHUNK_FILES) this.seal();
+    if (this.mode === "collect" && !this.workersFailed && this.total >= this.threshold) this.startWorkers();
+    return !this.settled;
+  }
+
+  /** No more files: resolves to the outcome, or null when aborted. */
+  end(): Promise<SearchOutcome | null> {
+    if (!this.ended && !this.settled) {
+      this.ended = true;
+      if (this.current.length > 0) this.seal();
+      if (this.mode === "collect") void this.searchOnMainThread();
+      else this.maybeFinished();
+    }
+    return this.done;
+  }
+
+  /** Stops the search (e.g. the crawl failed); `end` then resolves to null. */
+  cancel(): void {
+    this.settle(null);
+  }
+
+  private seal(): void {
+    this.chunks.push(this.current);
+    this.current = [];
+    if (this.mode === "workers") this.pump();
+  }
+
+  private settle(v: SearchOutcome | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.opts.signal.removeEventListener("abort", this.onAbort);
+    this.stopWorkers();
+    this.resolveDone(v);
+  }
+
+  private stopWorkers(): void {
+    const pool = this.pool;
+    this.pool = [];
+    for (const p of pool) {
+      // its events from now on (the exit this causes included) are ignored
+      p.retired = true;
+      void p.worker.terminate();
     }
   }
-  return { files: merger.files, truncated: false };
+
+  // --- worker threads ---------------------------------------------------------
+
+  private startWorkers(): void {
+    const size = Math.max(1, Math.min(nodeOs().availableParallelism(), 4));
+    try {
+      for (let i = 0; i < size; i++) {
+        // settled meanwhile (`onWorker` may abort): start no more
+        if (this.settled) return;
+        const worker = new (nodeWorkerThreads().Worker)(workerSource(), {
+          eval: true,
+          workerData: { spec: this.opts.spec, contextBefore: this.opts.contextBefore, contextAfter: this.opts.contextAfter },
+        });
+        const p: PoolWorker = { worker, inFlight: 0, retired: false };
+        this.pool.push(p);
+        worker.on("message", (reply: ChunkReply) => {
+          if (!p.retired) this.onReply(p, reply);
+        });
+        // an error is followed by an exit; either means its chunks are lost
+        worker.on("error", () => {
+          if (!p.retired) this.workersLost();
+        });
+        worker.on("exit", () => {
+          if (!p.retired) this.workersLost();
+        });
+        this.opts.onWorker?.(worker);
+      }
+    } catch {
+      this.workersLost();
+      return;
+    }
+    if (this.settled) return;
+    this.mode = "workers";
+    this.pump();
+  }
+
+  /** Posts queued chunks to the least busy workers, up to the in-flight cap. */
+  private pump(): void {
+    const cap = this.ended ? IN_FLIGHT : IN_FLIGHT_CRAWLING;
+    while (this.nextDispatch < this.chunks.length) {
+      let best: PoolWorker | null = null;
+      for (const p of this.pool) if (p.inFlight < cap && (!best || p.inFlight < best.inFlight)) best = p;
+      if (!best) return;
+      const chunk = this.nextDispatch++;
+      best.inFlight++;
+      best.worker.postMessage({ chunk, files: this.chunks[chunk], limit: this.limit });
+    }
+  }
+
+  private onReply(p: PoolWorker, reply: ChunkReply): void {
+    p.inFlight--;
+    this.replies.set(reply.chunk, reply.results);
+    // merge every chunk that is now contiguous with what was merged before
+    while (this.replies.has(this.nextMerge)) {
+      const files = this.chunks[this.nextMerge]!;
+      for (const [i, matches] of this.replies.get(this.nextMerge)!) {
+        if (this.merger.add(files[i]!, matches)) return this.settle({ files: this.merger.files, truncated: true });
+      }
+      // merged chunks are not needed again: drop them, so a long crawl holds
+      // only the paths still in flight
+      this.chunks[this.nextMerge] = EMPTY;
+      this.replies.delete(this.nextMerge);
+      this.nextMerge++;
+    }
+    if (!this.maybeFinished()) this.pump();
+  }
+
+  private maybeFinished(): boolean {
+    if (!this.ended || this.nextMerge < this.chunks.length) return false;
+    this.settle({ files: this.merger.files, truncated: false });
+    return true;
+  }
+
+  /** A worker failed or exited on its own: the chunks from the first one not
+   * merged yet are searched on the main thread instead. */
+  private workersLost(): void {
+    if (this.settled) return;
+    this.workersFailed = true;
+    this.stopWorkers();
+    this.replies.clear();
+    this.nextDispatch = this.nextMerge;
+    const wasWorkers = this.mode === "workers";
+    this.mode = "collect";
+    if (wasWorkers && this.ended) void this.searchOnMainThread();
+  }
+
+  // --- main thread ------------------------------------------------------------
+
+  /** Searches the chunks not merged yet with async reads, then settles. */
+  private async searchOnMainThread(): Promise<void> {
+    const search = makeSearcher(this.opts.spec, this.opts.contextBefore, this.opts.contextAfter);
+    const files = this.chunks.slice(this.nextMerge).flat();
+    for (let i = 0; i < files.length; i += MAIN_THREAD_BATCH) {
+      const batch = files.slice(i, i + MAIN_THREAD_BATCH);
+      const contents = await Promise.all(batch.map((f) => readText(f).catch(() => null)));
+      if (this.settled) return;
+      for (let j = 0; j < batch.length; j++) {
+        const buf = contents[j];
+        if (buf && this.merger.add(batch[j]!, search(buf, this.limit))) return this.settle({ files: this.merger.files, truncated: true });
+      }
+    }
+    this.settle({ files: this.merger.files, truncated: false });
+  }
 }
+
+const EMPTY: string[] = [];
 
 /** Bytes probed for NUL before a file is read whole: binary files (§1.6)
  * are skipped without reading the rest of them. */
@@ -152,75 +355,4 @@ parentPort.on("message", (job) => {
   parentPort.postMessage({ chunk: job.chunk, results });
 });
 `;
-}
-
-interface ChunkReply {
-  chunk: number;
-  results: [number, LineMatch[]][];
-}
-
-function searchWithWorkers(req: SearchRequest): Promise<SearchOutcome | null | "unavailable"> {
-  const chunks: string[][] = [];
-  for (let i = 0; i < req.files.length; i += CHUNK_FILES) chunks.push(req.files.slice(i, i + CHUNK_FILES) as string[]);
-  const poolSize = Math.max(1, Math.min(nodeOs().availableParallelism(), 4, chunks.length));
-  const limit = req.maxMatches + 1;
-
-  return new Promise((resolve) => {
-    const workers: Worker[] = [];
-    const replies = new Map<number, ChunkReply["results"]>();
-    const merger = new Merger(req.maxMatches);
-    let nextChunk = 0;
-    let nextMerge = 0;
-    let finished = false;
-
-    const finish = (v: SearchOutcome | null | "unavailable") => {
-      if (finished) return;
-      finished = true;
-      req.signal.removeEventListener("abort", onAbort);
-      for (const w of workers) void w.terminate();
-      resolve(v);
-    };
-    const onAbort = () => finish(null);
-    req.signal.addEventListener("abort", onAbort, { once: true });
-
-    const dispatch = (w: Worker) => {
-      if (nextChunk >= chunks.length) return;
-      const chunk = nextChunk++;
-      w.postMessage({ chunk, files: chunks[chunk], limit });
-    };
-
-    const onReply = (w: Worker, reply: ChunkReply) => {
-      if (finished) return;
-      replies.set(reply.chunk, reply.results);
-      // merge every chunk that is now contiguous with what was merged before
-      while (replies.has(nextMerge)) {
-        const files = chunks[nextMerge]!;
-        for (const [i, matches] of replies.get(nextMerge)!) {
-          if (merger.add(files[i]!, matches)) return finish({ files: merger.files, truncated: true });
-        }
-        replies.delete(nextMerge);
-        nextMerge++;
-      }
-      if (nextMerge >= chunks.length) return finish({ files: merger.files, truncated: false });
-      dispatch(w);
-    };
-
-    try {
-      for (let i = 0; i < poolSize; i++) {
-        const w = new (nodeWorkerThreads().Worker)(workerSource(), {
-          eval: true,
-          workerData: { spec: req.spec, contextBefore: req.contextBefore, contextAfter: req.contextAfter },
-        });
-        workers.push(w);
-        w.on("message", (reply: ChunkReply) => onReply(w, reply));
-        // a worker that dies takes its chunk with it: let the main thread redo the search
-        w.on("error", () => finish("unavailable"));
-        dispatch(w);
-        // a second chunk in flight keeps each worker busy while its reply is merged
-        dispatch(w);
-      }
-    } catch {
-      finish("unavailable");
-    }
-  });
 }
