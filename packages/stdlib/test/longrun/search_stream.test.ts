@@ -158,6 +158,21 @@ describe("a search fed while the crawl runs", () => {
     expect(reference!.files.length).toBe(Math.ceil(files.length / 7));
   });
 
+  it("skips short binary files in the workers as on the main thread", async () => {
+    const bin = join(dir.path, "short.bin");
+    writeFileSync(bin, "needle\n\u0000needle\n");
+    const text = join(dir.path, "short.txt");
+    writeFileSync(text, "a needle\n");
+    for (const workerThreshold of [0, Infinity]) {
+      const log = workerLog();
+      const search = new FileSearch(options({ workerThreshold, onWorker: log.onWorker }));
+      await feed(search, [bin, text]);
+      expect(paths(await search.end())).toEqual([[text, [1]]]);
+      expect(log.workers.length > 0).toBe(workerThreshold === 0);
+      await log.exited();
+    }
+  });
+
   it("searches below the threshold on the main thread, starting no worker", async () => {
     const files = makeTree(1, 20, 3);
     const log = workerLog();
