@@ -143,19 +143,27 @@ export async function runSearch(
   return search.end();
 }
 
+/** The keys of a match, in `keys()` order, with and without context lines. */
+const MATCH_KEYS = HDict.recordKeys("column", "line", "path", "text");
+const MATCH_KEYS_BEFORE = HDict.recordKeys("column", "context_before", "line", "path", "text");
+const MATCH_KEYS_AFTER = HDict.recordKeys("column", "context_after", "line", "path", "text");
+const MATCH_KEYS_BOTH = HDict.recordKeys("column", "context_after", "context_before", "line", "path", "text");
+
+/** Matches are compact records (a search can return very many). */
 function resultValue(o: SearchOutcome): HDict {
   const matches: Value[] = [];
   for (const f of o.files) {
     for (const m of f.matches) {
-      const d = new Map<string, Value>([
-        ["path", f.file],
-        ["line", m.line],
-        ["column", m.column],
-        ["text", m.text],
-      ]);
-      if (m.before) d.set("context_before", m.before);
-      if (m.after) d.set("context_after", m.after);
-      matches.push(new HDict(d));
+      const { line, column, text, before, after } = m;
+      matches.push(
+        before
+          ? after
+            ? HDict.record(MATCH_KEYS_BOTH, [column, after, before, line, f.file, text])
+            : HDict.record(MATCH_KEYS_BEFORE, [column, before, line, f.file, text])
+          : after
+            ? HDict.record(MATCH_KEYS_AFTER, [column, after, line, f.file, text])
+            : HDict.record(MATCH_KEYS, [column, line, f.file, text]),
+      );
     }
   }
   return HDict.of({ matches, truncated: o.truncated });

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HDict, type Value } from "@harn/vm";
+import { display, equals, HDict, type Value } from "@harn/vm";
 import { makeSearcher } from "../../src/longrun/search_core";
 import { searchFiles } from "../../src/longrun/search_pool";
 import { caught, tempDir, testRuntime, type TestRuntime } from "./helpers";
@@ -95,6 +95,19 @@ describe("find_text", () => {
     const first = await find("const", "src/a.ts", HDict.of({ context_before: 2 }));
     expect(first.matches[0]!.before).toEqual([]);
     expect(first.matches[0]!.after).toBeUndefined();
+  });
+
+  it("gives the same matches in the foreground as in the background, with and without context lines", async () => {
+    const variants: Record<string, Value>[] = [{}, { context_before: 1 }, { context_after: 1 }, { context_before: 2, context_after: 1 }];
+    for (const opts of variants) {
+      const fg = ((await t.call("find_text", ["TODO", HDict.of(opts)])) as HDict).get("matches") as HDict[];
+      const env = await t.call("find_text", ["TODO", HDict.of({ ...opts, long_running: true })]);
+      const bg = (((await t.call("handle_wait", [env])) as HDict).get("result") as HDict).get("matches") as HDict[];
+      expect(fg).toHaveLength(4);
+      expect(fg.map((m) => m.keys())).toEqual(bg.map((m) => m.keys()));
+      expect(display(fg)).toBe(display(bg));
+      expect(equals(fg, bg)).toBe(true);
+    }
   });
 
   it("searches a single file root", async () => {
