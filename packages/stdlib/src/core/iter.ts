@@ -79,8 +79,8 @@ export function iterDict(d: HDict): HIter {
   let i = 0;
   return makeIter(() => {
     if (i >= keys.length) return DONE;
-    const k = keys[i++]!;
-    return item(new HPair(k, d.map.get(k)!));
+    const k = keys[i];
+    return item(new HPair(k!, d.valueAt(i++)));
   });
 }
 

@@ -406,13 +406,14 @@ function writeJson(v: Value, out: string[]): void {
     return;
   }
   if (v instanceof HDict || v instanceof HStruct) {
-    const map = v instanceof HDict ? v.map : v.fields;
-    const keys = v instanceof HDict ? v.keys() : [...v.fields.keys()].sort(compareStrings);
+    const dict = v instanceof HDict ? v : null;
+    const keys = dict !== null ? dict.keys() : [...(v as HStruct).fields.keys()].sort(compareStrings);
     out.push("{");
     for (let i = 0; i < keys.length; i++) {
       if (i > 0) out.push(",");
       out.push(quoteJson(keys[i]!), ":");
-      writeJson(map.get(keys[i]!)!, out);
+      // valueAt: a compact record stays compact
+      writeJson(dict !== null ? dict.valueAt(i) : (v as HStruct).fields.get(keys[i]!)!, out);
     }
     out.push("}");
     return;

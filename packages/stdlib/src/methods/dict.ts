@@ -40,7 +40,7 @@ const METHODS: Record<string, DictMethod> = {
     const m = new Map<string, Value>();
     return andThen(
       loop(keys.length, (i) =>
-        andThen(ctx.call(f, [d.map.get(keys[i]!)!]), (v) => {
+        andThen(ctx.call(f, [d.valueAt(i)]), (v) => {
           m.set(keys[i]!, v);
         }),
       ),
@@ -55,7 +55,7 @@ const METHODS: Record<string, DictMethod> = {
     return andThen(
       loop(keys.length, (i) =>
         andThen(ctx.call(f, [keys[i]!]), (k) => {
-          m.set(typeof k === "string" ? k : display(k), d.map.get(keys[i]!)!);
+          m.set(typeof k === "string" ? k : display(k), d.valueAt(i));
         }),
       ),
       () => new HDict(m),
@@ -68,7 +68,7 @@ const METHODS: Record<string, DictMethod> = {
     const m = new Map<string, Value>();
     return andThen(
       loop(keys.length, (i) => {
-        const v = d.map.get(keys[i]!)!;
+        const v = d.valueAt(i);
         return andThen(ctx.call(f, [v]), (k) => {
           if (truthy(k)) m.set(keys[i]!, v);
         });

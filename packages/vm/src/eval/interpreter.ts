@@ -728,8 +728,8 @@ export class Interpreter {
       return {
         next: () => {
           if (i >= keys.length) return DONE;
-          const k = keys[i++]!;
-          return HDict.of({ key: k, value: src.map.get(k)! });
+          const k = keys[i]!;
+          return HDict.of({ key: k, value: src.valueAt(i++) });
         },
       };
     }
