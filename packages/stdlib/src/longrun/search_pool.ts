@@ -118,7 +118,8 @@ export class FileSearch {
   /** Sealed chunks as their paths joined with NUL (which no path holds):
    * one flat string per chunk is what gets posted, and holding the paths
    * only in that form keeps the crawl's many short-lived path strings out of
-   * the old generation (main-thread GC was ~150 ms of a 100k-file search). */
+   * the old generation (GC was ~150 ms of the main thread's 1.4 s in a
+   * profiled 100k-file search). */
   private readonly chunks: string[] = [];
   private current: string[] = [];
   private total = 0;
@@ -302,7 +303,6 @@ export class FileSearch {
     this.settle({ files: this.merger.files, truncated: false });
   }
 }
-
 
 /** Bytes probed for NUL before a file is read whole: binary files (§1.6)
  * are skipped without reading the rest of them. */

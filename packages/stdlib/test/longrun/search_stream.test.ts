@@ -211,6 +211,21 @@ describe("runSearch", () => {
     }
   });
 
+  it("resolves to null when aborted while the workers search, leaving no worker running", async () => {
+    makeTree(30, 40, 5);
+    const ac = new AbortController();
+    const log = workerLog();
+    const p = runSearch(params(100_000), ac.signal, true, {
+      workerThreshold: 50,
+      onWorker: (w) => {
+        log.onWorker(w);
+        w.once("message", () => ac.abort());
+      },
+    });
+    expect(await p).toBeNull();
+    await log.exited();
+  });
+
   it("resolves to null when aborted during the crawl, leaving no worker running", async () => {
     makeTree(30, 40, 5);
     const ac = new AbortController();
