@@ -68,7 +68,7 @@ export function installFormats(rt: Runtime): void {
     if (!headers) return rows;
     const [head, ...rest] = rows;
     if (!head) return [];
-    return rest.map((r) => new HDict(new Map(head.map((h, i) => [h, r[i] ?? ""]))));
+    return rowDicts(head, rest);
   });
   rt.defineBuiltin("csv_stringify", (args) => {
     const { headers, delimiter } = csvOptions(args[1]);
@@ -79,4 +79,20 @@ export function installFormats(rt: Runtime): void {
   rt.defineBuiltin("url_build", (args) => urlBuild(args[0] ?? null));
   rt.defineBuiltin("query_parse", (args) => queryParse(strArg(args, 0)));
   rt.defineBuiltin("query_stringify", (args) => queryStringify(args[0] ?? null));
+}
+
+/** Rows keyed by the header: compact records sharing one key array (a CSV
+ * can have very many rows), unless a header repeats (the later column wins,
+ * as a dict built key by key would have it) or is too wide for a record. */
+function rowDicts(head: string[], rows: string[][]): HDict[] {
+  if (new Set(head).size !== head.length || head.length > 16) {
+    return rows.map((r) => new HDict(new Map(head.map((h, i) => [h, r[i] ?? ""]))));
+  }
+  const keys = HDict.recordKeys(...head);
+  const column = keys.map((k) => head.indexOf(k));
+  return rows.map((r) => {
+    const values: Value[] = new Array(column.length);
+    for (let i = 0; i < column.length; i++) values[i] = r[column[i]!] ?? "";
+    return HDict.record(keys, values);
+  });
 }

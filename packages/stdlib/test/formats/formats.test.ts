@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { display, HDict, HFloat, HSet, type Value } from "@harn/vm";
+import { display, equals, HDict, HFloat, HSet, type Value } from "@harn/vm";
 import { installFormats } from "../../src/formats/builtins";
 import { raised, rig } from "../core/harness";
 
@@ -116,6 +116,22 @@ describe("csv", () => {
       ["2", ""],
     ]);
     expect(show(r.call("csv_parse", "name;age\nAda;36\n", d({ headers: true, delimiter: ";" })))).toBe("[{age: 36, name: Ada}]");
+  });
+  it("header rows give the dicts a key-by-key build gives (distinct, repeated and wide headers)", () => {
+    const cases = ["z,a,é,\n1,2,3,4\n5,6,7,8\n", "k,v,k\n1,2,3\n4,5,6\n", Array.from({ length: 20 }, (_, i) => `c${i}`).join(",") + "\n" + Array.from({ length: 20 }, (_, i) => `${i}`).join(",") + "\n"];
+    for (const text of cases) {
+      const rows = r.call("csv_parse", text, d({ headers: true })) as HDict[];
+      const [head, ...rest] = r.call("csv_parse", text) as string[][];
+      const want = rest.map((row) => new HDict(new Map(head!.map((h, i) => [h, row[i]!] as [string, Value]))));
+      expect(rows).toHaveLength(want.length);
+      rows.forEach((row, i) => {
+        expect(show(row)).toBe(show(want[i]!));
+        expect(row.keys()).toEqual(want[i]!.keys());
+        expect(equals(row, want[i]!)).toBe(true);
+        for (const k of [...head!, "missing"]) expect(row.get(k)).toEqual(want[i]!.get(k));
+      });
+    }
+    expect(show(r.call("csv_parse", "k,v,k\n1,2,3\n", d({ headers: true })))).toBe("[{k: 3, v: 2}]");
   });
   it("rejects ragged records", async () => {
     expect(await thrownText(() => r.call("csv_parse", "a,b\n1\n"))).toMatch(/^csv_parse: found record with 1 fields/);
