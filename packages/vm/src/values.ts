@@ -115,6 +115,11 @@ export class HDict {
     return new HDict(new Map(Object.entries(obj)));
   }
 
+  /** Widest key set worth a record: lookups scan the keys, and past a
+   * handful of keys a Map's hashed lookup wins. Builders of bulk dicts use
+   * a Map above it. */
+  static readonly RECORD_MAX_KEYS = 16;
+
   /**
    * The shared key array for `record`: the names sorted in code-point
    * order (the order `keys()` returns), checked to be distinct. Make it

@@ -83,9 +83,9 @@ export function installFormats(rt: Runtime): void {
 
 /** Rows keyed by the header: compact records sharing one key array (a CSV
  * can have very many rows), unless a header repeats (the later column wins,
- * as a dict built key by key would have it) or is too wide for a record. */
+ * as a dict built key by key would have it) or is wider than a record is worth. */
 function rowDicts(head: string[], rows: string[][]): HDict[] {
-  if (new Set(head).size !== head.length || head.length > 16) {
+  if (new Set(head).size !== head.length || head.length > HDict.RECORD_MAX_KEYS) {
     return rows.map((r) => new HDict(new Map(head.map((h, i) => [h, r[i] ?? ""]))));
   }
   const keys = HDict.recordKeys(...head);

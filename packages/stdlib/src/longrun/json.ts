@@ -78,11 +78,9 @@ interface RecordShape {
 /** Null when the key set is not worth a record (no keys, or too many for a
  * record's key scan). */
 function recordShape(names: string[]): RecordShape | null {
-  if (names.length === 0 || names.length > MAX_RECORD_KEYS) return null;
+  if (names.length === 0 || names.length > HDict.RECORD_MAX_KEYS) return null;
   return { names, sorted: HDict.recordKeys(...names) };
 }
-
-const MAX_RECORD_KEYS = 16;
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
