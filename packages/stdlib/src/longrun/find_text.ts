@@ -126,6 +126,7 @@ export async function runSearch(
     contextAfter: p.contextAfter,
     maxMatches: p.maxMatches,
     signal,
+    inSlices,
     ...tuning,
   });
   const crawlOptions = { maxDepth: Infinity, followSymlinks: false, skipHidden: !p.includeHidden, signal, inSlices };

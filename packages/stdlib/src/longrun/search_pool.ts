@@ -19,6 +19,7 @@
  * its chunks with it: the search then finishes on the main thread from the
  * first chunk not merged yet.
  */
+import * as fs from "node:fs";
 import { open } from "node:fs/promises";
 import type { Worker } from "node:worker_threads";
 import { nodeOs, nodeWorkerThreads } from "../core/node-builtins";
@@ -30,6 +31,13 @@ export interface SearchOptions {
   readonly contextAfter: number;
   readonly maxMatches: number;
   readonly signal: AbortSignal;
+  /**
+   * The caller waits for the result anyway (a foreground call): a search
+   * that stays on the main thread reads synchronously in slices of a few
+   * milliseconds, yielding to the event loop in between, like the crawl's
+   * `inSlices`. Otherwise it reads with async calls.
+   */
+  readonly inSlices?: boolean;
   /** Use worker threads from this many files on (tests lower it). */
   readonly workerThreshold?: number;
   /** Called with each worker as it starts (tests use it to kill one). */
@@ -52,7 +60,30 @@ export interface SearchOutcome {
   readonly truncated: boolean;
 }
 
-const DEFAULT_WORKER_THRESHOLD = 1024;
+/**
+ * Files from which worker threads pay off. A worker costs ~40 ms to start
+ * and then runs cold: it compiles Node's own fs and buffer code (the main
+ * thread has them from start-up), ~100 ms before it runs at full speed.
+ * Async reads on the main thread cost ~90 µs a file (three thread-pool
+ * round trips); synchronous reads in slices ~8 µs. Measured with runSearch
+ * on copies of parts of the bench tree, a fresh process each, 2 cores
+ * (medians of 7-11, whole search including the crawl):
+ *
+ *   files     async main   sliced main   workers
+ *   450            44 ms         13 ms     57 ms
+ *   1,000          92 ms         20 ms     66 ms
+ *   5,000         320 ms         99 ms    186 ms
+ *   10,000             -        147 ms    256 ms
+ *   30,000             -        344 ms    350 ms
+ *   90,000             -        824 ms    673 ms
+ *
+ * The sliced threshold sits below the 2-core break-even because more cores
+ * mean more workers (up to 4), which break even sooner.
+ */
+const ASYNC_WORKER_THRESHOLD = 1024;
+const SLICED_WORKER_THRESHOLD = 16384;
+/** Longest stretch of synchronous reading before yielding to the event loop. */
+const SLICE_MS = 8;
 const CHUNK_FILES = 256;
 const MAIN_THREAD_BATCH = 32;
 /** Chunks queued per worker while the crawl runs: the main thread only
@@ -140,7 +171,7 @@ export class FileSearch {
   private readonly onAbort = () => this.settle(null);
 
   constructor(private readonly opts: SearchOptions) {
-    this.threshold = opts.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
+    this.threshold = opts.workerThreshold ?? (opts.inSlices ? SLICED_WORKER_THRESHOLD : ASYNC_WORKER_THRESHOLD);
     this.limit = opts.maxMatches + 1;
     this.merger = new Merger(opts.maxMatches);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -287,10 +318,14 @@ export class FileSearch {
 
   // --- main thread ------------------------------------------------------------
 
-  /** Searches the chunks not merged yet with async reads, then settles. */
-  private async searchOnMainThread(): Promise<void> {
-    const search = makeSearcher(this.opts.spec, this.opts.contextBefore, this.opts.contextAfter);
+  /** Searches the chunks not merged yet on the main thread, then settles. */
+  private searchOnMainThread(): Promise<void> {
     const files = this.chunks.slice(this.nextMerge).flatMap((c) => c.split("\0"));
+    return this.opts.inSlices ? this.searchInSlices(files) : this.searchAsync(files);
+  }
+
+  private async searchAsync(files: string[]): Promise<void> {
+    const search = makeSearcher(this.opts.spec, this.opts.contextBefore, this.opts.contextAfter);
     for (let i = 0; i < files.length; i += MAIN_THREAD_BATCH) {
       const batch = files.slice(i, i + MAIN_THREAD_BATCH);
       const contents = await Promise.all(batch.map((f) => readText(f).catch(() => null)));
@@ -302,6 +337,61 @@ export class FileSearch {
     }
     this.settle({ files: this.merger.files, truncated: false });
   }
+
+  private async searchInSlices(files: string[]): Promise<void> {
+    const search = makeSearcher(this.opts.spec, this.opts.contextBefore, this.opts.contextAfter);
+    const read = makeSyncReader(fs, PROBE_BYTES, BINARY_PROBE);
+    let sliceStart = performance.now();
+    for (let i = 0; i < files.length; i++) {
+      if ((i & 15) === 15 && performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.settled) return;
+        sliceStart = performance.now();
+      }
+      let matches: LineMatch[] | null = null;
+      try {
+        const bytes = read(files[i]!);
+        matches = bytes && search(bytes, this.limit);
+      } catch {
+        matches = null; // unreadable: skipped, as the async path does
+      }
+      if (this.merger.add(files[i]!, matches)) return this.settle({ files: this.merger.files, truncated: true });
+    }
+    this.settle({ files: this.merger.files, truncated: false });
+  }
+}
+
+/**
+ * A synchronous file reader into one reused buffer: a file's bytes (a view
+ * of that buffer, valid until the next read, for files shorter than
+ * `probeBytes`), or null for a long binary one, skipped without reading the
+ * rest of it (the searcher tells short binary files apart itself).
+ *
+ * Self-contained — no imports, no outer names — because the search workers
+ * run its source text, as they do `makeSearcher`'s.
+ */
+export function makeSyncReader(
+  fs: Pick<typeof import("node:fs"), "openSync" | "readSync" | "fstatSync" | "closeSync">,
+  probeBytes: number,
+  binaryProbe: number,
+): (path: string) => Buffer | null {
+  const buf = Buffer.allocUnsafe(probeBytes);
+  return (path) => {
+    const fd = fs.openSync(path, "r");
+    try {
+      let n = fs.readSync(fd, buf, 0, buf.length, 0);
+      if (n < buf.length) return buf.subarray(0, n);
+      if (buf.subarray(0, binaryProbe).includes(0)) return null;
+      const size = fs.fstatSync(fd).size;
+      const big = Buffer.allocUnsafe(Math.max(size, n));
+      buf.copy(big, 0, 0, n);
+      let m: number;
+      while (n < big.length && (m = fs.readSync(fd, big, n, big.length - n, n)) > 0) n += m;
+      return big.subarray(0, n);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
 }
 
 /** Bytes probed for NUL before a file is read whole: binary files (§1.6)
@@ -324,33 +414,16 @@ async function readText(path: string): Promise<Buffer | null> {
   }
 }
 
-/** The code a search worker runs: reads files synchronously, searches them
- * with the shared `makeSearcher`, answers one message per chunk. */
+/** The code a search worker runs: reads files with the shared
+ * `makeSyncReader`, searches them with the shared `makeSearcher`, answers
+ * one message per chunk. */
 function workerSource(): string {
   return `
 const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const makeSearcher = (${makeSearcher.toString()});
 const search = makeSearcher(workerData.spec, workerData.contextBefore, workerData.contextAfter);
-let buf = Buffer.allocUnsafe(${PROBE_BYTES});
-function readWhole(path) {
-  const fd = fs.openSync(path, "r");
-  try {
-    let n = fs.readSync(fd, buf, 0, buf.length, 0);
-    // read whole: the searcher itself tells binary files apart
-    if (n < buf.length) return buf.subarray(0, n);
-    // binary: skip without reading the rest (the searcher's own check agrees)
-    if (buf.subarray(0, ${BINARY_PROBE}).includes(0)) return null;
-    const size = fs.fstatSync(fd).size;
-    const big = Buffer.allocUnsafe(Math.max(size, n));
-    buf.copy(big, 0, 0, n);
-    let m;
-    while (n < big.length && (m = fs.readSync(fd, big, n, big.length - n, n)) > 0) n += m;
-    return big.subarray(0, n);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+const readWhole = (${makeSyncReader.toString()})(fs, ${PROBE_BYTES}, ${BINARY_PROBE});
 parentPort.on("message", (job) => {
   const results = [];
   const files = job.files.split("\\0");

@@ -173,13 +173,38 @@ describe("a search fed while the crawl runs", () => {
     }
   });
 
+  it("gives the same results on the main thread in slices as in the workers and with async reads", async () => {
+    const files = makeTree(4, 100, 9);
+    const long = join(dir.path, "long.txt");
+    writeFileSync(long, "x".repeat(100_000) + "\nneedle at the end\n");
+    const longBin = join(dir.path, "long.bin");
+    writeFileSync(longBin, Buffer.concat([Buffer.from([0]), Buffer.alloc(100_000, 0x61), Buffer.from("\nneedle\n")]));
+    const shortBin = join(dir.path, "short.bin");
+    writeFileSync(shortBin, "needle\n\u0000needle\n");
+    const all = [long, longBin, shortBin, join(dir.path, "missing.txt"), ...files];
+    for (const maxMatches of [100_000, 11]) {
+      const outcomes = [];
+      for (const tuning of [{ inSlices: true, workerThreshold: Infinity }, { inSlices: false, workerThreshold: Infinity }, { workerThreshold: 0 }]) {
+        const search = new FileSearch(options({ maxMatches, ...tuning }));
+        await feed(search, all);
+        outcomes.push(await search.end());
+      }
+      expect(outcomes[1]).toEqual(outcomes[0]);
+      expect(outcomes[2]).toEqual(outcomes[0]);
+      expect(outcomes[0]!.truncated).toBe(maxMatches === 11);
+      expect(outcomes[0]!.files[0]).toEqual({ file: long, matches: [{ line: 2, column: 1, text: "needle at the end" }] });
+    }
+  });
+
   it("searches below the threshold on the main thread, starting no worker", async () => {
     const files = makeTree(1, 20, 3);
     const log = workerLog();
-    const search = new FileSearch(options({ workerThreshold: 21, onWorker: log.onWorker }));
-    await feed(search, files);
-    const got = await search.end();
-    expect(paths(got)).toEqual(files.filter((_, i) => i % 3 === 0).map((f) => [f, [2, 3]]));
+    for (const inSlices of [true, false]) {
+      const search = new FileSearch(options({ workerThreshold: 21, inSlices, onWorker: log.onWorker }));
+      await feed(search, files);
+      const got = await search.end();
+      expect(paths(got)).toEqual(files.filter((_, i) => i % 3 === 0).map((f) => [f, [2, 3]]));
+    }
     expect(log.workers).toEqual([]);
   });
 });
