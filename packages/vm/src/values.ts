@@ -137,7 +137,10 @@ export class HDict {
    * A dict in the compact layout: `keys` from `recordKeys` (shared, never
    * copied), `values[i]` the value of `keys[i]`, none of them `undefined`.
    * The dict owns `values` from now on: the caller must not change it.
-   * Meant for small key sets (lookups scan the keys).
+   * Meant for small key sets (lookups scan the keys; see RECORD_MAX_KEYS).
+   * In a loop that builds very many, fill `values` from `new Array(n)`
+   * rather than an array literal: V8 pretenures a literal's allocation site
+   * mid-loop and deoptimises the loop for it (walk_dir measured this).
    */
   static record(keys: readonly string[], values: readonly Value[]): HDict {
     const d = new HDict(EMPTY_MAP);
