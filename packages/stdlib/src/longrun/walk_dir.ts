@@ -76,14 +76,12 @@ const ENTRY_KEYS = HDict.recordKeys("depth", "is_dir", "is_file", "path");
  * keeps every entry alive, and a `Map` per entry costs GC copying on top of
  * its allocation. Measured on the bench tree (110,002 entries): the heap the
  * result keeps 33.7 -> 23.1 MB, scavenge time of one `harn run` of the walk
- * ~90 -> ~58 ms (--trace-gc, medians of 6). What is left per entry is the
- * HDict object, its values array (V8 pretenures the array literal after a
- * few thousand entries, at the price of one re-optimisation of the crawl
- * loop) and the path string. A shared, chunked values store (one array per
- * 1,000 entries, an offset per dict) kept ~4 MB less alive, but its GC time
- * was within noise of this layout (31-35 vs 32-40 ms, plain Node copy of
- * the walk), and one kept entry would pin its whole chunk: not worth an
- * offset field on every dict.
+ * ~61 -> ~45 ms (--trace-gc, medians of 7). What is left per entry is the
+ * HDict object, its values array and the path string. A shared, chunked
+ * values store (one array per 1,000 entries, an offset per dict) kept ~4 MB
+ * less alive, but its GC time was within noise of this layout (31-35 vs
+ * 32-40 ms, plain Node copy of the walk), and one kept entry would pin its
+ * whole chunk: not worth an offset field on every dict.
  */
 function entry(path: string, depth: number, isDir: boolean, isFile: boolean): HDict {
   // Not an array literal: V8 pretenures a literal's allocation site once it
