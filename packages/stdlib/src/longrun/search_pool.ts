@@ -3,14 +3,15 @@
  * loop (agents.md §1.8: "async filesystem APIs or a worker thread").
  *
  * A `FileSearch` is fed files in order while the directory crawl is still
- * running, so searching overlaps crawling. Small searches read files with
- * async `fs` calls on the main thread once the crawl is over. Once a search
- * has seen `workerThreshold` files it starts a few worker threads, which read
- * with plain synchronous calls into a reused buffer: an async
+ * running, so searching overlaps crawling. Once a search has seen
+ * `workerThreshold` files it starts a few worker threads, which read with
+ * plain synchronous calls into a reused buffer: an async
  * `open`/`read`/`close` costs three thread pool round trips per file, which
  * dominates a search over many small files (measured on the 100,000-file
  * bench tree: about 1.6 s async against 0.7 s synchronous, before splitting
- * the work across cores).
+ * the work across cores). Smaller searches run on the main thread once the
+ * crawl is over: synchronous reads in slices of a few milliseconds for a
+ * caller that waits anyway (`inSlices`), async reads for background work.
  *
  * Files are handed out in chunks, in order, as the crawl emits them; results
  * are merged back in file order and the search stops — workers terminated,
