@@ -137,10 +137,12 @@ describe("a search fed while the crawl runs", () => {
     await feed(mainOnly, files);
     const reference = await mainOnly.end();
 
-    for (const whileCrawling of [true, false]) {
+    // (a waiting caller's search finishes in slices, after 99 files inline)
+    for (const [whileCrawling, inSlices] of [[true, false], [false, false], [true, true], [false, true]]) {
       const log = workerLog();
       const search = new FileSearch(
         options({
+          inSlices,
           workerThreshold: 100,
           onWorker: (w) => {
             log.onWorker(w);
@@ -196,6 +198,23 @@ describe("a search fed while the crawl runs", () => {
     }
   });
 
+  it("for a waiting caller, searches files below the threshold as they arrive and stops at once past the cap", async () => {
+    const files = makeTree(1, 40, 4); // matches in files 0, 4, 8, ...: two lines each
+    const log = workerLog();
+    const search = new FileSearch(options({ inSlices: true, maxMatches: 5, workerThreshold: 30, onWorker: log.onWorker }));
+    const taken = files.map((f) => search.add(f));
+    // files 0, 4 hold four matches; file 8 holds the fifth and a sixth
+    expect(taken.indexOf(false)).toBe(8);
+    const got = await search.end();
+    expect(got!.truncated).toBe(true);
+    expect(paths(got)).toEqual([
+      [files[0], [2, 3]],
+      [files[4], [2, 3]],
+      [files[8], [2]],
+    ]);
+    expect(log.workers).toEqual([]);
+  });
+
   it("searches below the threshold on the main thread, starting no worker", async () => {
     const files = makeTree(1, 20, 3);
     const log = workerLog();
@@ -230,7 +249,8 @@ describe("runSearch", () => {
         const workers = await runSearch(params(maxMatches), signal, inSlices, { workerThreshold: 50, onWorker: log.onWorker });
         expect(workers).toEqual(main);
         expect(main!.truncated).toBe(maxMatches === 9);
-        expect(log.workers.length).toBeGreaterThan(0);
+        // a waiting caller's search exceeds 9 matches inline, before the threshold
+        expect(log.workers.length > 0).toBe(maxMatches === 100_000 || !inSlices);
         await log.exited();
       }
     }
