@@ -72,7 +72,7 @@ const lazyChildProcessInCommander = {
 // code of ES modules, which made compiling them the largest part of
 // `harn run`'s start-up. So each chunk is then converted to a CommonJS-style
 // function body (imports become `require` calls, `import()` a promise of
-// one) and loaded by cli/boot/chunk-loader.ts, the entry `dist/harn.mjs`,
+// one) and loaded by cli/boot/chunk-loader.ts, the entry `dist/harn.cjs`,
 // with a V8 code cache the build produces below.
 const chunksDir = join(here, "dist/chunks");
 const cli = await build({
@@ -112,10 +112,14 @@ if (!mainChunk) throw new Error("cli/build.mjs: no chunk for cli/src/main.ts in 
 
 await bundle({
   ...NODE_ESM,
+  format: "cjs",
+  sourcemap: false,
   entryPoints: [join(here, "boot/chunk-loader.ts")],
-  outfile: join(here, "dist/harn.mjs"),
+  outfile: join(here, "dist/harn.cjs"),
   define: { HARN_MAIN_CHUNK: JSON.stringify(`./chunks/${basename(mainChunk)}`) },
 });
+// For scripts and tests that run `dist/harn.mjs`, as before.
+writeAtomically(join(here, "dist/harn.mjs"), '// The `harn` entry is harn.cjs (see cli/boot/chunk-loader.ts).\nimport "./harn.cjs";\n');
 
 // The `harn lint` worker thread (packages/lint/src/worker-pool.ts): parser
 // and linter only, so a worker starts faster than a second CLI would.
@@ -160,7 +164,7 @@ try {
   writeFileSync(join(trainingDir, "main.txt"), "text\n");
   const env = { ...process.env, HARN_CODE_CACHE: "write", HARN_LLM_PROVIDER: "mock", NO_COLOR: "1" };
   for (const args of [["run", training, "--", trainingDir], ["lint", training], ["check", training], ["--help"]]) {
-    const r = spawnSync(process.execPath, [join(here, "dist/harn.mjs"), ...args], { env, cwd: trainingDir, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(here, "dist/harn.cjs"), ...args], { env, cwd: trainingDir, encoding: "utf8" });
     if (r.status !== 0) throw new Error(`cli/build.mjs: \`harn ${args.join(" ")}\` failed while producing the code cache: ${r.stderr}`);
   }
 } finally {

@@ -58,7 +58,7 @@ const producers = Number(values.producers);
 const samples = Number(values.samples);
 const rounds = Number(values.rounds);
 
-const harn = join(repo, "cli", "dist", "harn.mjs");
+const harn = join(repo, "cli", "dist", "harn.cjs");
 if (!existsSync(harn)) {
   console.error(`bench/daemon: ${harn} is missing; run \`pnpm build\` first`);
   process.exit(2);

@@ -45,7 +45,7 @@ function which(name) {
   return null;
 }
 
-const harnEntry = join(repo, "cli", "dist", "harn.mjs");
+const harnEntry = join(repo, "cli", "dist", "harn.cjs");
 if (!existsSync(harnEntry)) {
   console.error(`bench/fs: ${harnEntry} is missing; run \`pnpm build\` first`);
   process.exit(2);
@@ -115,6 +115,8 @@ const median = (xs) => {
 
 const startupArgv = [process.execPath, harnEntry, "run", script("empty", "")];
 const startupRuns = [];
+const nodeArgv = [process.execPath, "-e", "0"];
+const nodeRuns = [];
 const table = [];
 for (const row of rows) {
   if (!row.peer) continue;
@@ -128,6 +130,7 @@ for (const row of rows) {
     a.push(timed(row.harn));
     b.push(timed(row.peer));
     startupRuns.push(timed(startupArgv));
+    nodeRuns.push(timed(nodeArgv));
   }
   table.push({ name: row.name, peerName: row.peerName, items: mine, harn: median(a), peer: median(b) });
 }
@@ -162,7 +165,12 @@ for (const r of table) {
   );
 }
 console.log("");
-console.log(`harn start-up (run of an empty script, interleaved with the rows above): median ${fmt(startup).trim()}`);
+console.log(`harn start-up (run of an empty script, interleaved with the rows above): median ${fmt(startup).trim()}; node -e 0: ${fmt(median(nodeRuns)).trim()}`);
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  // Every Node process parses that bundle before any script runs (~50 ms of
+  // CPU on the bench machine); find, fd and rg do not read it.
+  console.log(`NODE_EXTRA_CA_CERTS is set: every Node process (harn too) parses ${process.env.NODE_EXTRA_CA_CERTS} at start-up; \`env -u NODE_EXTRA_CA_CERTS node bench/fs/run.mjs\` measures without it`);
+}
 console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 console.log(`cancel_handle on a running walk: median ${median(latency.cancelMs).toFixed(3)} ms (max ${Math.max(...latency.cancelMs).toFixed(3)} ms)`);
 console.log(`walk stopped (no fs request in flight) after: median ${median(latency.stopMs).toFixed(1)} ms (max ${Math.max(...latency.stopMs).toFixed(1)} ms)`);

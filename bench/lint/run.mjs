@@ -40,9 +40,9 @@ const runs = Math.max(1, Number(values.runs));
 const fileCount = Math.max(1, Number(values.files));
 const targetLines = Math.max(100, Number(values.lines));
 
-const harnBin = join(repo, "cli", "bin", "harn.mjs");
-if (!existsSync(join(repo, "cli", "dist", "harn.mjs"))) {
-  console.error("bench/lint: cli/dist/harn.mjs is missing; run `pnpm build` first");
+const harnBin = join(repo, "cli", "bin", "harn.cjs");
+if (!existsSync(join(repo, "cli", "dist", "harn.cjs"))) {
+  console.error("bench/lint: cli/dist/harn.cjs is missing; run `pnpm build` first");
   process.exit(2);
 }
 

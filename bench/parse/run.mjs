@@ -101,7 +101,7 @@ const t = performance.now(); createLexer(); console.log(performance.now() - t);`
   if (built.status !== 0) throw new Error(`CLI build failed: ${built.stderr}`);
   const oneLine = join(work, "one.harn");
   writeFileSync(oneLine, 'log("hello")\n');
-  const harn = join(root, "cli/bin/harn.mjs");
+  const harn = join(root, "cli/bin/harn.cjs");
   const time = (args) => {
     const t = performance.now();
     const r = spawnSync(process.execPath, args, { encoding: "utf8" });

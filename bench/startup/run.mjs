@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const harn = join(here, "..", "..", "cli", "dist", "harn.mjs");
+const harn = join(here, "..", "..", "cli", "dist", "harn.cjs");
 if (!existsSync(harn)) {
   console.error(`bench/startup: ${harn} is missing; run \`pnpm build\` first`);
   process.exit(2);
@@ -91,6 +91,11 @@ try {
     const c = median(row.cpu);
     const w = median(row.wall);
     console.log(`${row.name.padEnd(22)} ${c.toFixed(1).padStart(8)} ${(c / baseCpu).toFixed(2).padStart(7)} ${w.toFixed(1).padStart(8)} ${(w / baseWall).toFixed(2).padStart(7)}`);
+  }
+  if (process.env.NODE_EXTRA_CA_CERTS) {
+    // It inflates every row alike (~50 ms of CPU here), node -e 0 included,
+    // which flatters the ratios.
+    console.log(`NODE_EXTRA_CA_CERTS is set: every row includes parsing ${process.env.NODE_EXTRA_CA_CERTS}; \`env -u NODE_EXTRA_CA_CERTS pnpm bench:startup\` measures without it`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, "workloads");
-const harn = join(here, "..", "..", "cli", "bin", "harn.mjs");
+const harn = join(here, "..", "..", "cli", "bin", "harn.cjs");
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {

@@ -1,6 +1,6 @@
 /**
  * `harn check` end to end: builds the real bundle once, then runs
- * `cli/bin/harn.mjs check` as a child process against files in a temp dir.
+ * `cli/bin/harn.cjs check` as a child process against files in a temp dir.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from "node:fs";
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.mjs");
+const bin = join(root, "cli/bin/harn.cjs");
 let dir: string;
 
 function harn(args: string[], env: Record<string, string> = {}) {

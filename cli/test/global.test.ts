@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.mjs");
+const bin = join(root, "cli/bin/harn.cjs");
 
 function harn(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.mjs");
+const bin = join(root, "cli/bin/harn.cjs");
 let dir: string;
 
 function harn(args: string[]) {

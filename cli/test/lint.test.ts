@@ -1,6 +1,6 @@
 /**
  * `harn lint` end to end: builds the real bundle once, then runs
- * `cli/bin/harn.mjs lint` as a child process on files in temp dirs.
+ * `cli/bin/harn.cjs lint` as a child process on files in temp dirs.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.mjs");
+const bin = join(root, "cli/bin/harn.cjs");
 let dir: string;
 
 function harn(args: string[], env: Record<string, string> = {}) {

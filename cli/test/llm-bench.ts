@@ -18,7 +18,7 @@ import type { Script } from "../../packages/stdlib/test/llm/wire";
 
 const DELTAS = 20_000;
 const TURNS = 50;
-const bin = join(process.cwd(), "cli/bin/harn.mjs");
+const bin = join(process.cwd(), "cli/bin/harn.cjs");
 const local = FORMATS.find((f) => f.provider === "local")!;
 
 function timeRun(dir: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number | null; bytes: number }> {

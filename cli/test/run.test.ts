@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.mjs");
+const bin = join(root, "cli/bin/harn.cjs");
 let dir: string;
 
 /** The environment of a plain, colourless terminal-less run. */

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The `harn` command. The real code is the bundle that `pnpm build` writes.
-import "../dist/harn.mjs";
+require("../dist/harn.cjs");
