@@ -23,8 +23,14 @@
  * round trip costs ~40 µs of CPU (thread wake-ups) against ~15 µs of kernel
  * work per listing, so a single listing in flight is 3× slower than
  * `readdirSync`, and a Worker listing batches of 2,000 entries was no faster
- * either. The kernel side does not scale here anyway: two `find`s over the
- * two halves of the tree, in parallel, take as long as one over the whole.
+ * either. The kernel side scales poorly here: two `find`s over the two
+ * halves of the tree, in parallel, take 60-100% of the time of one over
+ * the whole (it varies from run to run). A worker thread that takes whole
+ * subtrees from the back while the main thread crawls from the front
+ * (git branch `shared-crawl`) gave glob 160 against 165 ms and walk_dir
+ * 220 against 247 ms (in process, medians of 7): the main thread's
+ * listings slow down about twice while the worker lists, so a second
+ * thread buys ~10% for ~30-50 ms of CPU to start it. Not merged.
  *
  * Cancellation is cooperative: the abort signal is checked whenever a
  * listing arrives (async) or between slices; an aborted crawl resolves to
