@@ -256,7 +256,9 @@ describe("runSearch", () => {
     }
   });
 
-  it("resolves to null when aborted while the workers search, leaving no worker running", async () => {
+  /** A search over a fresh tree that `abortWhen` aborts once a worker exists:
+   * it must resolve to null and leave no worker running. */
+  async function expectAbortedSearch(abortWhen: (w: Worker, abort: () => void) => void): Promise<void> {
     makeTree(30, 40, 5);
     const ac = new AbortController();
     const log = workerLog();
@@ -264,25 +266,18 @@ describe("runSearch", () => {
       workerThreshold: 50,
       onWorker: (w) => {
         log.onWorker(w);
-        w.once("message", () => ac.abort());
+        abortWhen(w, () => ac.abort());
       },
     });
     expect(await p).toBeNull();
     await log.exited();
+  }
+
+  it("resolves to null when aborted while the workers search, leaving no worker running", async () => {
+    await expectAbortedSearch((w, abort) => w.once("message", abort));
   });
 
   it("resolves to null when aborted during the crawl, leaving no worker running", async () => {
-    makeTree(30, 40, 5);
-    const ac = new AbortController();
-    const log = workerLog();
-    const p = runSearch(params(100_000), ac.signal, true, {
-      workerThreshold: 50,
-      onWorker: (w) => {
-        log.onWorker(w);
-        ac.abort();
-      },
-    });
-    expect(await p).toBeNull();
-    await log.exited();
+    await expectAbortedSearch((_w, abort) => abort());
   });
 });
