@@ -6,6 +6,7 @@ export * as ops from "./ops";
 export { ProgramRunner, type ModuleHost, type RunOptions } from "./eval/program";
 export { CompileError } from "./eval/compile";
 export { Task, CANCELLED_TEXT, ExitRequest, raceSignal, sleepMs } from "./eval/task";
+export { monotonicMs } from "./eval/interpreter";
 export { LOCKS, NamedLocks, waitInQueue, type QueuedWaiter, makeChannel, channelSend, channelReceive } from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
 export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";

@@ -22,6 +22,7 @@
  * its chunks with it: the search then finishes on the main thread from the
  * first chunk not merged yet.
  */
+import { monotonicMs } from "@harn/vm";
 import * as fs from "node:fs";
 import { open } from "node:fs/promises";
 import type { Worker } from "node:worker_threads";
@@ -379,12 +380,12 @@ export class FileSearch {
   private async searchInSlices(files: string[]): Promise<void> {
     const search = makeSearcher(this.opts.spec, this.opts.contextBefore, this.opts.contextAfter);
     const read = makeSyncReader(fs, PROBE_BYTES, BINARY_PROBE);
-    let sliceStart = performance.now();
+    let sliceStart = monotonicMs();
     for (let i = 0; i < files.length; i++) {
-      if ((i & 15) === 15 && performance.now() - sliceStart > SLICE_MS) {
+      if ((i & 15) === 15 && monotonicMs() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.settled) return;
-        sliceStart = performance.now();
+        sliceStart = monotonicMs();
       }
       let matches: LineMatch[] | null = null;
       try {

@@ -4,7 +4,7 @@
  * return the envelope at once, run the work in the background and queue the
  * completion payload — unless the handle was cancelled first.
  */
-import { HarnError, HDict, type CallContext } from "@harn/vm";
+import { HarnError, HDict, type CallContext, monotonicMs } from "@harn/vm";
 import { elapsedMs, rfc3339 } from "./clock";
 import type { Json } from "./json";
 import { longRunState } from "./state";
@@ -17,7 +17,7 @@ export function startStdlibOp(ctx: CallContext, operation: string, descriptor: s
   const state = longRunState(ctx.runtime);
   const id = state.nextStdlibHandleId();
   const startedAtMs = Date.now();
-  const startedPerf = performance.now();
+  const startedPerf = monotonicMs();
   const controller = new AbortController();
   state.register({
     id,
@@ -35,7 +35,7 @@ export function startStdlibOp(ctx: CallContext, operation: string, descriptor: s
     command_or_op_descriptor: descriptor,
     started_at: rfc3339(startedAtMs),
     ended_at: rfc3339(Date.now()),
-    duration_ms: elapsedMs(startedPerf, performance.now()),
+    duration_ms: elapsedMs(startedPerf, monotonicMs()),
   });
   work(controller.signal).then(
     (result) => {

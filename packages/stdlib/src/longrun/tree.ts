@@ -36,6 +36,7 @@
  * listing arrives (async) or between slices; an aborted crawl resolves to
  * `false` and abandons whatever is still in flight.
  */
+import { monotonicMs } from "@harn/vm";
 import { readdir, readdirSync, stat, statSync, type Dirent, type Stats } from "node:fs";
 
 export interface CrawlOptions {
@@ -139,15 +140,15 @@ function listSync(dir: string): Dirent[] {
 async function crawlInSlices(root: string, rootStat: Stats, opts: CrawlOptions, visit: Visitor): Promise<boolean> {
   const { signal, maxDepth, followSymlinks, skipHidden, descendInto } = opts;
   const stack: Frame[] = [{ dir: root, prefix: withSlash(root), depth: 1, dirents: null, i: 0, chain: followSymlinks ? [fileId(rootStat)] : null }];
-  let sliceStart = performance.now();
+  let sliceStart = monotonicMs();
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
     if (top.dirents === null) {
       top.dirents = listSync(top.dir);
-      if (performance.now() - sliceStart > SLICE_MS) {
+      if (monotonicMs() - sliceStart > SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (signal.aborted) return false;
-        sliceStart = performance.now();
+        sliceStart = monotonicMs();
       }
     }
     if (top.i >= top.dirents.length) {

@@ -45,13 +45,14 @@ const STACK_HOP_MASK = 63;
  * (so timers, deadlines, Ctrl-C and test timeouts get a chance). */
 const QUANTUM_MS = 30;
 
-/** A monotonic clock in milliseconds for the quantum. Not `performance.now()`:
+/** A monotonic clock in milliseconds (the quantum's, and the stdlib's time
+ * slices and durations). Not `performance.now()`:
  * the first read of the `performance` global loads node:perf_hooks (about a
  * millisecond), and every interpreter reads the clock when it is created.
  * `process.hrtime()` reads the same high-resolution monotonic clock (and,
  * unlike `process.uptime()`, leaves the event loop's cached time alone);
  * only differences of its readings are used. */
-function monotonicMs(): number {
+export function monotonicMs(): number {
   const [s, ns] = process.hrtime();
   return s * 1000 + ns / 1e6;
 }
