@@ -5,10 +5,11 @@
 // Outputs are written to a temporary name and renamed into place, so a
 // `harn` started while another build runs (test files build in parallel)
 // never loads a half-written bundle.
-import { build, transform } from "esbuild";
+import { build, transform, version as esbuildVersion } from "esbuild";
+import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { basename, dirname, join } from "node:path";
@@ -75,6 +76,7 @@ const lazyChildProcessInCommander = {
 // one) and loaded by cli/boot/chunk-loader.ts, the entry `dist/harn.cjs`,
 // with a V8 code cache the build produces below.
 const chunksDir = join(here, "dist/chunks");
+const buildSalt = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).update(esbuildVersion).digest("hex").slice(0, 16);
 const cli = await build({
   ...NODE_ESM,
   sourcemap: false,
@@ -87,17 +89,30 @@ const cli = await build({
   outExtension: { ".js": ".cjs" },
   splitting: true,
   define: { "import.meta.url": "__harnUrl" },
+  // Chunk names hash the ES module text; this line puts the conversion
+  // below (this file, esbuild's version) into that text too, so a chunk name
+  // always means the same final text, and its cache can never be applied to
+  // another text of the same length (V8 checks only the length).
+  banner: { js: `/* harn build ${buildSalt} */` },
   plugins: [lazyChildProcessInCommander],
 });
 const written = new Set();
 for (const f of cli.outputFiles) {
-  const { code } = await transform(f.text, {
+  let { code } = await transform(f.text, {
     format: "cjs",
     platform: "node",
     target: "node20",
     supported: { "dynamic-import": false },
     logLevel: "warning",
   });
+  // esbuild's CommonJS exports object copies each export behind one shared
+  // getter closure (`() => from[key]`), whose keyed load V8 sees with every
+  // key, megamorphic: every use of another chunk's export paid a generic
+  // lookup (bench/vm 08_contains ran 2.5x slower than from ES modules).
+  // The module's own exports object has one getter per export; use it.
+  const exportsObject = /^module\.exports = __toCommonJS\((\w+)\);$/m;
+  if (code.includes("__toCommonJS(") && !exportsObject.test(code)) throw new Error(`cli/build.mjs: no \`module.exports = __toCommonJS(...)\` in ${f.path}; esbuild's output changed`);
+  code = code.replace(exportsObject, 'module.exports = __defProp($1, "__esModule", { value: true });');
   // Only the chunk that needs its own URL computes it, so every chunk is
   // plain CommonJS (Node can `require` it too, as the builtin dump below does).
   const url = code.includes("__harnUrl") ? 'var __harnUrl = require("node:url").pathToFileURL(__filename).href;\n' : "";
