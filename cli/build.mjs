@@ -186,14 +186,15 @@ try {
   rmSync(trainingDir, { recursive: true, force: true });
 }
 
-// Chunks of earlier builds stay while a `harn` started from one may still
-// load them lazily; after a day they are removed (with their caches).
-const DAY_MS = 24 * 60 * 60 * 1000;
+// Chunks of earlier builds stay while a `harn` started from one (a daemon
+// runs for days) may still load them lazily; after a week they are removed
+// with their caches (a process that then needs one says so and stops).
+const KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 for (const name of readdirSync(chunksDir)) {
   const path = join(chunksDir, name);
   if (written.has(path) || written.has(path.replace(/\.v8$/, ""))) continue;
   try {
-    if (Date.now() - statSync(path).mtimeMs > DAY_MS) unlinkSync(path);
+    if (Date.now() - statSync(path).mtimeMs > KEEP_MS) unlinkSync(path);
   } catch {
     // removed by a concurrent build
   }

@@ -63,7 +63,7 @@ class ChunkLoader {
   load(file: string): unknown {
     const known = this.chunks.get(file);
     if (known) return known.module.exports;
-    const source = readFileSync(file, "utf8");
+    const source = readSource(file, this.chunks.size === 0);
     const cachedData = this.mode === "use" || this.mode === "report" ? readIfPresent(`${file}.v8`) : undefined;
     const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: file, cachedData });
     const cache = cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "accepted";
@@ -92,6 +92,18 @@ class ChunkLoader {
         renameSync(tmp, target);
       }
     }
+  }
+}
+
+/** A chunk's text. A chunk that is gone after start-up means a new build
+ * removed it while this process ran (builds prune chunks of builds older
+ * than a week, cli/build.mjs): say so instead of a bare ENOENT. */
+function readSource(file: string, isMain: boolean): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    if (isMain || (e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    throw new Error(`this harn's build was replaced while it ran (${basename(file)} is gone); start harn again`);
   }
 }
 

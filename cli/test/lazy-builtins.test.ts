@@ -8,7 +8,7 @@
  * build's metafile), and what it loads comes with a usable code cache.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,6 +110,26 @@ describe("the start-up bundle", () => {
       "packages/stdlib/src/formats/builtins.ts",
     ]) {
       expect(eager, entry).not.toContain(entry);
+    }
+  });
+});
+
+describe("a build replaced under a running harn", () => {
+  it("says so when a lazily loaded chunk is gone, instead of a bare ENOENT", () => {
+    // a private copy of the build, minus the chunk holding the regex builtins
+    const copy = mkdtempSync(join(tmpdir(), "harn-lazy-dist-"));
+    try {
+      cpSync(join(root, "cli/dist"), copy, { recursive: true, filter: (src) => !src.endsWith(".v8") });
+      const meta = JSON.parse(readFileSync(join(copy, "meta.json"), "utf8")) as Metafile;
+      const regexChunk = Object.entries(meta.outputs).find(([, o]) => "packages/stdlib/src/regex/builtins.ts" in o.inputs)![0];
+      rmSync(join(copy, "chunks", basename(regexChunk)));
+      file("regex.harn", 'println(regex_match("a+", "caat"))\n');
+      const r = spawnSync(process.execPath, [join(copy, "harn.cjs"), "run", "regex.harn"], { cwd: dir, encoding: "utf8", timeout: 50_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("this harn's build was replaced while it ran");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 });
