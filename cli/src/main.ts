@@ -2,10 +2,10 @@
  * The `harn` command line (spec/cli.md). Each command lives in its own
  * module under `commands/` and registers itself on the commander program
  * (program.ts); this file only handles what comes before it: closed pipes,
- * the `harn FILE.harn` shorthand, and the plain `harn run FILE` that starts
- * without the program.
+ * the `harn FILE.harn` shorthand, and the plain `harn run FILE` and
+ * `harn check TARGET...` that start without the program.
  */
-import { plainRun } from "./plain-run";
+import { plainCheck, plainRun } from "./plain-run";
 import { runCommand } from "./run-script";
 
 /** A closed pipe on stdout or stderr (`harn lint . | head`) must not kill
@@ -24,6 +24,8 @@ export async function main(argv: string[]): Promise<number> {
 
   const plain = plainRun(argv);
   if (plain) return runCommand({ file: plain.file, inline: undefined, argv: plain.argv });
+  const checkTargets = plainCheck(argv);
+  if (checkTargets) return (await import("./commands/check")).runCheck(checkTargets);
   // Commander and every command's module load only here.
   const { runProgram } = await import("./program");
   return runProgram(argv);

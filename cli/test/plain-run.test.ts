@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { plainRun } from "../src/plain-run";
+import { plainCheck, plainRun } from "../src/plain-run";
 
-// `harn run FILE [-- ARGS]` starts without commander (src/plain-run.ts);
+// `harn run FILE [-- ARGS]` and `harn check TARGET...` start without
+// commander (src/plain-run.ts);
 // every other command line must still reach commander, which owns the
 // help texts and usage errors (run.test.ts and global.test.ts check those
 // end to end).
@@ -26,6 +27,19 @@ describe("plainRun", () => {
       ["a.harn"],
     ]) {
       expect(plainRun(argv), argv.join(" ")).toBeNull();
+    }
+  });
+});
+
+describe("plainCheck", () => {
+  test("takes `check TARGET...` without options", () => {
+    expect(plainCheck(["check", "a.harn"])).toEqual(["a.harn"]);
+    expect(plainCheck(["check", "a.harn", "dir", "b.harn"])).toEqual(["a.harn", "dir", "b.harn"]);
+  });
+
+  test("leaves options, help, a missing target and other commands to commander", () => {
+    for (const argv of [[], ["check"], ["check", "--help"], ["check", "a.harn", "-x"], ["check", "--", "a.harn"], ["check", "-"], ["run", "a.harn"], ["lint", "a.harn"]]) {
+      expect(plainCheck(argv), argv.join(" ")).toBeNull();
     }
   });
 });
