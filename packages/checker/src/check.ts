@@ -537,23 +537,10 @@ export class TypeWalk {
       else if (t.k === "intlit") members.push(String(t.value));
       else return;
     }
-    const covered = new Set<string>();
-    const cover = (p: Node): boolean => {
-      switch (p.kind) {
-        case "StringLiteral":
-        case "RawStringLiteral":
-          covered.add(JSON.stringify(p.value));
-          return true;
-        case "IntLiteral":
-          covered.add(String(p.value));
-          return true;
-        case "OrPattern":
-          return p.alternatives.every(cover);
-        default:
-          return false;
-      }
-    };
-    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    const covered = armKeys(m, (p) =>
+      p.kind === "StringLiteral" || p.kind === "RawStringLiteral" ? JSON.stringify(p.value) : p.kind === "IntLiteral" ? String(p.value) : null,
+    );
+    if (covered === null) return;
     const missing = [...new Set(members)].filter((x) => !covered.has(x));
     if (missing.length > 0) this.report(`Non-exhaustive match on literal union: missing variants ${missing.join(", ")}`, m.span);
   }
@@ -573,15 +560,8 @@ export class TypeWalk {
       if (field === undefined || field.optional || field.ty === null || field.ty.k !== "strlit") return;
       tags.push(field.ty.value);
     }
-    const covered = new Set<string>();
-    const cover = (p: Node): boolean => {
-      if (p.kind === "StringLiteral" || p.kind === "RawStringLiteral") {
-        covered.add(p.value);
-        return true;
-      }
-      return p.kind === "OrPattern" && p.alternatives.every(cover);
-    };
-    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    const covered = armKeys(m, (p) => (p.kind === "StringLiteral" || p.kind === "RawStringLiteral" ? p.value : null));
+    if (covered === null) return;
     const missing = [...new Set(tags)].filter((t) => !covered.has(t));
     if (missing.length === 0) return;
     this.report(`Non-exhaustive match on tagged shape union: missing variants ${missing.map((t) => JSON.stringify(t)).join(", ")}`, m.span);
@@ -592,38 +572,44 @@ export class TypeWalk {
     if (enumName === null) return;
     const decl = this.env.enums.get(enumName)!;
     const variants = new Set(decl.variants.map((v) => v.name));
-    const covered = new Set<string>();
-    const cover = (p: Node): boolean => {
+    const covered = armKeys(m, (p) => {
       switch (p.kind) {
-        case "Identifier":
-          return false; // a wildcard or binding arm covers everything
         case "PropertyAccess":
-          if (p.object.kind !== "Identifier" || p.object.name !== enumName) return false;
-          covered.add(p.property);
-          return true;
+          return p.object.kind === "Identifier" && p.object.name === enumName ? p.property : null;
         case "MethodCall":
-          if (p.object.kind !== "Identifier" || p.object.name !== enumName) return false;
-          covered.add(p.method);
-          return true;
+          return p.object.kind === "Identifier" && p.object.name === enumName ? p.method : null;
         case "FunctionCall":
-          if (!variants.has(p.name)) return false;
-          covered.add(p.name);
-          return true;
+          return variants.has(p.name) ? p.name : null;
         case "StringLiteral":
         case "RawStringLiteral":
-          covered.add(p.value);
-          return true;
-        case "OrPattern":
-          return p.alternatives.every(cover);
+          return p.value;
         default:
-          return false;
+          return null; // a wildcard or binding arm (an Identifier) covers everything
       }
-    };
-    for (const arm of m.arms) if (!cover(arm.pattern)) return;
+    });
+    if (covered === null) return;
     const missing = decl.variants.filter((v) => !covered.has(v.name));
     if (missing.length === 0) return;
     this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
   }
+}
+
+/**
+ * The keys a match's arms name (`keyOf` of each pattern, through `|`
+ * alternatives), or null when some arm's pattern has no key (a wildcard, a
+ * binding, anything else): such an arm covers every remaining case, so the
+ * exhaustiveness checks have nothing to report.
+ */
+function armKeys(m: MatchExpr, keyOf: (p: Node) => string | null): Set<string> | null {
+  const keys = new Set<string>();
+  const cover = (p: Node): boolean => {
+    if (p.kind === "OrPattern") return p.alternatives.every(cover);
+    const key = keyOf(p);
+    if (key === null) return false;
+    keys.add(key);
+    return true;
+  };
+  return m.arms.every((arm) => cover(arm.pattern)) ? keys : null;
 }
 
 /** Two primitive types that are certainly different (int and float are
