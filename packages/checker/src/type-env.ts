@@ -20,23 +20,24 @@ export class TypeEnv {
   static of(items: readonly Node[]): TypeEnv {
     const env = new TypeEnv();
     const seen = new Map<string, number>();
+    const declared = (name: string) => seen.set(name, (seen.get(name) ?? 0) + 1);
     const visit = (n: Node): void => {
       switch (n.kind) {
         case "TypeDecl":
           env.aliases.set(n.name, n);
-          seen.set(n.name, (seen.get(n.name) ?? 0) + 1);
+          declared(n.name);
           return;
         case "StructDecl":
           env.structs.set(n.name, n);
-          seen.set(n.name, (seen.get(n.name) ?? 0) + 1);
+          declared(n.name);
           return;
         case "EnumDecl":
           env.enums.set(n.name, n);
-          seen.set(n.name, (seen.get(n.name) ?? 0) + 1);
+          declared(n.name);
           return;
         case "InterfaceDecl":
           env.interfaces.set(n.name, n);
-          seen.set(n.name, (seen.get(n.name) ?? 0) + 1);
+          declared(n.name);
           return;
         case "ImplBlock": {
           const list = env.impls.get(n.typeName) ?? [];
@@ -50,15 +51,7 @@ export class TypeEnv {
       forEachChild(n, visit);
     };
     for (const item of items) visit(item);
-    for (const [name, count] of seen) {
-      if (count > 1) {
-        env.ambiguous.add(name);
-        env.aliases.delete(name);
-        env.structs.delete(name);
-        env.enums.delete(name);
-        env.interfaces.delete(name);
-      }
-    }
+    for (const [name, count] of seen) if (count > 1) env.markAmbiguous(name);
     return env;
   }
 
