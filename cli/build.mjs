@@ -71,8 +71,8 @@ const lazyChildProcessInCommander = {
 //
 // esbuild splits only ES modules, and Node 20 cannot cache the compiled
 // code of ES modules, which made compiling them the largest part of
-// `harn run`'s start-up. So each chunk is then converted to a CommonJS-style
-// function body (imports become `require` calls, `import()` a promise of
+// `harn run`'s start-up. So each chunk is then converted to a plain
+// CommonJS module (imports become `require` calls, `import()` a promise of
 // one) and loaded by cli/boot/chunk-loader.ts, the entry `dist/harn.cjs`,
 // with a V8 code cache the build produces below.
 const chunksDir = join(here, "dist/chunks");
@@ -122,8 +122,13 @@ for (const f of cli.outputFiles) {
 // Which sources went into which chunk, and what each chunk imports
 // (cli/test/lazy-builtins.test.ts checks what `harn run` loads up front).
 writeAtomically(join(here, "dist/meta.json"), JSON.stringify(cli.metafile));
-const mainChunk = Object.entries(cli.metafile.outputs).find(([, o]) => o.entryPoint?.endsWith("cli/src/main.ts"))?.[0];
-if (!mainChunk) throw new Error("cli/build.mjs: no chunk for cli/src/main.ts in the metafile");
+/** The output chunk whose entry point is `source` (relative to the repository). */
+function chunkOf(source) {
+  const chunk = Object.entries(cli.metafile.outputs).find(([, o]) => o.entryPoint === source)?.[0];
+  if (!chunk) throw new Error(`cli/build.mjs: no chunk for ${source} in the metafile`);
+  return chunk;
+}
+const mainChunk = chunkOf("cli/src/main.ts");
 
 await bundle({
   ...NODE_ESM,
@@ -149,8 +154,7 @@ await bundle({
 // runtime of this very build and written beside the bundle, so that lint
 // does not load the evaluator and the stdlib (a third of its start-up) to
 // learn them. Without the file, lint creates a runtime as before.
-const hostChunk = Object.entries(cli.metafile.outputs).find(([, o]) => o.entryPoint === "cli/src/host.ts" || o.entryPoint?.endsWith("/cli/src/host.ts"))?.[0];
-if (!hostChunk) throw new Error("cli/build.mjs: no chunk for cli/src/host.ts in the metafile");
+const hostChunk = chunkOf("cli/src/host.ts");
 const dump = spawnSync(
   process.execPath,
   [

@@ -9,7 +9,7 @@
  * `module.enableCompileCache`), and compiling the ~800 KB that `harn run`
  * loads was the largest part of its start-up, more than resolving and
  * linking them. So cli/build.mjs converts the split bundle's chunks to
- * CommonJS-style function bodies, and this loader compiles each with
+ * plain CommonJS modules, and this loader compiles each with
  * `vm.Script` and the cached data the build produced for it (`NAME.cjs.v8`
  * beside `NAME.cjs`). A cache V8 rejects (another Node version, other V8
  * flags) or a missing one only costs the compile it would have saved.
@@ -31,9 +31,8 @@ import type { Script as ScriptType } from "node:vm";
 // and so loads `fs/promises` and the stream modules that a script which
 // never opens a stream does not need (~10 ms).
 const { existsSync, readFileSync, renameSync, writeFileSync } = process.getBuiltinModule("node:fs");
-const { createRequire } = process.getBuiltinModule("node:module");
+const { createRequire, wrap } = process.getBuiltinModule("node:module");
 const { basename, dirname, join } = process.getBuiltinModule("node:path");
-const { pathToFileURL } = process.getBuiltinModule("node:url");
 const { Script } = process.getBuiltinModule("node:vm");
 
 /** The main chunk's path relative to this file, set by cli/build.mjs. */
@@ -49,10 +48,6 @@ interface Chunk {
   readonly cache: "accepted" | "rejected" | "none";
 }
 
-/** The parameters of every chunk body (see `toFunctionBody` in cli/build.mjs). */
-const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname, __harnUrl) {";
-const WRAPPER_TAIL = "\n})";
-
 class ChunkLoader {
   private readonly chunks = new Map<string, Chunk>();
   /** Node's own `require`, for built-in modules (every dependency is bundled). */
@@ -65,7 +60,8 @@ class ChunkLoader {
     if (known) return known.module.exports;
     const source = readSource(file, this.chunks.size === 0);
     const cachedData = this.mode === "use" || this.mode === "report" ? readIfPresent(`${file}.v8`) : undefined;
-    const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: file, cachedData });
+    // Chunks are plain CommonJS (cli/build.mjs): Node's own module wrapper.
+    const script = new Script(wrap(source), { filename: file, cachedData });
     const cache = cachedData === undefined ? "none" : script.cachedDataRejected ? "rejected" : "accepted";
     const module = { exports: {} };
     // Registered before running, as Node does, so that a cycle between
@@ -74,7 +70,7 @@ class ChunkLoader {
     const dir = dirname(file);
     const requireFromChunk = (id: string): unknown => (id.startsWith(".") ? this.load(join(dir, id)) : this.nodeRequire(id));
     const body = script.runInThisContext() as (...args: unknown[]) => void;
-    body.call(module.exports, module.exports, requireFromChunk, module, file, dir, pathToFileURL(file).href);
+    body.call(module.exports, module.exports, requireFromChunk, module, file, dir);
     return module.exports;
   }
 
