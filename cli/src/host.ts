@@ -4,6 +4,7 @@
  * renders uncaught runtime errors (spec/cli.md §2.5).
  */
 import { existsSync, statSync } from "node:fs";
+import { deferredExtraCaCerts } from "./deferred-ca";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
@@ -33,10 +34,20 @@ export interface HostOptions {
   /** The `argv` global; null leaves it undefined. */
   argv: string[] | null;
   denied?: Iterable<string>;
+  /** A CA bundle for the TLS clients to trust on top of Node's store;
+   * defaults to the NODE_EXTRA_CA_CERTS that harn deferred (deferred-ca.ts). */
+  extraCaCertsFile?: string | null;
 }
 
 export function createRuntime(opts: HostOptions): Runtime {
-  const rt = new Runtime({ stdout: opts.stdout, stderr: opts.stderr, cwd: opts.cwd, env: opts.env, argv: opts.argv });
+  const rt = new Runtime({
+    stdout: opts.stdout,
+    stderr: opts.stderr,
+    cwd: opts.cwd,
+    env: opts.env,
+    argv: opts.argv,
+    extraCaCertsFile: opts.extraCaCertsFile === undefined ? deferredExtraCaCerts() : opts.extraCaCertsFile,
+  });
   if (opts.argv) rt.globals.set("argv", opts.argv);
   installStdlib(rt);
   for (const d of opts.denied ?? []) rt.denied.add(d);

@@ -5,6 +5,9 @@
  * the `harn FILE.harn` shorthand, and the plain `harn run FILE` and
  * `harn check TARGET...` that start without the program.
  */
+// First: puts back the NODE_EXTRA_CA_CERTS that cli/bin deferred, before
+// any other module can read the environment.
+import "./deferred-ca";
 import { plainCheck, plainRun } from "./plain-run";
 import { runCommand } from "./run-script";
 

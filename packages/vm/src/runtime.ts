@@ -124,6 +124,11 @@ export interface RuntimeOptions {
   env: Record<string, string | undefined>;
   /** The `argv` global; `null` leaves it undefined (conformance harness). */
   argv?: string[] | null;
+  /** A PEM file of CA certificates that the stdlib's TLS clients trust on
+   * top of Node's default store: NODE_EXTRA_CA_CERTS when the CLI deferred
+   * it instead of letting Node parse it at start-up (cli/bin/harn.cjs).
+   * Absent or null: nothing extra (Node's own store already has them). */
+  extraCaCertsFile?: string | null;
 }
 
 /** A cleanup step run when the runtime shuts down (LIFO). */
@@ -161,6 +166,8 @@ export class Runtime {
   readonly stderr: OutputSink;
   readonly cwd: string;
   readonly env: Record<string, string | undefined>;
+  /** See `RuntimeOptions.extraCaCertsFile`. */
+  readonly extraCaCertsFile: string | null;
   private readonly slots = new Map<RuntimeSlot<unknown>, unknown>();
   private readonly disposers: Disposer[] = [];
   private readonly exitHooks: Disposer[] = [];
@@ -170,6 +177,7 @@ export class Runtime {
     this.stderr = options.stderr;
     this.cwd = options.cwd;
     this.env = options.env;
+    this.extraCaCertsFile = options.extraCaCertsFile ?? null;
     if (options.argv) this.globals.set("argv", options.argv);
   }
 

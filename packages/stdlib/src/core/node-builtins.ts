@@ -18,6 +18,7 @@ import type * as ChildProcess from "node:child_process";
 import type * as Crypto from "node:crypto";
 import { createRequire } from "node:module";
 import type * as Os from "node:os";
+import type * as Tls from "node:tls";
 import type * as WorkerThreads from "node:worker_threads";
 import type * as Zlib from "node:zlib";
 
@@ -30,5 +31,6 @@ function builtin<T>(id: string): T {
 export const nodeCrypto = (): typeof Crypto => builtin("node:crypto");
 export const nodeChildProcess = (): typeof ChildProcess => builtin("node:child_process");
 export const nodeOs = (): typeof Os => builtin("node:os");
+export const nodeTls = (): typeof Tls => builtin("node:tls");
 export const nodeWorkerThreads = (): typeof WorkerThreads => builtin("node:worker_threads");
 export const nodeZlib = (): typeof Zlib => builtin("node:zlib");

@@ -11,7 +11,7 @@ import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type 
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
 import { buildRequest, optionsArg } from "./request";
-import { open, TransportError } from "./transport";
+import { extraCaDispatcher, open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
 
 type Message = HDict;
@@ -216,12 +216,13 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
 }
 
 async function connectWebSocket(ctx: CallContext, s: TransportState, id: string, url: string, options: HDict | null): Promise<Value> {
-  const { WebSocket } = await import("undici");
+  const { WebSocket } = await undici(ctx.runtime);
   const headers: Record<string, string> = {};
   const h = options?.get("headers");
   if (h instanceof HDict) for (const k of h.keys()) headers[k] = str(h.get(k));
   const inbox = new Inbox();
-  const ws = new WebSocket(url, { headers } as unknown as string[]);
+  const dispatcher = /^wss:/i.test(url) ? await extraCaDispatcher(ctx.runtime) : undefined;
+  const ws = new WebSocket(url, { headers, ...(dispatcher && { dispatcher }) } as unknown as string[]);
   ws.binaryType = "arraybuffer";
   await new Promise<void>((resolve, reject) => {
     const onAbort = () => {

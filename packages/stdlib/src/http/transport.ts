@@ -8,6 +8,7 @@
  */
 import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import type { Dispatcher } from "undici";
+import { extraCaConnectOptions } from "../tls/extra-ca";
 import type { RequestSpec } from "./request";
 
 export interface RawResponse {
@@ -41,10 +42,30 @@ const poolSlot = new RuntimeSlot<Pools>("http.pools", (rt) => {
   return pools;
 });
 
-function undici(rt: Runtime): Promise<Undici> {
+/** The undici package, loaded once per runtime. */
+export function undici(rt: Runtime): Promise<Undici> {
   const pools = rt.slot(poolSlot);
-  if (!pools.undici) pools.undici = import("undici");
+  // undici is CommonJS: Node's `import()` gives its exports as named
+  // exports, but in the CLI's split bundle (cli/build.mjs) the chunk holding
+  // it exports them only as `default`.
+  if (!pools.undici) pools.undici = import("undici").then((m) => ("Agent" in m ? m : (m as unknown as { default: Undici }).default));
   return pools.undici;
+}
+
+/**
+ * A connection pool trusting the deferred CA bundle (tls/extra-ca.ts), for
+ * the clients that otherwise use Node's default one (WebSockets, the LLM
+ * providers' `fetch`); undefined when nothing was deferred, and then those
+ * clients change nothing. Closed at shutdown with the runtime's other pools.
+ */
+export async function extraCaDispatcher(rt: Runtime): Promise<Dispatcher | undefined> {
+  const tls = extraCaConnectOptions(rt);
+  if (!tls) return undefined;
+  const u = await undici(rt);
+  const pools = rt.slot(poolSlot);
+  let d = pools.agents.get("extra-ca");
+  if (!d) pools.agents.set("extra-ca", (d = new u.Agent({ connect: tls })));
+  return d;
 }
 
 async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promise<Dispatcher> {
@@ -57,16 +78,25 @@ async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promi
     const connect = spec.connectTimeoutMs !== null ? { timeout: spec.connectTimeoutMs } : undefined;
     const timeouts =
       spec.readTimeoutMs !== null ? { headersTimeout: spec.readTimeoutMs, bodyTimeout: spec.readTimeoutMs } : { headersTimeout: 0, bodyTimeout: 0 };
+    // The deferred CA bundle, for whichever hop speaks TLS (undefined, and
+    // no context built, when nothing was deferred or nothing is TLS).
+    const tlsFor = (url: string | URL) => (new URL(url).protocol === "https:" ? extraCaConnectOptions(rt) : undefined);
     if (proxy && target.protocol === "http:") {
-      d = forwardingProxy(u, proxy.url, proxyToken(proxy), connect, timeouts);
+      d = forwardingProxy(u, proxy.url, proxyToken(proxy), withTls(connect, tlsFor(proxy.url)), timeouts);
     } else if (proxy) {
-      d = new u.ProxyAgent({ uri: proxy.url, token: proxyToken(proxy), connect, ...timeouts });
+      const requestTls = tlsFor(target);
+      const proxyTls = tlsFor(proxy.url);
+      d = new u.ProxyAgent({ uri: proxy.url, token: proxyToken(proxy), connect, ...timeouts, ...(requestTls && { requestTls }), ...(proxyTls && { proxyTls }) });
     } else {
-      d = new u.Agent({ connect, ...timeouts });
+      d = new u.Agent({ connect: withTls(connect, tlsFor(target)), ...timeouts });
     }
     pools.agents.set(key, d);
   }
   return d;
+}
+
+function withTls(connect: { timeout: number } | undefined, tls: object | undefined): object | undefined {
+  return tls ? { ...connect, ...tls } : connect;
 }
 
 function proxyToken(proxy: NonNullable<RequestSpec["proxy"]>): string | undefined {

@@ -4,7 +4,8 @@
  * `llm_call` / `agent_loop` builtins convert to and from Harn values.
  */
 
-import { RuntimeSlot } from "@harn/vm";
+import { RuntimeSlot, type Runtime } from "@harn/vm";
+import { extraCaDispatcher } from "../http/transport";
 import { LlmClient } from "./client";
 
 export type {
@@ -47,7 +48,23 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
   (rt) =>
     new LlmClient({
       env: rt.env,
+      fetch: fetchTrustingExtraCa(rt),
       onImplicitMock: () =>
         rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
     }),
 );
+
+/**
+ * Node's `fetch`, with https requests going through a pool that trusts the
+ * CA bundle harn deferred (tls/extra-ca.ts); undefined (plain `fetch`)
+ * when nothing was deferred.
+ */
+function fetchTrustingExtraCa(rt: Runtime): typeof fetch | undefined {
+  if (rt.extraCaCertsFile === null) return undefined;
+  return async (input, init) => {
+    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
+    const dispatcher = url.protocol === "https:" ? await extraCaDispatcher(rt) : undefined;
+    // `dispatcher` is undici's extension of RequestInit, which Node's fetch honours.
+    return fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
+  };
+}
