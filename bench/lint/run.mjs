@@ -122,8 +122,9 @@ try {
   // shared with other work the wall clock alone says little
   const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
   const once = (threads) => {
-    const cmd = gnuTime ?? process.execPath;
-    const args = gnuTime ? ["-f", "%U %S", process.execPath, harnBin, "lint", work] : [harnBin, "lint", work];
+    // the installed command, through its shebang (cli/bin/harn.cjs)
+    const cmd = gnuTime ?? harnBin;
+    const args = gnuTime ? ["-f", "%U %S", harnBin, "lint", work] : ["lint", work];
     const env = { ...process.env };
     if (threads) env.HARN_LINT_THREADS = String(threads);
     else delete env.HARN_LINT_THREADS;

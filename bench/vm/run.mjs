@@ -31,7 +31,8 @@ const wall = args.includes("--wall");
 const filter = opt("--filter", "");
 
 const runtimes = {
-  harn: (base) => [process.execPath, [harn, "run", base + ".harn"]],
+  // the installed command, through its shebang (cli/bin/harn.cjs)
+  harn: (base) => [harn, ["run", base + ".harn"]],
   python: (base) => ["python3", [base + ".py"]],
   node: (base) => [process.execPath, [base + ".js"]],
 };
