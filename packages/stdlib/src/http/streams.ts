@@ -11,10 +11,13 @@ import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type 
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
 import { buildRequest, optionsArg } from "./request";
-import { extraCaDispatcher, open, TransportError, undici } from "./transport";
+import { open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
+import { extraCaConnectOptions } from "../tls/extra-ca";
+import type { Socket } from "node:net";
 
 type Message = HDict;
+type Undici = Awaited<ReturnType<typeof undici>>;
 
 /** A queue of messages with waiters, closed once the source ends. */
 class Inbox {
@@ -103,6 +106,16 @@ const transportSlot = new RuntimeSlot<TransportState>("http.transports", (rt) =>
 });
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a closing WebSocket waits for the server's close frame before
+ * its socket is dropped. The client sends its close frame and the server
+ * should answer at once; one that never does would otherwise hold the
+ * socket open, and with it the process, forever (after `websocket_close`
+ * or at the end of the script). RFC 6455 §7.1.1 lets the client drop the
+ * connection after a reasonable wait.
+ */
+const WS_CLOSE_GRACE_MS = 1_000;
 
 function str(v: Value): string {
   return typeof v === "string" ? v : display(v);
@@ -221,12 +234,27 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
   const h = options?.get("headers");
   if (h instanceof HDict) for (const k of h.keys()) headers[k] = str(h.get(k));
   const inbox = new Inbox();
-  const dispatcher = /^wss:/i.test(url) ? await extraCaDispatcher(ctx.runtime) : undefined;
-  const ws = new WebSocket(url, { headers, ...(dispatcher && { dispatcher }) } as unknown as string[]);
+  // A connection pool of its own, which keeps the socket it opens: undici's
+  // WebSocket does not expose it, and a close the server never answers is
+  // ended by destroying it (closeWebSocket).
+  const { Agent, buildConnector } = await undici(ctx.runtime);
+  const sockets = new Set<Socket>();
+  const connector = buildConnector({ ...(/^wss:/i.test(url) && extraCaConnectOptions(ctx.runtime)) });
+  const dispatcher = new Agent({
+    connect: (opts, cb) =>
+      connector(opts, (err, socket) => {
+        if (socket) {
+          sockets.add(socket);
+          socket.once("close", () => sockets.delete(socket));
+        }
+        (cb as (e: Error | null, s: Socket | null) => void)(err, socket);
+      }),
+  });
+  const ws = new WebSocket(url, { headers, dispatcher } as unknown as string[]);
   ws.binaryType = "arraybuffer";
   await new Promise<void>((resolve, reject) => {
     const onAbort = () => {
-      ws.close();
+      closeWebSocket(ws, sockets, dispatcher);
       reject(ctx.signal.reason);
     };
     ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -236,6 +264,7 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
     });
     ws.addEventListener("error", () => {
       ctx.signal.removeEventListener("abort", onAbort);
+      void dispatcher.destroy().catch(() => undefined);
       reject(HarnError.thrown(`websocket_connect: failed to connect to ${url}`));
     });
   });
@@ -255,9 +284,27 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
     mocked: false,
     echo: false,
     send: (data) => ws.send(data),
-    close: () => ws.close(),
+    close: () => closeWebSocket(ws, sockets, dispatcher),
   });
   return id;
+}
+
+/** Starts the closing handshake and drops the connection if the server has
+ * not finished it within WS_CLOSE_GRACE_MS. */
+function closeWebSocket(ws: InstanceType<Undici["WebSocket"]>, sockets: Set<Socket>, dispatcher: { destroy(): Promise<void> }): void {
+  if (ws.readyState === ws.CLOSED) {
+    void dispatcher.destroy().catch(() => undefined);
+    return;
+  }
+  ws.close();
+  const drop = setTimeout(() => {
+    for (const socket of sockets) socket.destroy();
+  }, WS_CLOSE_GRACE_MS);
+  drop.unref(); // the open socket keeps the process alive until then anyway
+  ws.addEventListener("close", () => {
+    clearTimeout(drop);
+    void dispatcher.destroy().catch(() => undefined);
+  });
 }
 
 export function installStreams(rt: Runtime): void {
