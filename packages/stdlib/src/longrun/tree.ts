@@ -25,12 +25,49 @@
  * `readdirSync`, and a Worker listing batches of 2,000 entries was no faster
  * either. The kernel side scales poorly here: two `find`s over the two
  * halves of the tree, in parallel, take 60-100% of the time of one over
- * the whole (it varies from run to run). A worker thread that takes whole
- * subtrees from the back while the main thread crawls from the front
- * (git branch `shared-crawl`) gave glob 160 against 165 ms and walk_dir
- * 220 against 247 ms (in process, medians of 7): the main thread's
- * listings slow down about twice while the worker lists, so a second
- * thread buys ~10% for ~30-50 ms of CPU to start it. Not merged.
+ * the whole (it varies from run to run).
+ *
+ * Why there is no second thread for big synchronous crawls (yet): it wins
+ * ~10% here, short of the 15% on both glob and walk_dir that would pay for
+ * its code and its CPU (~40 ms per worker boot). Two designs were measured on
+ * the 2-core bench machine, in process (the call alone, one crawl per
+ * fresh process), medians of 7-15 runs interleaved with this crawler, load
+ * 0.9-1.4 (another engineer building and testing alongside):
+ * - git branch `shared-crawl`: a worker takes whole root children from the
+ *   back while the main thread crawls from the front; glob 160 vs 165 ms,
+ *   walk_dir 220 vs 247 ms.
+ * - git branch `parcrawl-helper` (crawl_helper.ts, with tests that compare
+ *   it entry for entry with this crawler, cancel it and kill its worker):
+ *   the main thread offers the worker subtrees from the bottom of its
+ *   stack; who lists an offered subtree is one compare-and-swap on a shared
+ *   Int32Array, so the main thread takes back what the worker has not
+ *   started and never waits for it (it waited 0 times in the traces); the
+ *   worker answers in NUL-joined chunks read with `receiveMessageOnPort`
+ *   (no yielding to get them); the helper starts ~1 ms into a crawl whose
+ *   first root-to-leaf path predicts >= 4,000 directories (Knuth's
+ *   estimate; a 5,000-file tree never starts one) and is niced from its
+ *   boot on. Best variant: glob 195 -> 158 ms (-19%), walk_dir 236 -> 218
+ *   ms (-8%); other batches -7..-13% and -8..-11%; `harn run` of the bench
+ *   scripts -13% and -11%; 200- and 5,000-file trees unchanged.
+ * Why ~10% and not the ~20% of a bare script listing the two halves of
+ * the root's children, one on the main thread and one in a Worker started
+ * first (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms, most of it Node
+ * compiling its internal modules in the new isolate) costs the main thread
+ * 2.5-4 ms outright (loading worker_threads, the constructor) and slows its
+ * listings during the boot and the worker's warm-up: 500 directories took
+ * 28-31 ms instead of 21-23, and 50-97 instead of 20-46 µs per directory
+ * between 30 and 100 ms; afterwards within ~15% of the sequential rate (a
+ * plain-Node replica: 5-15%). walk_dir also keeps the main thread busy
+ * emitting entries (~50 ms of its time is entry creation and GC), so the
+ * worker gets under half of the tree, and after the two meet the main
+ * thread emits the worker's part in order (9-48 ms) while the worker
+ * idles. Not the cause: message handling, unit size, yields, V8's GC
+ * threads (--single-threaded-gc, --v8-pool-size=1 and a larger worker
+ * young generation changed nothing measurable). A machine with idle cores
+ * would likely see more; a persistent helper on the Runtime would save the
+ * boot for a script's later crawls. Repeat: `git show
+ * parcrawl-helper:bench/fs/crawl_probe.ts` (bundle it per build with
+ * esbuild, run `node probe.mjs walk|glob ROOT` alternately per build).
  *
  * Cancellation is cooperative: the abort signal is checked whenever a
  * listing arrives (async) or between slices; an aborted crawl resolves to
