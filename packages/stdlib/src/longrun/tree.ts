@@ -46,9 +46,10 @@
  *   (no yielding to get them); the helper starts ~1 ms into a crawl whose
  *   first root-to-leaf path predicts >= 4,000 directories (Knuth's
  *   estimate; a 5,000-file tree never starts one) and is niced from its
- *   boot on. Best variant: glob 195 -> 158 ms (-19%), walk_dir 236 -> 218
- *   ms (-8%); other batches -7..-13% and -8..-11%; `harn run` of the bench
- *   scripts -13% and -11%; 200- and 5,000-file trees unchanged.
+ *   boot on. Three batches of 11-15 runs: glob 195-197 -> 158-165 ms
+ *   (-15..-19%), walk_dir 236-247 -> 210-224 ms (-8..-15%, median batch
+ *   -9.5%); unniced -3..-13% and +6..-11%; `harn run` of the bench scripts
+ *   -13% and -11%; 200- and 5,000-file trees within noise.
  * Why ~10% and not the ~20% of a bare script listing the two halves of
  * the root's children, one on the main thread and one in a Worker started
  * first (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms, most of it Node
