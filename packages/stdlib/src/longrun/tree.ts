@@ -32,7 +32,7 @@
  * its code and its CPU (~40 ms per worker boot). Two designs were measured on
  * the 2-core bench machine, in process (the call alone, one crawl per
  * fresh process), medians of 7-15 runs interleaved with this crawler, load
- * 0.9-1.4 (another engineer building and testing alongside):
+ * 0.9-1.8 (another engineer building and testing alongside):
  * - git branch `shared-crawl`: a worker takes whole root children from the
  *   back while the main thread crawls from the front; glob 160 vs 165 ms,
  *   walk_dir 220 vs 247 ms.
@@ -52,9 +52,9 @@
  *   -13% and -11%; 200- and 5,000-file trees within noise.
  * Why ~10% and not the ~20% of a bare script listing the two halves of
  * the root's children, one on the main thread and one in a Worker started
- * first (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms, most of it Node
- * compiling its internal modules in the new isolate) costs the main thread
- * 2.5-4 ms outright (loading worker_threads, the constructor) and slows its
+ * first (96-126 vs 113-148 ms for the whole tree): the worker's boot
+ * (25-70 ms, most of it Node compiling its internal modules in the new
+ * isolate) costs the main thread 2.5-4 ms outright (loading worker_threads, the constructor) and slows its
  * listings during the boot and the worker's warm-up: 500 directories took
  * 28-31 ms instead of 21-23, and 50-97 instead of 20-46 µs per directory
  * between 30 and 100 ms; afterwards within ~15% of the sequential rate (a
@@ -68,9 +68,8 @@
  * answers as they arrive, into segments spliced in order afterwards (so
  * there is no emission tail), measured worse: walk_dir 263 vs 198 ms, glob
  * 193 vs 170 ms (the worker, niced and sharing the machine, was the slower
- * side). A machine with idle cores
- * would likely see more; a persistent helper on the Runtime would save the
- * boot for a script's later crawls. Repeat: `git show
+ * side). A machine with idle cores would likely see more; a persistent
+ * helper on the Runtime would save the boot for a script's later crawls. Repeat: `git show
  * parcrawl-helper:bench/fs/crawl_probe.ts` (bundle it per build with
  * esbuild, run `node probe.mjs walk|glob ROOT` alternately per build).
  *
