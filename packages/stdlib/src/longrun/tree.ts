@@ -50,26 +50,26 @@
  *   (-15..-19%), walk_dir 236-247 -> 210-224 ms (-8..-15%, median batch
  *   -9.5%); unniced -3..-13% and +6..-11%; `harn run` of the bench scripts
  *   -13% and -11%; 200- and 5,000-file trees within noise.
- * Why ~10% and not the ~20% of a bare script listing the two halves of
- * the root's children, one on the main thread and one in a Worker started
- * first (96-126 vs 113-148 ms for the whole tree): the worker's boot
- * (25-70 ms, most of it Node compiling its internal modules in the new
- * isolate) costs the main thread 2.5-4 ms outright (loading worker_threads, the constructor) and slows its
- * listings during the boot and the worker's warm-up: 500 directories took
- * 28-31 ms instead of 21-23, and 50-97 instead of 20-46 µs per directory
- * between 30 and 100 ms; afterwards within ~15% of the sequential rate (a
- * plain-Node replica: 5-15%). walk_dir also keeps the main thread busy
- * emitting entries (~50 ms of its time is entry creation and GC), so the
- * worker gets under half of the tree, and after the two meet the main
- * thread emits the worker's part in order (9-48 ms) while the worker
- * idles. Not the cause: message handling, unit size, yields, V8's GC
- * threads (--single-threaded-gc, --v8-pool-size=1 and a larger worker
- * young generation changed nothing measurable). Visiting the worker's
- * answers as they arrive, into segments spliced in order afterwards (so
- * there is no emission tail), measured worse: walk_dir 263 vs 198 ms, glob
- * 193 vs 170 ms (the worker, niced and sharing the machine, was the slower
- * side). A machine with idle cores would likely see more; a persistent
- * helper on the Runtime would save the boot for a script's later crawls. Repeat: `git show
+ * Why ~10% and not the ~20% of a bare script listing the two halves of the
+ * root's children, one on the main thread and one in a Worker started first
+ * (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms,
+ * most of it Node compiling its internal modules in the new isolate) costs
+ * the main thread 2.5-4 ms outright (loading worker_threads, the
+ * constructor) and slows its listings during the boot and the worker's
+ * warm-up: 500 directories took 28-31 ms instead of 21-23, and 50-97 instead
+ * of 20-46 µs per directory between 30 and 100 ms; afterwards within ~15% of
+ * the sequential rate (a plain-Node replica: 5-15%). walk_dir also keeps the
+ * main thread busy emitting entries (~50 ms of its time is entry creation
+ * and GC), so the worker gets under half of the tree, and after the two meet
+ * the main thread emits the worker's part in order (9-48 ms) while the
+ * worker idles. Not the cause: message handling, unit size, yields, V8's GC
+ * threads (--single-threaded-gc, --v8-pool-size=1 and a larger worker young
+ * generation changed nothing measurable). Visiting the worker's answers as
+ * they arrive, into segments spliced in order afterwards (so there is no
+ * emission tail), measured worse: walk_dir 263 vs 198 ms, glob 193 vs 170 ms
+ * (the worker, niced and sharing the machine, was the slower side). A
+ * machine with idle cores would likely see more; a persistent helper on the
+ * Runtime would save the boot for a script's later crawls. Repeat: `git show
  * parcrawl-helper:bench/fs/crawl_probe.ts` (bundle it per build with
  * esbuild, run `node probe.mjs walk|glob ROOT` alternately per build).
  *
