@@ -23,9 +23,10 @@
  * round trip costs ~40 µs of CPU (thread wake-ups) against ~15 µs of kernel
  * work per listing, so a single listing in flight is 3× slower than
  * `readdirSync`, and a Worker listing batches of 2,000 entries was no faster
- * either. The kernel side scales poorly here: two `find`s over the two
- * halves of the tree, in parallel, take 60-100% of the time of one over
- * the whole (it varies from run to run).
+ * either. The kernel side does scale to the second core: `fd -j2` lists the
+ * bench tree in 90-125 ms against 132-193 ms for `fd -j1` (medians of 9,
+ * 2026-11-22); that second core is what `fd` has over this crawler, which
+ * is at par with single-threaded tools (`find` 142-162 ms).
  *
  * Why there is no second thread for big synchronous crawls (yet): it wins
  * ~10% here, short of the 15% on both glob and walk_dir that would pay for
@@ -49,7 +50,10 @@
  *   boot on. Three batches of 11-15 runs: glob 195-197 -> 158-165 ms
  *   (-15..-19%), walk_dir 236-247 -> 210-224 ms (-8..-15%, median batch
  *   -9.5%); unniced -3..-13% and +6..-11%; `harn run` of the bench scripts
- *   -13% and -11%; 200- and 5,000-file trees within noise.
+ *   -13% and -11%; 200- and 5,000-file trees within noise. Whole `harn run`
+ *   on an idle machine, 15 rounds alternating the two builds with `fd`
+ *   and `find`: glob 226 -> 209 ms (fd 96), walk_dir 288 -> 267 ms
+ *   (find 155): -7% each, and glob still 2.2x `fd`.
  * Why ~10% and not the ~20% of a bare script listing the two halves of the
  * root's children, one on the main thread and one in a Worker started first
  * (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms,
