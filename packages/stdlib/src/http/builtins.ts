@@ -11,7 +11,7 @@ import { resolvePath } from "../core/paths";
 import { execute, responseDict, type Response } from "./client";
 import { clearMocks, mockArgs, mockCalls, mockSlot, registerMock, takeMock } from "./mocks";
 import { buildRequest, mergeOptions, optionsArg, type RequestSpec } from "./request";
-import { open, TransportError } from "./transport";
+import { open, TransportError, type BodyReader } from "./transport";
 import { installStreams } from "./streams";
 import { installCookies } from "./cookies";
 import { checkEgress, installEgress } from "./egress";
@@ -21,7 +21,7 @@ interface Stream {
   status: number;
   headers: HDict;
   pending: Uint8Array;
-  reader: ReadableStreamDefaultReader<Uint8Array> | null;
+  reader: BodyReader | null;
   close: () => void;
 }
 
@@ -180,16 +180,21 @@ export function installHttp(rt: Runtime): void {
     if (!s.reader) return null;
     const reader = s.reader;
     const pull = async (): Promise<Value> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          s.reader = null;
-          return null;
+      try {
+        for (;;) {
+          const value = await untilAborted(reader.read(), ctx.signal);
+          if (value === null) {
+            s.reader = null;
+            return null;
+          }
+          if (value.length > 0) {
+            s.pending = value;
+            return take();
+          }
         }
-        if (value.length > 0) {
-          s.pending = value;
-          return take();
-        }
+      } catch (e) {
+        if (e instanceof TransportError) throw HarnError.thrown(`http: request failed: ${e.detail}`);
+        throw e;
       }
     };
     return pull();
@@ -208,6 +213,23 @@ export function installHttp(rt: Runtime): void {
     s.close();
     h.streams.delete(id);
     return true;
+  });
+}
+
+/**
+ * `p`, or the abort reason once `signal` fires first: the task reading a
+ * stream may be cancelled (Ctrl-C, `cancel`) while another task opened it,
+ * and a read must not outlive its task.
+ */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
   });
 }
 

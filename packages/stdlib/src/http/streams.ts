@@ -189,8 +189,9 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
   const spec = buildRequest("sse_connect", method, url, null, options);
   const hasAccept = spec.headers.some(([k]) => k.toLowerCase() === "accept");
   if (!hasAccept) spec.headers.push(["Accept", "text/event-stream"]);
-  spec.totalTimeoutMs = 0;
-  return open(ctx, spec, false).then(
+  // The timeout bounds the wait for the response headers only: an event
+  // stream is meant to stay open, and `sse_receive` has its own timeout.
+  return open(ctx, spec, false, "headers").then(
     (o) => {
       const inbox = new Inbox();
       inbox.push(HDict.of({ type: "open", status: o.status }));
@@ -209,8 +210,8 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
           return;
         }
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
+          const value = await reader.read();
+          if (value === null) break;
           parser.feed(decoder.decode(value, { stream: true }));
         }
       };

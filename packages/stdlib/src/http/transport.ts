@@ -154,17 +154,34 @@ export interface OpenResponse {
   status: number;
   headers: HDict;
   /** The whole body (`readAll`) or a reader over it. */
-  body: Uint8Array | ReadableStreamDefaultReader<Uint8Array>;
+  body: Uint8Array | BodyReader;
   /** Abort the exchange (streams). */
   close(): void;
 }
 
 /**
- * Start an exchange. With `readAll` the total timeout covers the body too;
- * otherwise it ends once the headers arrived and the caller reads `body`
- * (a stream) at its own pace, cancellation still aborting it.
+ * The body of a streamed exchange, chunk by chunk; null once it ended.
+ * Failures reject with a `TransportError` (a peer that closed mid-body, the
+ * timeout), or with the task's abort reason when the task that opened the
+ * exchange was cancelled: never with undici's own errors, which would reach
+ * the user as an internal error.
  */
-export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean): Promise<OpenResponse> {
+export interface BodyReader {
+  read(): Promise<Uint8Array | null>;
+}
+
+/** How long the total timeout runs for a streamed exchange. */
+export type StreamTimeout = "body" | "headers";
+
+/**
+ * Start an exchange. With `readAll` the total timeout covers the body too.
+ * Otherwise the caller reads `body` at its own pace, cancellation still
+ * aborting it, and the total timeout runs until the body ended (`"body"`,
+ * as reqwest's `timeout` does for `http_stream_*`, so a peer that stalls
+ * mid-body cannot block a read forever) or only until the headers arrived
+ * (`"headers"`, for event streams that are meant to stay open).
+ */
+export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean, streamTimeout: StreamTimeout = "body"): Promise<OpenResponse> {
   const rt = ctx.runtime;
   const u = await undici(rt);
   const abort = new AbortController();
@@ -200,17 +217,39 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
       }
       const headers = new Map<string, Value>();
       res.headers.forEach((v, k) => headers.set(k.toLowerCase(), v));
+      const finish = () => {
+        if (timer) clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onCancel);
+      };
       const close = () => {
         abort.abort();
-        ctx.signal.removeEventListener("abort", onCancel);
+        finish();
       };
       if (readAll) {
         const bytes = new Uint8Array(await res.arrayBuffer());
         return { status: res.status, headers: new HDict(headers), body: bytes, close };
       }
       streaming = true;
-      const reader = res.body ? res.body.getReader() : new ReadableStream<Uint8Array>({ start: (c) => c.close() }).getReader();
-      return { status: res.status, headers: new HDict(headers), body: reader, close };
+      if (timer && streamTimeout === "headers") clearTimeout(timer);
+      const reader = res.body ? res.body.getReader() : null;
+      const where = `error decoding response body for url (${safeHref(url)})`;
+      const read = async (): Promise<Uint8Array | null> => {
+        if (!reader) {
+          finish();
+          return null;
+        }
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) finish();
+          return chunk.done ? null : chunk.value;
+        } catch (e) {
+          finish();
+          if (ctx.signal.aborted) throw ctx.signal.reason;
+          if (timedOut) throw new TransportError(`${where}: operation timed out`, true);
+          throw describe(e, where);
+        }
+      };
+      return { status: res.status, headers: new HDict(headers), body: { read }, close };
     }
   } catch (e) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -219,8 +258,11 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
     if (timedOut) throw new TransportError(`${where}: operation timed out`, true);
     throw describe(e, where);
   } finally {
-    if (timer) clearTimeout(timer);
-    if (!streaming) ctx.signal.removeEventListener("abort", onCancel);
+    // a streamed body keeps both until it ends or is closed (`finish`)
+    if (!streaming) {
+      if (timer) clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onCancel);
+    }
   }
 }
 
