@@ -183,11 +183,17 @@ export type StreamTimeout = "body" | "headers";
  */
 export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean, streamTimeout: StreamTimeout = "body"): Promise<OpenResponse> {
   const rt = ctx.runtime;
-  const u = await undici(rt);
+  // Listen before the first await: a cancel that lands while undici loads
+  // would otherwise be missed, and the request would run to its timeout.
   const abort = new AbortController();
   let timedOut = false;
   const onCancel = () => abort.abort();
+  if (ctx.signal.aborted) throw ctx.signal.reason;
   ctx.signal.addEventListener("abort", onCancel, { once: true });
+  const u = await undici(rt).catch((e: unknown) => {
+    ctx.signal.removeEventListener("abort", onCancel);
+    throw e;
+  });
   const timer = spec.totalTimeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), spec.totalTimeoutMs) : null;
   let url = spec.url;
   let method = spec.method;
