@@ -7,18 +7,21 @@
 import { nodeCrypto } from "../core/node-builtins";
 import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
+import { JsonFloat } from "../core/json";
 import type { Json } from "../longrun/json";
 
 export type { Json };
 export type JsonObject = { [key: string]: Json };
 
 /** Harn value → JSON. Dict keys come out sorted (dicts are sorted maps);
- * values JSON cannot hold (closures, sets, …) become their display text. */
+ * values JSON cannot hold (closures, sets, …) become their display text.
+ * An integral float becomes a `JsonFloat`, so `fromJson` gives the float
+ * back (an `llm_mock` tool call's `{x: 2.0}` reaches the handler as `2.0`). */
 export function toJson(v: Value): Json {
   if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
   if (Array.isArray(v)) return v.map(toJson);
-  if (v instanceof HFloat) return v.v;
+  if (v instanceof HFloat) return Number.isInteger(v.v) ? new JsonFloat(v.v) : v.v;
   if (v instanceof HDict) {
     const o: JsonObject = {};
     for (const k of v.keys()) o[k] = toJson(v.get(k));
@@ -30,8 +33,9 @@ export function toJson(v: Value): Json {
 /** JSON → Harn value; integral numbers become ints. */
 export { jsonToValue as fromJson } from "../longrun/json";
 
+/** A JSON object (not a list, not a `JsonFloat`). */
 export function isObject(x: unknown): x is JsonObject {
-  return x !== null && typeof x === "object" && !Array.isArray(x);
+  return x !== null && typeof x === "object" && !Array.isArray(x) && !(x instanceof JsonFloat);
 }
 
 /** A UUID v7 (time-ordered), for anonymous session and transcript ids. */

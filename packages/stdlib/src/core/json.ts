@@ -38,10 +38,34 @@ const I64_MAX = 2n ** 63n - 1n;
 /** serde_json's nesting limit. */
 const MAX_DEPTH = 128;
 
+/**
+ * An integral float read from JSON text written as a float (`2.0`, `1e3`)
+ * in a plain JS JSON value (see `parseJsonKeepingFloats`). A plain number
+ * cannot carry the difference, and the reference keeps it (serde_json's
+ * `is_i64` is false for `2.0`). It extends `Number` so `JSON.stringify`
+ * writes it as a number (`2`: request bodies lose the `.0`, which providers
+ * do not care about) and arithmetic on it still works; `typeof` is
+ * "object", so code reading numbers out of such values must accept it
+ * (`jsonNumber`).
+ */
+export class JsonFloat extends Number {}
+
+/** The number a JSON value holds (a plain number or a `JsonFloat`), or
+ * undefined. */
+export function jsonNumber(x: unknown): number | undefined {
+  if (typeof x === "number") return x;
+  return x instanceof JsonFloat ? x.valueOf() : undefined;
+}
+
 class Parser {
   private i = 0;
   private depth = 0;
-  constructor(private readonly s: string) {}
+  /** `plain`: produce plain JS JSON values (objects, numbers, `JsonFloat`)
+   * instead of Harn values. */
+  constructor(
+    private readonly s: string,
+    private readonly plain = false,
+  ) {}
 
   private enter(): void {
     if (++this.depth > MAX_DEPTH) {
@@ -170,12 +194,13 @@ class Parser {
     }
     const text = s.slice(start, this.i);
     if (!isFloat) {
-      if (text.length < 16) return Number(text);
+      if (text.length < 16 || this.plain) return Number(text);
       const b = BigInt(text);
       if (b >= I64_MIN && b <= I64_MAX) return normBig(b);
     }
     const x = Number(text);
     if (!Number.isFinite(x)) this.fail("number out of range");
+    if (this.plain) return (Number.isInteger(x) ? new JsonFloat(x) : x) as unknown as Value;
     return float(x);
   }
 
@@ -293,6 +318,13 @@ class Parser {
   }
 
   private object(): HDict {
+    const m = this.entries();
+    // Object.fromEntries defines own properties, so a `__proto__` key stays
+    // data, as with JSON.parse.
+    return this.plain ? (Object.fromEntries(m) as unknown as HDict) : new HDict(m);
+  }
+
+  private entries(): Map<string, Value> {
     this.enter();
     this.i++;
     const m = new Map<string, Value>();
@@ -301,7 +333,7 @@ class Parser {
     if (this.s[this.i] === "}") {
       this.i++;
       this.depth--;
-      return new HDict(m);
+      return m;
     }
     for (;;) {
       if (this.i >= this.s.length) this.eof("an object");
@@ -321,7 +353,7 @@ class Parser {
       const c = this.s[this.i++];
       if (c === "}") {
         this.depth--;
-        return new HDict(m);
+        return m;
       }
       if (c !== ",") this.fail("expected `,` or `}`");
       this.ws();
@@ -337,6 +369,62 @@ class Parser {
  * callers choose the message), e.g. `expected value at line 1 column 1`. */
 export function parseJson(text: string): Value {
   return new Parser(text).parseDocument();
+}
+
+/** A digit followed by what only a float literal has after a digit. Text
+ * without one (most provider bodies' numbers: counts, indexes) cannot hold
+ * an integral float, so `JSON.parse` reads it exactly. */
+const MAYBE_FLOAT = /[0-9][.eE]/;
+
+/**
+ * JSON text → plain JS JSON value, like `JSON.parse`, except that integral
+ * numbers written as floats (`2.0`, `1e3`) come out as `JsonFloat`, so the
+ * agent layer can hand a model's `{"x": 2.0}` to a script as the float
+ * `2.0`, as the reference does. Object key order is the text's (as with
+ * `JSON.parse`). Throws `JsonError` with serde_json's texts on bad input.
+ */
+export function parseJsonKeepingFloats(text: string): unknown {
+  if (!MAYBE_FLOAT.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // parse again below for the serde_json-style message
+    }
+  }
+  return new Parser(text, true).parseDocument();
+}
+
+/**
+ * Plain JS JSON value → text, like `JSON.stringify` (compact, own key
+ * order), except that a `JsonFloat` is written as a float (`2.0`, `1e21`),
+ * as serde_json writes a float Value, so provider adapters that re-serialize
+ * a tool call's argument object into argument text keep what
+ * `parseJsonKeepingFloats` read. (From 1e16 to 1e21 serde switches to
+ * exponents earlier than we do; either text reads back as the same float.)
+ */
+export function stringifyJsonKeepingFloats(v: unknown): string {
+  let found = false;
+  const plain = JSON.stringify(v, (_k, x: unknown) => {
+    if (x instanceof JsonFloat) found = true;
+    return x;
+  });
+  return found ? writeKeepingFloats(v) : plain;
+}
+
+function writeKeepingFloats(v: unknown): string {
+  if (v instanceof JsonFloat) {
+    const t = String(v.valueOf()).replace("e+", "e");
+    return t.includes("e") ? t : `${t}.0`;
+  }
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === "function" ? "null" : writeKeepingFloats(x))).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const parts: string[] = [];
+    for (const [k, x] of Object.entries(v)) {
+      if (x !== undefined && typeof x !== "function") parts.push(`${JSON.stringify(k)}:${writeKeepingFloats(x)}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
 }
 
 /** Parse, failing with the thrown string `<prefix><detail>`. */

@@ -8,6 +8,7 @@
  * with a structured error.
  */
 
+import { JsonFloat, parseJsonKeepingFloats } from "../core/json";
 import type { LlmEvent, LlmResponse, LlmToolCall } from "./types";
 
 interface PendingCall {
@@ -113,12 +114,13 @@ function toToolCall(c: PendingCall): LlmToolCall {
 }
 
 /** Argument text to an arguments object: empty means no arguments; anything
- * that is not a JSON object is kept verbatim under `_raw`. */
+ * that is not a JSON object is kept verbatim under `_raw`. A float written
+ * `2.0` stays a float (`JsonFloat`), as in the reference. */
 export function parseArguments(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   try {
-    const v: unknown = JSON.parse(text);
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+    const v: unknown = parseJsonKeepingFloats(text);
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat)) return v as Record<string, unknown>;
   } catch {
     // fall through: the model produced broken JSON
   }

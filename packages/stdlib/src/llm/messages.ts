@@ -5,6 +5,7 @@
  * render their own wire format from it.
  */
 
+import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
 import type { LlmContentBlock, LlmMessage, LlmToolChoice, LlmToolDefinition } from "./types";
 
 export type Part =
@@ -112,14 +113,14 @@ export function partsText(parts: readonly Part[]): string {
 export function argumentsObject(args: unknown): Record<string, unknown> {
   if (typeof args === "string") {
     try {
-      const v: unknown = JSON.parse(args);
-      if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+      const v: unknown = parseJsonKeepingFloats(args);
+      if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat)) return v as Record<string, unknown>;
     } catch {
       // keep the model's text so nothing is lost
     }
     return { _raw: args };
   }
-  if (args && typeof args === "object" && !Array.isArray(args)) return args as Record<string, unknown>;
+  if (args && typeof args === "object" && !Array.isArray(args) && !(args instanceof JsonFloat)) return args as Record<string, unknown>;
   return {};
 }
 
@@ -130,7 +131,7 @@ export function argumentsString(args: unknown): string {
   const obj = argumentsObject(args);
   const keys = Object.keys(obj);
   if (keys.length === 1 && keys[0] === "_raw" && typeof obj._raw === "string") return obj._raw;
-  return JSON.stringify(obj);
+  return stringifyJsonKeepingFloats(obj);
 }
 
 export function toolSchema(t: LlmToolDefinition): Record<string, unknown> {

@@ -11,6 +11,7 @@
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { parseJsonKeepingFloats } from "../core/json";
 import { httpError, streamError, type ErrorTarget } from "./classify";
 import type { LlmError } from "./errors";
 
@@ -118,12 +119,13 @@ export class HttpExchange {
     if (tail !== "") yield tail;
   }
 
-  /** The whole body parsed as JSON (non-streaming transport). */
+  /** The whole body parsed as JSON (non-streaming transport); integral
+   * floats stay floats (`parseJsonKeepingFloats`: a tool call's `2.0`). */
   async json(res: Response): Promise<unknown> {
     let text = "";
     for await (const s of this.text(res)) text += s;
     try {
-      return JSON.parse(text);
+      return parseJsonKeepingFloats(text);
     } catch {
       throw this.fail("body", `response is not valid JSON: ${text.slice(0, 200)}`);
     }
@@ -230,10 +232,11 @@ function describe(e: unknown): string {
   return e.message;
 }
 
-/** Parse one JSON payload from a stream; a broken frame is a body error. */
+/** Parse one JSON payload from a stream (integral floats stay floats); a
+ * broken frame is a body error. */
 export function parseFrame(ex: HttpExchange, data: string): unknown {
   try {
-    return JSON.parse(data);
+    return parseJsonKeepingFloats(data);
   } catch {
     throw ex.fail("body", `malformed frame: ${data.slice(0, 200)}`);
   }

@@ -6,14 +6,18 @@
  */
 import { float, HDict, intFromNumber, type Value } from "@harn/vm";
 
-/** A JSON-shaped JS value as produced by the payload builders. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import { JsonFloat } from "../core/json";
+
+/** A JSON-shaped JS value as produced by the payload builders, or parsed by
+ * `parseJsonKeepingFloats` (which marks integral floats as `JsonFloat`). */
+export type Json = null | boolean | number | JsonFloat | string | Json[] | { [key: string]: Json };
 
 /**
  * JSON-shaped JS value → Harn value. Integral numbers become ints: every
  * number in a payload is an integer (ids, counts, durations, exit codes), and
- * `JSON.parse` cannot tell `1` from `1.0` anyway. The agent layer uses it
- * for transcripts and provider data too (agent/json.ts `fromJson`).
+ * `JSON.parse` cannot tell `1` from `1.0` anyway; a `JsonFloat` becomes a
+ * float. The agent layer uses it for transcripts and provider data too
+ * (agent/json.ts `fromJson`).
  */
 export function jsonToValue(x: unknown): Value {
   if (x === null || x === undefined) return null;
@@ -25,6 +29,7 @@ export function jsonToValue(x: unknown): Value {
       return Number.isInteger(x) ? intFromNumber(x) : float(x);
     case "object": {
       if (Array.isArray(x)) return listToValue(x);
+      if (x instanceof JsonFloat) return float(x.valueOf());
       return objectToValue(x as Record<string, unknown>);
     }
     default:
@@ -54,7 +59,7 @@ function listToValue(x: unknown[]): Value[] {
   let shape: RecordShape | null = null;
   for (let i = 0; i < x.length; i++) {
     const e = x[i];
-    if (typeof e !== "object" || e === null || Array.isArray(e)) {
+    if (typeof e !== "object" || e === null || Array.isArray(e) || e instanceof JsonFloat) {
       out[i] = jsonToValue(e);
       continue;
     }

@@ -4,6 +4,7 @@
  * and `agent_session_current_id` (§2.11).
  */
 import { display, HarnError, HBuiltinRef, HClosure, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { jsonNumber } from "../../core/json";
 import { longRunState } from "../../longrun/index";
 import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json";
 import { agentSessions } from "../sessions";
@@ -72,7 +73,10 @@ function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
  * and a wrong shape must be a clear error, not a crash inside the loop.
  */
 function progressFrom(x: JsonObject, builtin: string): LoopProgress {
-  const count = (v: Json | undefined) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
+  const count = (v: Json | undefined) => {
+    const n = jsonNumber(v);
+    return n !== undefined && Number.isInteger(n) && n >= 0 ? n : 0;
+  };
   const text = (v: Json | undefined) => (typeof v === "string" ? v : "");
   const names = (v: Json | undefined) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : []);
   const rawPending = x.pending ?? [];

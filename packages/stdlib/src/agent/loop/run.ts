@@ -14,6 +14,7 @@ import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
+import { parseJsonKeepingFloats } from "../../core/json";
 import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
 import { isTotalBudget } from "../llm/budget";
 import { callModel } from "../llm/call";
@@ -710,7 +711,7 @@ function pendingCall(call: ToolCall, initial: Value): PendingCall {
 
 function parseObject(text: string): JsonObject | null {
   try {
-    const v = JSON.parse(text) as Json;
+    const v = parseJsonKeepingFloats(text) as Json;
     return isObject(v) ? v : null;
   } catch {
     return null;

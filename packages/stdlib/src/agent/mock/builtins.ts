@@ -5,6 +5,7 @@
 import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
 import { fromJson, isObject, toJson, type JsonObject } from "../json";
 import { ERROR_CATEGORIES } from "../../core/assert";
+import { parseJsonKeepingFloats } from "../../core/json";
 import { mockState, type MockEntry, type MockError } from "./state";
 
 function optInt(d: HDict, key: string): number | undefined {
@@ -85,7 +86,7 @@ export function loadMockFixtures(rt: Runtime, jsonl: string): void {
     if (line.trim() === "") return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJsonKeepingFloats(line);
     } catch (e) {
       throw new Error(`line ${i + 1}: invalid JSON: ${(e as Error).message}`);
     }

@@ -9,6 +9,7 @@
  */
 import { cpArray, sleepMs } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
+import { stringifyJsonKeepingFloats } from "../../core/json";
 import { LlmSetupError } from "../../llm/errors";
 import type { LlmCompletedEvent, LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
 import { isObject, type Json, type JsonObject } from "../json";
@@ -70,7 +71,7 @@ export class MockProvider implements LlmProvider {
       const c = entry.toolCalls[i]!;
       const id = `mock_call_${i + 1}`;
       yield { kind: "tool_call_start", id, name: c.name };
-      yield { kind: "tool_call_delta", id, args_fragment: JSON.stringify(c.arguments) };
+      yield { kind: "tool_call_delta", id, args_fragment: stringifyJsonKeepingFloats(c.arguments) };
     }
     yield {
       kind: "completed",
@@ -120,7 +121,7 @@ function* defaultReply(request: LlmRequest): Iterable<LlmEvent> {
   if (tools.length > 0) {
     const tool = tools[0]!;
     yield { kind: "tool_call_start", id: "mock_call_1", name: tool.name };
-    yield { kind: "tool_call_delta", id: "mock_call_1", args_fragment: JSON.stringify(placeholderArgs(tool)) };
+    yield { kind: "tool_call_delta", id: "mock_call_1", args_fragment: stringifyJsonKeepingFloats(placeholderArgs(tool)) };
     yield { kind: "completed", input_tokens: inputTokens, output_tokens: 20, reasoning_tokens: 0, model: request.model };
     return;
   }

@@ -5,6 +5,7 @@
  * `{name, arguments}` body), `<assistant_prose>`, `<user_response>` and
  * `<done>…</done>` blocks; plus the visible-text sanitiser.
  */
+import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import type { Json, JsonObject } from "../json";
 import { isObject } from "../json";
 
@@ -41,7 +42,7 @@ export function parseJsonToolCalls(text: string): Json[] {
   const out: Json[] = [];
   for (const m of text.matchAll(TOOL_CALL_RE)) {
     try {
-      out.push(JSON.parse(m[1]!.trim()) as Json);
+      out.push(parseJsonKeepingFloats(m[1]!.trim()) as Json);
     } catch {
       // skipped, as in the reference
     }
@@ -51,7 +52,7 @@ export function parseJsonToolCalls(text: string): Json[] {
 
 function parseCallBody(body: string): TextToolCall {
   if (body.startsWith("{")) {
-    const v = JSON.parse(body) as Json;
+    const v = parseJsonKeepingFloats(body) as Json;
     if (!isObject(v) || typeof v.name !== "string") throw new Error("expected {name, arguments}");
     const args = v.arguments ?? v.args ?? {};
     return { name: v.name, arguments: isObject(args) ? args : {} };
@@ -113,7 +114,9 @@ class LiteralParser {
     if (m[0] === "true") return true;
     if (m[0] === "false") return false;
     if (m[0] === "null" || m[0] === "nil") return null;
-    return Number(m[0]);
+    const x = Number(m[0]);
+    // `2.0` stays a float, as in JSON bodies (parseJsonKeepingFloats)
+    return /[.eE]/.test(m[0]) && Number.isInteger(x) ? new JsonFloat(x) : x;
   }
 
   private object(): JsonObject {
@@ -215,7 +218,7 @@ export function visibleText(text: string): string {
  * `<tool_call>` block per call. */
 export function canonicalText(text: string, calls: readonly { name: string; arguments: unknown }[]): string {
   const parts = text === "" ? [] : [text];
-  for (const c of calls) parts.push(`<tool_call>\n${c.name}(${JSON.stringify(c.arguments ?? {})})\n</tool_call>`);
+  for (const c of calls) parts.push(`<tool_call>\n${c.name}(${stringifyJsonKeepingFloats(c.arguments ?? {})})\n</tool_call>`);
   return parts.join("\n");
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { argumentsObject, canonicalize, hasTools, partsText, setDefined, stopList, toolSchema, type Part } from "../messages";
+import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
 import { arr, HttpProvider, num, obj, str, type Json } from "./http";
@@ -87,7 +88,7 @@ export class AnthropicProvider extends HttpProvider {
             const id = str(block.id) ?? `toolu_${index}`;
             ids.set(index, id);
             const input = obj(block.input);
-            if (Object.keys(input).length > 0) startInput.set(index, JSON.stringify(input));
+            if (Object.keys(input).length > 0) startInput.set(index, stringifyJsonKeepingFloats(input));
             yield { kind: "tool_call_start", id, name: str(block.name) ?? "" };
           }
           break;
@@ -157,7 +158,7 @@ export class AnthropicProvider extends HttpProvider {
         const id = str(block.id) ?? `toolu_${index}`;
         yield { kind: "tool_call_start", id, name: str(block.name) ?? "" };
         const input = obj(block.input);
-        if (Object.keys(input).length > 0) yield { kind: "tool_call_delta", id, args_fragment: JSON.stringify(input) };
+        if (Object.keys(input).length > 0) yield { kind: "tool_call_delta", id, args_fragment: stringifyJsonKeepingFloats(input) };
       }
     }
     const usage = new Usage();
@@ -199,10 +200,10 @@ class Usage {
   private cacheWrite = 0;
 
   add(u: Json): void {
-    if (typeof u.input_tokens === "number") this.input = num(u.input_tokens);
-    if (typeof u.output_tokens === "number") this.output = num(u.output_tokens);
-    if (typeof u.cache_read_input_tokens === "number") this.cacheRead = num(u.cache_read_input_tokens);
-    if (typeof u.cache_creation_input_tokens === "number") this.cacheWrite = num(u.cache_creation_input_tokens);
+    if (jsonNumber(u.input_tokens) !== undefined) this.input = num(u.input_tokens);
+    if (jsonNumber(u.output_tokens) !== undefined) this.output = num(u.output_tokens);
+    if (jsonNumber(u.cache_read_input_tokens) !== undefined) this.cacheRead = num(u.cache_read_input_tokens);
+    if (jsonNumber(u.cache_creation_input_tokens) !== undefined) this.cacheWrite = num(u.cache_creation_input_tokens);
   }
 
   completed(): LlmEvent {

@@ -6,6 +6,7 @@
  * one accumulator gives identical results for both (spec §5.2).
  */
 
+import { JsonFloat, jsonNumber } from "../../core/json";
 import { DEFAULT_TIMEOUT_MS, HttpExchange } from "../transport";
 import type { LlmEvent, LlmProvider, LlmRequest } from "../types";
 
@@ -91,7 +92,7 @@ function isJsonDocument(res: Response): boolean {
 export type Json = Record<string, unknown>;
 
 export function obj(v: unknown): Json {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {};
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat) ? (v as Json) : {};
 }
 
 export function arr(v: unknown): unknown[] {
@@ -102,6 +103,8 @@ export function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+/** A count or index (a `10.0` in the body counts too), else 0. */
 export function num(v: unknown): number {
-  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+  const n = jsonNumber(v);
+  return n !== undefined && Number.isFinite(n) ? n : 0;
 }

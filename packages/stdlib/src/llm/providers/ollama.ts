@@ -8,6 +8,7 @@
  */
 
 import { argumentsObject, canonicalize, hasTools, partsText, setDefined, stopList, toolSchema } from "../messages";
+import { stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
 import { arr, HttpProvider, num, obj, str, type Json } from "./http";
@@ -101,7 +102,7 @@ class ChunkReader {
       this.calls++;
       const id = str(call.id) || `call_${this.calls}`;
       yield { kind: "tool_call_start", id, name: str(fn.name) ?? "" };
-      const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+      const args = typeof fn.arguments === "string" ? fn.arguments : stringifyJsonKeepingFloats(fn.arguments ?? {});
       yield { kind: "tool_call_delta", id, args_fragment: args };
     }
     if (chunk.done === true) {

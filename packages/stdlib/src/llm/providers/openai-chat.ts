@@ -7,6 +7,7 @@
  */
 
 import { argumentsString, canonicalize, hasTools, partsText, setDefined, toolSchema } from "../messages";
+import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
 import { arr, HttpProvider, num, obj, str, type HttpProviderConfig, type Json } from "./http";
@@ -146,7 +147,7 @@ class ToolCallIndex {
   private readonly ids = new Map<number, string>();
 
   *fragment(t: Json, position: number): Generator<LlmEvent> {
-    const index = typeof t.index === "number" ? t.index : position;
+    const index = jsonNumber(t.index) ?? position;
     const fn = obj(t.function);
     const id = str(t.id);
     const name = str(fn.name);
@@ -160,7 +161,7 @@ class ToolCallIndex {
       // fills in a missing name and never duplicates a call).
       yield { kind: "tool_call_start", id: current, name };
     }
-    const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments !== undefined ? JSON.stringify(fn.arguments) : "";
+    const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments !== undefined ? stringifyJsonKeepingFloats(fn.arguments) : "";
     if (args !== "") {
       const target = this.ids.get(index);
       yield target !== undefined
