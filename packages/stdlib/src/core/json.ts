@@ -413,7 +413,8 @@ export function stringifyJsonKeepingFloats(v: unknown): string {
 
 function writeKeepingFloats(v: unknown): string {
   if (v instanceof JsonFloat) {
-    const t = String(v.valueOf()).replace("e+", "e");
+    const x = v.valueOf();
+    const t = Object.is(x, -0) ? "-0" : String(x).replace("e+", "e");
     return t.includes("e") ? t : `${t}.0`;
   }
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === "function" ? "null" : writeKeepingFloats(x))).join(",")}]`;
