@@ -13,6 +13,7 @@ import { strArg } from "./args";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { nodeOs } from "./node-builtins";
+import { noteLeftovers } from "./leftovers";
 
 /** The environment children get: the run's env (process env plus run-level
  * overrides), as the runtime holds it. */
@@ -92,6 +93,9 @@ export async function spawnCaptured(file: string, args: string[], opts: SpawnOpt
     if (timer) clearTimeout(timer);
     signal.removeEventListener("abort", kill);
     unregister();
+    // `shell("server >log 2>&1 &")`: the server may serve the rest of the
+    // script, but not outlive it
+    if (child.pid !== undefined) noteLeftovers(rt, child.pid);
   }
   if (signal.aborted) throw signal.reason;
   const started = result.exitCode !== undefined || result.signal !== undefined;

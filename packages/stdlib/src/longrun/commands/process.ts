@@ -9,6 +9,7 @@
  */
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { nodeOs } from "../../core/node-builtins";
+import { noteLeftovers } from "../../core/leftovers";
 import { osErrorText } from "../../core/oserror";
 import type { ArtifactWriter } from "./artifacts";
 import type { CommandSpec } from "./request";
@@ -163,6 +164,8 @@ export async function spawnProcess(
     done: sub.then((r) => {
       settled = true;
       groups.delete(running);
+      // what the command left running in its group dies with the runtime
+      noteLeftovers(rt, pid);
       if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       return {
