@@ -395,35 +395,48 @@ export function parseJsonKeepingFloats(text: string): unknown {
 }
 
 /**
- * Plain JS JSON value → text, like `JSON.stringify` (compact, own key
- * order), except that a `JsonFloat` is written as a float (`2.0`, `1e21`),
+ * Plain JS JSON value → text, like `JSON.stringify(v, null, indent)` (own
+ * key order; compact unless `indent`), except that a `JsonFloat` is written as a float (`2.0`, `1e21`),
  * as serde_json writes a float Value, so provider adapters that re-serialize
  * a tool call's argument object into argument text keep what
  * `parseJsonKeepingFloats` read. (From 1e16 to 1e21 serde switches to
  * exponents earlier than we do; either text reads back as the same float.)
  */
-export function stringifyJsonKeepingFloats(v: unknown): string {
+export function stringifyJsonKeepingFloats(v: unknown, indent = 0): string {
   let found = false;
-  const plain = JSON.stringify(v, (_k, x: unknown) => {
-    if (x instanceof JsonFloat) found = true;
-    return x;
-  });
-  return found ? writeKeepingFloats(v) : plain;
+  const plain = JSON.stringify(
+    v,
+    (_k, x: unknown) => {
+      if (x instanceof JsonFloat) found = true;
+      return x;
+    },
+    indent,
+  );
+  return found ? writeKeepingFloats(v, indent > 0 ? " ".repeat(indent) : "", "\n") : plain;
 }
 
-function writeKeepingFloats(v: unknown): string {
+/** `step` is one level of indentation ("" = compact); `nl` the newline plus
+ * the current indentation, as `JSON.stringify(v, null, n)` lays it out. */
+function writeKeepingFloats(v: unknown, step: string, nl: string): string {
   if (v instanceof JsonFloat) {
     const x = v.valueOf();
     const t = Object.is(x, -0) ? "-0" : String(x).replace("e+", "e");
     return t.includes("e") ? t : `${t}.0`;
   }
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === "function" ? "null" : writeKeepingFloats(x))).join(",")}]`;
+  const inner = step === "" ? "" : nl + step;
+  const sep = step === "" ? "," : `,${inner}`;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    const items = v.map((x) => (x === undefined || typeof x === "function" ? "null" : writeKeepingFloats(x, step, inner)));
+    return `[${inner}${items.join(sep)}${step === "" ? "" : nl}]`;
+  }
   if (v !== null && typeof v === "object") {
     const parts: string[] = [];
     for (const [k, x] of Object.entries(v)) {
-      if (x !== undefined && typeof x !== "function") parts.push(`${JSON.stringify(k)}:${writeKeepingFloats(x)}`);
+      if (x !== undefined && typeof x !== "function") parts.push(`${JSON.stringify(k)}:${step === "" ? "" : " "}${writeKeepingFloats(x, step, inner)}`);
     }
-    return `{${parts.join(",")}}`;
+    if (parts.length === 0) return "{}";
+    return `{${inner}${parts.join(sep)}${step === "" ? "" : nl}}`;
   }
   return JSON.stringify(v) ?? "null";
 }

@@ -4,8 +4,9 @@
  * corrupt — never a crash, never a silently empty queue.
  */
 import { describe, expect, it } from "vitest";
-import { HarnError } from "@harn/vm";
-import type { JsonObject } from "../../src/agent/json";
+import { display, HarnError } from "@harn/vm";
+import { parseJsonKeepingFloats } from "../../src/core/json";
+import { fromJson, type JsonObject } from "../../src/agent/json";
 import { defaultSnapshot, encodeState, parseMeta, parseSnapshot, type Snapshot } from "../../src/agent/daemon/files";
 
 function error(f: () => unknown): string {
@@ -41,6 +42,17 @@ describe("snapshot file", () => {
       "watch_state",
     ]);
     expect(parseSnapshot(text, "/x/daemon.json")).toEqual(s);
+  });
+
+  it("keeps a tool call's integral float arguments as floats", () => {
+    const s = defaultSnapshot();
+    const args = parseJsonKeepingFloats('{"a": 2.0, "b": 2}') as JsonObject;
+    s.visible_messages = [{ role: "assistant", content: "", tool_calls: [{ id: "c1", type: "tool_call", name: "probe", arguments: args }] }];
+    s.recorded_messages = s.visible_messages;
+    const text = encodeState(s);
+    expect(text).toContain('"a": 2.0,');
+    const back = parseSnapshot(text, "/x/daemon.json").visible_messages[0] as JsonObject;
+    expect(display(fromJson(back.tool_calls))).toBe("[{arguments: {a: 2.0, b: 2}, id: c1, name: probe, type: tool_call}]");
   });
 
   it("loads missing keys with defaults and normalises empty _type/saved_at/daemon_state", () => {

@@ -65,6 +65,14 @@ describe("stringifyJsonKeepingFloats", () => {
     expect(stringifyJsonKeepingFloats({ big: new JsonFloat(1e21), u: undefined, l: [undefined] })).toBe('{"big":1e21,"l":[null]}');
   });
 
+  it("lays out indented text exactly as JSON.stringify(v, null, n) does, floats written as floats", () => {
+    const plain = { a: [1, { b: [], c: {} }, "x"], d: { e: null, u: undefined }, f: [], g: {}, h: [[2]] };
+    expect(stringifyJsonKeepingFloats(plain, 2)).toBe(JSON.stringify(plain, null, 2));
+    const marked = { ...plain, a: [new JsonFloat(1), { b: [], c: {} }, "x"] };
+    expect(stringifyJsonKeepingFloats(marked, 2)).toBe(JSON.stringify(plain, null, 2).replace("    1,", "    1.0,"));
+    expect(stringifyJsonKeepingFloats(marked, 3)).toBe(JSON.stringify(plain, null, 3).replace("      1,", "      1.0,"));
+  });
+
   it("is JSON.stringify when there is no marker, and JSON.stringify writes markers as numbers", () => {
     const plain = { b: 1, a: [2.5, "x", null, { c: true }] };
     expect(stringifyJsonKeepingFloats(plain)).toBe(JSON.stringify(plain));

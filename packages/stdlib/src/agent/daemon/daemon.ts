@@ -31,6 +31,7 @@
  */
 import { join } from "node:path";
 import { HarnError, HDict, HDuration, HFloat, type CallContext, type SessionCallContext, type Value } from "@harn/vm";
+import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { fromJson, type Json, type JsonObject } from "../json";
 import { runAgentLoop } from "../loop/run";
 import { DirectoryWriter } from "./durable";
@@ -380,7 +381,7 @@ export class Daemon implements DaemonHost {
     if (this.snapshot === null) base = fromJson(defaultSnapshot()) as HDict;
     else if (this.parsed?.text === this.snapshot.text) base = this.parsed.dict;
     else {
-      base = fromJson(JSON.parse(this.snapshot.text) as JsonObject) as HDict;
+      base = fromJson(parseJsonKeepingFloats(this.snapshot.text) as JsonObject) as HDict;
       this.parsed = { text: this.snapshot.text, dict: base };
     }
     const m = new Map(base.map);
@@ -396,7 +397,7 @@ export class Daemon implements DaemonHost {
 /** What the loop receives: the payload itself if it is a string, else its
  * compact JSON (§4.3). */
 export function eventText(payload: Json): string {
-  return typeof payload === "string" ? payload : JSON.stringify(payload);
+  return typeof payload === "string" ? payload : stringifyJsonKeepingFloats(payload);
 }
 
 export function describe(e: unknown): string {
@@ -423,7 +424,7 @@ function dataOnly(v: Value): Json | undefined {
     }
     return o;
   }
-  if (v instanceof HFloat) return v.v;
+  if (v instanceof HFloat) return Number.isInteger(v.v) ? new JsonFloat(v.v) : v.v;
   if (v instanceof HDuration) return v.ms;
   // closures, builtin references and other host objects are dropped
   return undefined;

@@ -6,7 +6,7 @@
  * naming it, never silently treated as empty) and lenient about missing
  * keys (they load with the spec's defaults).
  */
-import { parseJson, JsonError } from "../../core/json";
+import { JsonError, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { isObject, type Json, type JsonObject } from "../json";
 import { fileError, type FileLabel } from "./durable";
 
@@ -85,19 +85,20 @@ export interface Meta {
 /** Pretty-printed, as the reference writes both files. */
 export function encodeState(v: Snapshot | Meta): string {
   if (v._type === "daemon_snapshot" && v.recorded_messages === v.visible_messages) return encodeSharedSnapshot(v);
-  return JSON.stringify(v, null, 2) + "\n";
+  return stringifyJsonKeepingFloats(v, 2) + "\n";
 }
 
 /** A snapshot whose two message lists are one list (the usual case): the
  * list, the bulk of the file, is encoded once and placed twice. The text is
- * exactly `JSON.stringify(v, null, 2)`'s. */
+ * exactly `JSON.stringify(v, null, 2)`'s, except that integral floats (a
+ * tool call's `2.0`) keep their `.0` (`stringifyJsonKeepingFloats`). */
 function encodeSharedSnapshot(v: Snapshot): string {
   const indent = (text: string) => text.replace(/\n/g, "\n  ");
   // Encoded as a member, the list comes out already indented one level.
-  const member = JSON.stringify({ m: v.visible_messages }, null, 2);
+  const member = stringifyJsonKeepingFloats({ m: v.visible_messages }, 2);
   const messages = member.slice('{\n  "m": '.length, -"\n}".length);
   const fields = Object.entries(v).map(([k, value]) => {
-    const text = k === "visible_messages" || k === "recorded_messages" ? messages : indent(JSON.stringify(value, null, 2));
+    const text = k === "visible_messages" || k === "recorded_messages" ? messages : indent(stringifyJsonKeepingFloats(value, 2));
     return `  ${JSON.stringify(k)}: ${text}`;
   });
   return `{\n${fields.join(",\n")}\n}\n`;
@@ -112,15 +113,9 @@ class Corrupt {
 function parseObject(text: string, path: string, label: FileLabel): JsonObject {
   let v: unknown;
   try {
-    v = JSON.parse(text);
-  } catch {
-    let detail = "invalid JSON";
-    try {
-      parseJson(text);
-    } catch (e) {
-      if (e instanceof JsonError) detail = e.message;
-    }
-    throw fileError(label, "parse", `${path}: ${detail}`);
+    v = parseJsonKeepingFloats(text);
+  } catch (e) {
+    throw fileError(label, "parse", `${path}: ${e instanceof JsonError ? e.message : "invalid JSON"}`);
   }
   if (!isObject(v)) throw fileError(label, "parse", `${path}: expected a JSON object, found ${kindOf(v)}`);
   return v;

@@ -4,7 +4,7 @@
  * and `agent_session_current_id` (§2.11).
  */
 import { display, HarnError, HBuiltinRef, HClosure, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { jsonNumber } from "../../core/json";
+import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { longRunState } from "../../longrun/index";
 import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json";
 import { agentSessions } from "../sessions";
@@ -196,7 +196,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
   const value = args[2] ?? null;
   const update: JsonObject = final ? { call_id: callId, status: "completed", text: resultText(value) } : updateBody(callId, value);
   if (typeof target === "string" && !agentSessions(ctx.runtime).named.get(target)?.paused) {
-    longRunState(ctx.runtime).inject(target, TOOL_UPDATE_KIND, JSON.stringify(update));
+    longRunState(ctx.runtime).inject(target, TOOL_UPDATE_KIND, stringifyJsonKeepingFloats(update));
     return null;
   }
   const y = yieldedState(ctx.runtime, target, builtin);

@@ -14,7 +14,7 @@ import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
-import { parseJsonKeepingFloats } from "../../core/json";
+import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
 import { isTotalBudget } from "../llm/budget";
 import { callModel } from "../llm/call";
@@ -410,9 +410,9 @@ export class AgentLoop {
     const status = typeof u.status === "string" ? u.status : "running";
     const final = FINAL_STATUSES.has(status);
     let text: string;
-    if (final && "error" in u) text = `Error: ${typeof u.error === "string" ? u.error : JSON.stringify(u.error)}`;
-    else if (final && "result" in u) text = typeof u.text === "string" ? u.text : JSON.stringify(u.result);
-    else text = typeof u.text === "string" ? u.text : JSON.stringify(Object.fromEntries(Object.entries(u).filter(([k]) => k !== "call_id" && k !== "text")));
+    if (final && "error" in u) text = `Error: ${typeof u.error === "string" ? u.error : stringifyJsonKeepingFloats(u.error)}`;
+    else if (final && "result" in u) text = typeof u.text === "string" ? u.text : stringifyJsonKeepingFloats(u.result);
+    else text = typeof u.text === "string" ? u.text : stringifyJsonKeepingFloats(Object.fromEntries(Object.entries(u).filter(([k]) => k !== "call_id" && k !== "text")));
     this.resolve(call, text, final);
     return true;
   }
