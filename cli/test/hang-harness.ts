@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanEnv } from "./llm-harness";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const harnBin = join(root, "cli/bin/harn.cjs");
@@ -33,11 +34,13 @@ export function workDir(prefix: string): { dir: string; dispose: () => void } {
 }
 
 let counter = 0;
-/** Writes `source` into `dir` and starts `harn run` on it. */
-export function harn(dir: string, source: string, guardMs = GUARD_MS): Run {
+/** Writes `source` into `dir` and starts `harn run` on it, with the
+ * developer's provider settings removed from the environment and `env`
+ * added. */
+export function harn(dir: string, source: string, guardMs = GUARD_MS, env: Record<string, string> = {}): Run {
   const file = join(dir, `script${++counter}.harn`);
   writeFileSync(file, source);
-  const child = spawn(process.execPath, [harnBin, "run", file], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [harnBin, "run", file], { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
