@@ -13,8 +13,11 @@
  * body waited forever despite `timeout_ms`, a body dropped mid-way was an
  * uncatchable "internal error: terminated", Ctrl-C during a read printed
  * "internal error: This operation was aborted", and `sse_connect` to a
- * server that never answered had no timeout at all.
+ * server that never answered had no timeout at all, nor did the opening
+ * handshake of `websocket_connect` (it now takes `timeout_ms`, default 30 s
+ * like HTTP requests: http/streams.ts handshakeTimeout).
  */
+import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { harn, interrupt, runToEnd, workDir } from "./hang-harness";
@@ -35,6 +38,21 @@ const dropBody: Peer = (s) =>
 const quietEvents: Peer = (s) =>
   s.once("data", () => s.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\nd\r\ndata: hello\n\n\r\n"));
 
+/** Completes the WebSocket opening handshake, then never says a word. */
+const mute: Peer = (s) => {
+  let head = "";
+  const onData = (chunk: Buffer) => {
+    head += chunk.toString("latin1");
+    if (!head.includes("\r\n\r\n")) return;
+    s.off("data", onData);
+    const key = /^sec-websocket-key:\s*(.+)$/im.exec(head)![1]!.trim();
+    const accept = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+    s.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    s.on("data", () => undefined);
+  };
+  s.on("data", onData);
+};
+
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
 const urls: Record<string, string> = {};
@@ -42,7 +60,7 @@ let work: ReturnType<typeof workDir>;
 
 beforeAll(async () => {
   work = workDir("harn-hangs-http-");
-  for (const [name, peer] of Object.entries({ silent, stallBody, dropBody, quietEvents })) {
+  for (const [name, peer] of Object.entries({ silent, stallBody, dropBody, quietEvents, mute })) {
     const server = createServer((s) => {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
@@ -170,5 +188,33 @@ describe("an event stream that goes quiet", () => {
     expect(code).toBe(130);
     expect(run.stdout()).toBe("open\nhello\n");
     expect(run.stderr()).toBe("[harn] signal received, flushing state...\n");
+  });
+});
+
+describe("a WebSocket server that never answers", () => {
+  const ws = (url: string) => url.replace(/^http/, "ws");
+
+  it("websocket_connect fails with the timeout when the handshake is never answered", async () => {
+    const r = await runToEnd(work.dir, `println(try { websocket_connect("${ws(urls.silent!)}", {timeout_ms: 300}) })\nprintln("end")\n`);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`Result.Err(websocket_connect: failed to connect to ${ws(urls.silent!)}: operation timed out)\nend\n`);
+    expect(r.code).toBe(0);
+  });
+
+  it("Ctrl-C during websocket_connect ends harn with 130", async () => {
+    const run = harn(work.dir, `println("waiting")\nwebsocket_connect("${ws(urls.silent!)}")\nprintln("not reached")\n`);
+    const { code } = await interrupt(run, () => run.stdout().includes("waiting"), "the connect");
+    expect(code).toBe(130);
+    expect(run.stderr()).toBe("[harn] signal received, flushing state...\n");
+  });
+
+  it("websocket_receive returns the timeout from a mute server; Ctrl-C during a wait without one ends harn", async () => {
+    const r = await runToEnd(work.dir, `let h = websocket_connect("${ws(urls.mute!)}")\nprintln(websocket_receive(h, 100))\n`);
+    expect(r.stdout).toBe("{type: timeout}\n");
+    expect(r.code).toBe(0);
+    const run = harn(work.dir, `let h = websocket_connect("${ws(urls.mute!)}")\nprintln("connected")\nwebsocket_receive(h, 600000)\nprintln("not reached")\n`);
+    const { code } = await interrupt(run, () => run.stdout().includes("connected"), "the connection");
+    expect(code).toBe(130);
+    expect(run.stdout()).toBe("connected\n");
   });
 });

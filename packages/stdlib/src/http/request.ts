@@ -53,7 +53,8 @@ function opt(options: HDict | null, key: string): Value {
   return options && options.has(key) ? options.get(key) : null;
 }
 
-function msValue(v: Value): number | null {
+/** A millisecond option: an int, a float (rounded) or a duration; null otherwise. */
+export function msValue(v: Value): number | null {
   if (typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
   if (v instanceof HFloat && Number.isFinite(v.v)) return Math.round(v.v);

@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
-import { buildRequest, optionsArg } from "./request";
+import { buildRequest, msValue, optionsArg } from "./request";
 import { open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
 import { extraCaConnectOptions } from "../tls/extra-ca";
@@ -253,18 +253,35 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
   });
   const ws = new WebSocket(url, { headers, dispatcher } as unknown as string[]);
   ws.binaryType = "arraybuffer";
+  const handshakeMs = handshakeTimeout(options);
   await new Promise<void>((resolve, reject) => {
+    const settle = () => {
+      ctx.signal.removeEventListener("abort", onAbort);
+      if (timer) clearTimeout(timer);
+    };
     const onAbort = () => {
+      settle();
       closeWebSocket(ws, sockets, dispatcher);
       reject(ctx.signal.reason);
     };
+    // A server that accepts the connection but never answers the opening
+    // handshake would otherwise hold the call (and harn) forever.
+    const timer =
+      handshakeMs > 0
+        ? setTimeout(() => {
+            settle();
+            for (const socket of sockets) socket.destroy();
+            void dispatcher.destroy().catch(() => undefined);
+            reject(HarnError.thrown(`websocket_connect: failed to connect to ${url}: operation timed out`));
+          }, handshakeMs)
+        : null;
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     ws.addEventListener("open", () => {
-      ctx.signal.removeEventListener("abort", onAbort);
+      settle();
       resolve();
     });
     ws.addEventListener("error", () => {
-      ctx.signal.removeEventListener("abort", onAbort);
+      settle();
       void dispatcher.destroy().catch(() => undefined);
       reject(HarnError.thrown(`websocket_connect: failed to connect to ${url}`));
     });
@@ -288,6 +305,17 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
     close: () => closeWebSocket(ws, sockets, dispatcher),
   });
   return id;
+}
+
+/**
+ * How long `websocket_connect` waits for the opening handshake: the
+ * options' `timeout_ms` / `timeout` (ms or a duration; 0 = no limit),
+ * else the HTTP default of 30 s (spec/stdlib.md §19.1, which is silent on
+ * WebSockets).
+ */
+function handshakeTimeout(options: HDict | null): number {
+  const get = (k: string): Value => (options?.has(k) ? options.get(k) : null);
+  return Math.max(0, msValue(get("timeout_ms")) ?? msValue(get("timeout")) ?? DEFAULT_TIMEOUT_MS);
 }
 
 /** Starts the closing handshake and drops the connection if the server has
