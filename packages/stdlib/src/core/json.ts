@@ -371,10 +371,14 @@ export function parseJson(text: string): Value {
   return new Parser(text).parseDocument();
 }
 
-/** A digit followed by what only a float literal has after a digit. Text
- * without one (most provider bodies' numbers: counts, indexes) cannot hold
- * an integral float, so `JSON.parse` reads it exactly. */
-const MAYBE_FLOAT = /[0-9][.eE]/;
+/** The start of a number token with a fraction or an exponent: a number
+ * value follows `:`, `,` or `[` (or starts the text). Text without one
+ * (most provider bodies: their numbers are counts and indexes) cannot hold
+ * an integral float, so `JSON.parse` reads it exactly. Ids such as
+ * `"chatcmpl-9e3…"` do not count; prose such as `"…, 2.5"` may (then the
+ * slower parser runs, with the same result). */
+const MAYBE_FLOAT = /[:,[]\s*-?[0-9]+[.eE]/;
+const LEADING_FLOAT = /^\s*-?[0-9]+[.eE]/;
 
 /**
  * JSON text → plain JS JSON value, like `JSON.parse`, except that integral
@@ -384,7 +388,7 @@ const MAYBE_FLOAT = /[0-9][.eE]/;
  * `JSON.parse`). Throws `JsonError` with serde_json's texts on bad input.
  */
 export function parseJsonKeepingFloats(text: string): unknown {
-  if (!MAYBE_FLOAT.test(text)) {
+  if (!MAYBE_FLOAT.test(text) && !LEADING_FLOAT.test(text)) {
     try {
       return JSON.parse(text);
     } catch {

@@ -40,6 +40,14 @@ describe("parseJsonKeepingFloats", () => {
     expect(slow.a).toBeInstanceOf(JsonFloat);
   });
 
+  it("finds float literals at the start of the text and after any separator, not in ids", () => {
+    for (const [text, v] of [["2.0", 2], [" -1e2", -100], ["[1,\n 3.0]", 3], ['{"id": "chatcmpl-9e3", "n": 1}', null]] as const) {
+      const got = parseJsonKeepingFloats(text);
+      const floats = JSON.stringify(got, (_k, x: unknown) => (x instanceof JsonFloat ? `float ${x.valueOf()}` : x));
+      expect(floats.includes(`float ${v}`), text).toBe(v !== null);
+    }
+  });
+
   it("keeps a string that looks like a float a string", () => {
     expect(parseJsonKeepingFloats('{"v": "2.0", "n": 3}')).toEqual({ v: "2.0", n: 3 });
   });
