@@ -64,6 +64,8 @@ describe.each(FORMATS.map((f) => [f.provider, f] as const))("tool-call floats fr
       expect(r.code).toBe(0);
       expect(server.requests.length).toBe(2);
       expect(server.requests.map(streamed)).toEqual([stream, stream]);
+      // the call goes back to the model in the transcript with its floats
+      expect(server.requests[1]!.text).toMatch(/2\.0\b.*\b1000\.0\b.*\[1\.0, ?1\]/);
     } finally {
       await server.close();
     }

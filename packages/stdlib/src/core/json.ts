@@ -43,8 +43,8 @@ const MAX_DEPTH = 128;
  * in a plain JS JSON value (see `parseJsonKeepingFloats`). A plain number
  * cannot carry the difference, and the reference keeps it (serde_json's
  * `is_i64` is false for `2.0`). It extends `Number` so `JSON.stringify`
- * writes it as a number (`2`: request bodies lose the `.0`, which providers
- * do not care about) and arithmetic on it still works; `typeof` is
+ * still writes it as a number (`2`; `stringifyJsonKeepingFloats` writes
+ * `2.0`) and arithmetic on it still works; `typeof` is
  * "object", so code reading numbers out of such values must accept it
  * (`jsonNumber`).
  */

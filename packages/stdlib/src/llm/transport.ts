@@ -11,7 +11,7 @@
  */
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { parseJsonKeepingFloats } from "../core/json";
+import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
 import { httpError, streamError, type ErrorTarget } from "./classify";
 import type { LlmError } from "./errors";
 
@@ -56,7 +56,8 @@ export class HttpExchange {
     let payload: string;
     try {
       url = new URL(this.init.url);
-      payload = JSON.stringify(body);
+      // a tool call's 2.0 goes back to the provider as 2.0
+      payload = stringifyJsonKeepingFloats(body);
     } catch (e) {
       throw this.fail("request_build", describe(e));
     }

@@ -12,6 +12,8 @@ export interface SeenRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** The body as sent. */
+  text: string;
   /** Client port of the connection (same port = reused connection). */
   remotePort: number;
   /** Resolves when the connection that carried this request closes. */
@@ -50,6 +52,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         path: req.url ?? "",
         headers: req.headers,
         body,
+        text,
         remotePort: socket.remotePort ?? 0,
         socketClosed,
       };
