@@ -71,6 +71,10 @@ describe("snapshot file", () => {
     expect(error(() => parseSnapshot('{"visible_messages": {"a": 1}}', "/r/daemon.json"))).toBe(
       "Runtime error: daemon snapshot parse error: /r/daemon.json: `visible_messages` must be a list of messages, found an object",
     );
+    expect(error(() => parseSnapshot('{"total_iterations": 3.0}', "/r/daemon.json"))).toBe(
+      "Runtime error: daemon snapshot parse error: /r/daemon.json: `total_iterations` must be an integer, found a number",
+    );
+    expect(parseSnapshot('{"watch_state": {"/w/a": 1731000000000.0}}', "/r/daemon.json").watch_state).toEqual({ "/w/a": 1731000000000 });
     expect(error(() => parseSnapshot('{"total_iterations": "3"}', "/r/daemon.json"))).toBe(
       "Runtime error: daemon snapshot parse error: /r/daemon.json: `total_iterations` must be an integer, found a string",
     );

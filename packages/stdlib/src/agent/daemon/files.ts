@@ -6,7 +6,7 @@
  * naming it, never silently treated as empty) and lenient about missing
  * keys (they load with the spec's defaults).
  */
-import { JsonError, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
+import { JsonError, JsonFloat, jsonNumber, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { isObject, type Json, type JsonObject } from "../json";
 import { fileError, type FileLabel } from "./durable";
 
@@ -124,6 +124,7 @@ function parseObject(text: string, path: string, label: FileLabel): JsonObject {
 function kindOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
+  if (v instanceof JsonFloat) return "a number";
   return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
@@ -147,9 +148,13 @@ export function parseSnapshot(text: string, path: string): Snapshot {
     const d = defaultSnapshot();
     const str = (k: string, fb: string) => field(o, k, isString, "a string", fb);
     const watch = field(o, "watch_state", isDict, "an object", {} as JsonObject);
-    for (const [p, stamp] of Object.entries(watch)) {
-      if (typeof stamp !== "number") throw new Corrupt(`\`watch_state\` entry '${p}' must be a number, found ${kindOf(stamp)}`);
-    }
+    const stamps: { [path: string]: number } = Object.fromEntries(
+      Object.entries(watch).map(([p, stamp]) => {
+        const n = jsonNumber(stamp);
+        if (n === undefined) throw new Corrupt(`\`watch_state\` entry '${p}' must be a number, found ${kindOf(stamp)}`);
+        return [p, n];
+      }),
+    );
     return {
       _type: "daemon_snapshot",
       saved_at: str("saved_at", "") || d.saved_at,
@@ -166,7 +171,7 @@ export function parseSnapshot(text: string, path: string): Snapshot {
       total_iterations: Math.max(0, field(o, "total_iterations", isInt, "an integer", 0)),
       idle_backoff_ms: Math.max(0, field(o, "idle_backoff_ms", isInt, "an integer", 100)),
       last_run_exit_code: field(o, "last_run_exit_code", isInt, "an integer", null),
-      watch_state: watch as { [path: string]: number },
+      watch_state: stamps,
     };
   } catch (e) {
     if (e instanceof Corrupt) throw fileError("snapshot", "parse", `${path}: ${e.detail}`);
