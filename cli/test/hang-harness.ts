@@ -37,10 +37,10 @@ let counter = 0;
 /** Writes `source` into `dir` and starts `harn run` on it, with the
  * developer's provider settings removed from the environment and `env`
  * added. */
-export function harn(dir: string, source: string, guardMs = GUARD_MS, env: Record<string, string> = {}): Run {
+export function harn(dir: string, source: string, guardMs = GUARD_MS, env: Record<string, string> = {}, stdin: "ignore" | "pipe" = "ignore"): Run {
   const file = join(dir, `script${++counter}.harn`);
   writeFileSync(file, source);
-  const child = spawn(process.execPath, [harnBin, "run", file], { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [harnBin, "run", file], { cwd: dir, env: cleanEnv(env), stdio: [stdin, "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));

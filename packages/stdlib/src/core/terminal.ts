@@ -3,7 +3,8 @@
  * colours with their mode, TTY checks and overrides, stdin reading and its
  * mock, and stderr capture. All state is per runtime.
  */
-import { readSync } from "node:fs";
+import { fstatSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { display, HarnError, HDict, type CallContext, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { roundHalfAway } from "./math";
@@ -18,6 +19,11 @@ interface TerminalState {
   /** Bytes read from the real stdin but not yet consumed. */
   stdinBuffer: string;
   stdinEof: boolean;
+  /** Decodes stdin chunks (a character may span two). */
+  stdinDecoder: StringDecoder;
+  /** The read from a pipe or terminal in progress, which every waiting
+   * reader shares. */
+  stdinFill: Promise<boolean> | null;
   /** Buffered eprint output while capturing, else null. */
   stderrCapture: string[] | null;
 }
@@ -28,6 +34,8 @@ export const TERMINAL = new RuntimeSlot<TerminalState>("stdlib.terminal", () => 
   stdinMock: null,
   stdinBuffer: "",
   stdinEof: false,
+  stdinDecoder: new StringDecoder("utf8"),
+  stdinFill: null,
   stderrCapture: null,
 }));
 
@@ -108,8 +116,24 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Read more of the real stdin (blocking, like the reference). */
-function fillStdin(rt: Runtime, st: TerminalState): boolean {
+/**
+ * Whether stdin may wait indefinitely for its writer: a pipe, a socket or
+ * a terminal. Those are read asynchronously, so that Ctrl-C (a signal
+ * handler needs the event loop) and other tasks still run while a script
+ * waits for a line; files and the null device are read synchronously, as
+ * the reference reads all stdin, since they answer at once.
+ */
+function stdinCanWait(): boolean {
+  try {
+    const st = fstatSync(0);
+    return st.isFIFO() || st.isSocket() || (st.isCharacterDevice() && process.stdin.isTTY === true);
+  } catch {
+    return false;
+  }
+}
+
+/** Read more of a file stdin (blocking). */
+function fillStdinSync(rt: Runtime, st: TerminalState): boolean {
   if (st.stdinEof) return false;
   rt.stdout.flush?.(); // a prompt written just before must be visible while we wait
   const buf = Buffer.alloc(65536);
@@ -125,15 +149,90 @@ function fillStdin(rt: Runtime, st: TerminalState): boolean {
     n = 0;
   }
   if (n === 0) {
+    st.stdinBuffer += st.stdinDecoder.end();
     st.stdinEof = true;
     return false;
   }
-  st.stdinBuffer += buf.toString("utf8", 0, n);
+  st.stdinBuffer += st.stdinDecoder.write(buf.subarray(0, n));
   return true;
 }
 
+/**
+ * Read the next chunk of a pipe or terminal stdin into the buffer: true
+ * when something arrived, false at end of input. Readers share one read;
+ * `signal` (the reading task's) abandons the wait, not the read. Between
+ * reads, and at shutdown, stdin is paused so it never keeps harn alive.
+ */
+function fillStdinAsync(rt: Runtime, st: TerminalState, signal: AbortSignal): Promise<boolean> {
+  if (st.stdinEof) return Promise.resolve(false);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  if (!st.stdinFill) {
+    rt.stdout.flush?.(); // a prompt written just before must be visible while we wait
+    const stdin = process.stdin;
+    // a paused pipe or terminal still holds the event loop: only a read in
+    // progress may
+    const handle = stdin as unknown as { ref?: () => void; unref?: () => void };
+    const stop = () => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.off("error", onEnd);
+      stdin.pause();
+      handle.unref?.();
+    };
+    let onData: (chunk: Buffer | string) => void = () => undefined;
+    let onEnd: () => void = () => undefined;
+    st.stdinFill = new Promise<boolean>((resolve) => {
+      const finish = (more: boolean) => {
+        stop();
+        unregister();
+        st.stdinFill = null;
+        resolve(more);
+      };
+      onData = (chunk: Buffer | string) => {
+        st.stdinBuffer += typeof chunk === "string" ? chunk : st.stdinDecoder.write(chunk);
+        finish(true);
+      };
+      onEnd = () => {
+        st.stdinBuffer += st.stdinDecoder.end();
+        st.stdinEof = true;
+        finish(false);
+      };
+      const unregister = rt.onShutdown(stop);
+      stdin.on("data", onData);
+      stdin.once("end", onEnd);
+      stdin.once("error", onEnd);
+      handle.ref?.();
+      stdin.resume();
+    });
+  }
+  const fill = st.stdinFill;
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void fill.then((more) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(more);
+    });
+  });
+}
+
+/** Take the next line out of the buffer, or at EOF (`eof`) what is left. */
+function takeLine(st: TerminalState, eof: boolean): string | null | undefined {
+  const nl = st.stdinBuffer.indexOf("\n");
+  if (nl >= 0) {
+    const line = st.stdinBuffer.slice(0, nl);
+    st.stdinBuffer = st.stdinBuffer.slice(nl + 1);
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  if (!eof) return undefined;
+  if (st.stdinBuffer === "") return null;
+  const line = st.stdinBuffer;
+  st.stdinBuffer = "";
+  return line;
+}
+
 /** The next line without its terminator, or null at EOF. */
-function readLine(rt: Runtime): string | null {
+function readLine(rt: Runtime, signal: AbortSignal): string | null | Promise<string | null> {
   const st = rt.slot(TERMINAL);
   if (st.stdinMock !== null) {
     if (st.stdinMock === "") return null;
@@ -142,33 +241,44 @@ function readLine(rt: Runtime): string | null {
     st.stdinMock = nl < 0 ? "" : st.stdinMock.slice(nl + 1);
     return line.endsWith("\r") ? line.slice(0, -1) : line;
   }
+  const ready = takeLine(st, st.stdinEof);
+  if (ready !== undefined) return ready;
+  if (stdinCanWait()) {
+    return (async () => {
+      for (;;) {
+        const more = await fillStdinAsync(rt, st, signal);
+        const line = takeLine(st, !more);
+        if (line !== undefined) return line;
+      }
+    })();
+  }
   for (;;) {
-    const nl = st.stdinBuffer.indexOf("\n");
-    if (nl >= 0) {
-      const line = st.stdinBuffer.slice(0, nl);
-      st.stdinBuffer = st.stdinBuffer.slice(nl + 1);
-      return line.endsWith("\r") ? line.slice(0, -1) : line;
-    }
-    if (!fillStdin(rt, st)) {
-      if (st.stdinBuffer === "") return null;
-      const line = st.stdinBuffer;
-      st.stdinBuffer = "";
-      return line;
-    }
+    const more = fillStdinSync(rt, st);
+    const line = takeLine(st, !more);
+    if (line !== undefined) return line;
   }
 }
 
-function readAll(rt: Runtime): string {
+function readAll(rt: Runtime, signal: AbortSignal): string | Promise<string> {
   const st = rt.slot(TERMINAL);
   if (st.stdinMock !== null) {
     const all = st.stdinMock;
     st.stdinMock = "";
     return all;
   }
-  while (fillStdin(rt, st));
-  const all = st.stdinBuffer;
-  st.stdinBuffer = "";
-  return all;
+  const rest = () => {
+    const all = st.stdinBuffer;
+    st.stdinBuffer = "";
+    return all;
+  };
+  if (!st.stdinEof && stdinCanWait()) {
+    return (async () => {
+      while (await fillStdinAsync(rt, st, signal));
+      return rest();
+    })();
+  }
+  while (fillStdinSync(rt, st));
+  return rest();
 }
 
 /** eprint/eprintln go through here so capture can divert them. */
@@ -214,12 +324,13 @@ export function installTerminal(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("read_line", (_a, ctx) => readLine(ctx.runtime));
-  rt.defineBuiltin("read_stdin", (_a, ctx) => readAll(ctx.runtime));
+  rt.defineBuiltin("read_line", (_a, ctx) => readLine(ctx.runtime, ctx.signal));
+  rt.defineBuiltin("read_stdin", (_a, ctx) => readAll(ctx.runtime, ctx.signal));
   rt.defineBuiltin("prompt_user", (args, ctx) => {
     if (args.length > 0) ctx.out(strArg(args, 0));
-    const line = readLine(ctx.runtime);
-    return line === null ? null : line.replace(/\s+$/u, "");
+    const trim = (line: string | null) => (line === null ? null : line.replace(/\s+$/u, ""));
+    const line = readLine(ctx.runtime, ctx.signal);
+    return line instanceof Promise ? line.then(trim) : trim(line);
   });
   rt.defineBuiltin("mock_stdin", (args, ctx) => {
     ctx.runtime.slot(TERMINAL).stdinMock = strArg(args, 0);
