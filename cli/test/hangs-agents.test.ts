@@ -198,3 +198,23 @@ pipeline main() {
     await eventually(() => !alive(pid), "the tool's command to be gone");
   });
 });
+
+describe("background sub-agents at the end of the script", () => {
+  it("Ctrl-C during the exit grace (5 min by default) ends harn with 130 and cancels the task", async () => {
+    const run = harn(
+      work.dir,
+      `pipeline main() {
+  llm_mock({match: "*mainjob*", tool_calls: [{name: "background_task", arguments: {prompt: "slowjob"}}], consume_match: true})
+  llm_mock({match: "*mainjob*", text: "ok"})
+  llm_mock({match: "*slowjob*", text: "never", delay_ms: 600000})
+  agent_loop("mainjob", nil, {provider: "mock", background_tasks: true})
+  println("loop done")
+}
+`,
+    );
+    const { code } = await interrupt(run, () => run.stderr().includes("Waiting for 1 background task"), "the exit grace");
+    expect(code).toBe(130);
+    expect(run.stdout()).toBe("loop done\n");
+    expect(run.stderr()).toMatch(/✗ \[[0-9a-f]{8}\] error: cancelled\n$/);
+  });
+});
