@@ -8,10 +8,11 @@
  * unreferenced, so a writer that keeps the pipe open cannot keep harn
  * alive after the script ends.
  */
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, harn, interrupt, workDir } from "./hang-harness";
+import { eventually, GUARD_MS, harn, harnBin, interrupt, workDir } from "./hang-harness";
 
 let work: ReturnType<typeof workDir>;
 beforeAll(() => {
@@ -68,5 +69,23 @@ describe("stdin that never closes", () => {
     const { code } = await run.exit;
     expect(code).toBe(0);
     expect(run.stdout()).toBe("é\nrest\nnil\n");
+  });
+});
+
+describe("harn test", () => {
+  it("a test that waits on a stdin that never closes fails with the per-test timeout", async () => {
+    const dir = join(work.dir, "tests");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "reads.harn"), `println(read_line())\n`);
+    writeFileSync(join(dir, "reads.expected"), "nil\n");
+    const child = spawn(process.execPath, [harnBin, "test", dir, "--timeout", "300"], { cwd: work.dir, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    const guard = setTimeout(() => child.kill("SIGKILL"), GUARD_MS);
+    const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+    clearTimeout(guard);
+    child.stdin!.destroy();
+    expect(code).toBe(1);
+    expect(out).toContain("reads.harn: timed out after 300ms");
   });
 });
