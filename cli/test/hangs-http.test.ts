@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { harn, interrupt, runToEnd, workDir } from "./hang-harness";
+import { eventually, harn, interrupt, runToEnd, workDir } from "./hang-harness";
 
 type Peer = (socket: Socket) => void;
 
@@ -53,6 +53,14 @@ const mute: Peer = (s) => {
   s.on("data", onData);
 };
 
+/** Promises 3 bytes and sends them when the test says so (`release`). */
+const held: Socket[] = [];
+const lateBody: Peer = (s) =>
+  s.once("data", () => {
+    s.write("HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\n");
+    held.push(s);
+  });
+
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
 const urls: Record<string, string> = {};
@@ -60,7 +68,7 @@ let work: ReturnType<typeof workDir>;
 
 beforeAll(async () => {
   work = workDir("harn-hangs-http-");
-  for (const [name, peer] of Object.entries({ silent, stallBody, dropBody, quietEvents, mute })) {
+  for (const [name, peer] of Object.entries({ silent, stallBody, dropBody, quietEvents, mute, lateBody })) {
     const server = createServer((s) => {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
@@ -148,6 +156,26 @@ describe("a server that sends headers and stalls the body", () => {
     const r = await runToEnd(work.dir, `let h = http_stream_open("${urls.stallBody}")\nprintln(http_stream_read(h))\n`);
     expect(r.stdout).toBe(`b"616263"\n`);
     expect(r.code).toBe(0);
+  });
+});
+
+describe("a read whose task was cancelled", () => {
+  it("does not swallow the chunk: the next read gets it", async () => {
+    const run = harn(
+      work.dir,
+      `let h = http_stream_open("${urls.lateBody}")
+let t = spawn { http_stream_read(h) }
+sleep(50)
+cancel(t)
+println("cancelled")
+println(http_stream_read(h))
+println(http_stream_read(h))
+`,
+    );
+    await eventually(() => run.stdout().includes("cancelled"), "the cancel");
+    held.shift()!.write("abc");
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    expect(run.stdout()).toBe(`cancelled\nb"616263"\nnil\n`);
   });
 });
 

@@ -22,6 +22,9 @@ interface Stream {
   headers: HDict;
   pending: Uint8Array;
   reader: BodyReader | null;
+  /** A read a cancelled caller left behind: the next caller takes it over
+   * rather than starting another, so its chunk is not lost. */
+  reading: Promise<Uint8Array | null> | null;
   close: () => void;
 }
 
@@ -149,7 +152,7 @@ export function installHttp(rt: Runtime): void {
     const id = `http-stream-${h.nextStream++}`;
     const mocked = takeMock(ctx.runtime, spec);
     if (mocked) {
-      h.streams.set(id, { status: mocked.status, headers: mocked.headers, pending: new TextEncoder().encode(mocked.body), reader: null, close: () => {} });
+      h.streams.set(id, { status: mocked.status, headers: mocked.headers, pending: new TextEncoder().encode(mocked.body), reader: null, reading: null, close: () => {} });
       return id;
     }
     checkEgress(ctx.runtime, "http_stream_open", spec.url);
@@ -157,7 +160,7 @@ export function installHttp(rt: Runtime): void {
       (o) => {
         const reader = o.body instanceof Uint8Array ? null : o.body;
         const pending = o.body instanceof Uint8Array ? o.body : new Uint8Array(0);
-        h.streams.set(id, { status: o.status, headers: o.headers, pending, reader, close: o.close });
+        h.streams.set(id, { status: o.status, headers: o.headers, pending, reader, reading: null, close: o.close });
         return id;
       },
       (e) => {
@@ -182,7 +185,20 @@ export function installHttp(rt: Runtime): void {
     const pull = async (): Promise<Value> => {
       try {
         for (;;) {
-          const value = await untilAborted(reader.read(), ctx.signal);
+          if (!s.reading) {
+            s.reading = reader.read();
+            s.reading.catch(() => undefined); // reported to whoever awaits it
+          }
+          const read = s.reading;
+          let value: Uint8Array | null;
+          try {
+            value = await untilAborted(read, ctx.signal);
+          } catch (e) {
+            // cancelled: the read stays for the next caller; failed: it is spent
+            if (!ctx.signal.aborted && s.reading === read) s.reading = null;
+            throw e;
+          }
+          if (s.reading === read) s.reading = null;
           if (value === null) {
             s.reader = null;
             return null;
