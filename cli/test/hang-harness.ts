@@ -1,12 +1,13 @@
 /**
  * Shared pieces of the end-to-end hang tests: run a script through the
- * built `harn` (cli/bin/harn.cjs, so the bundle is what gets tested, not the
- * source) as a child process, with a guard that SIGKILLs a hung harn so
+ * built `harn` (cli/bin/harn.cjs, rebuilt by each file's `beforeAll`, so
+ * the split bundle users run is what gets tested, not the source) as a
+ * child process, with a guard that SIGKILLs a hung harn so
  * the test fails instead of timing out, and `ps` helpers to prove no
  * process was left behind. The guard is a hang detector, not a speed
  * threshold: every outcome the tests expect arrives far sooner.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -15,6 +16,14 @@ import { cleanEnv } from "./llm-harness";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const harnBin = join(root, "cli/bin/harn.cjs");
+
+/** Build cli/dist from the current source (as the other CLI tests do;
+ * cli/build.mjs renames its outputs into place, so files building at the
+ * same time never see half a bundle). */
+export function buildCli(): void {
+  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`cli/build.mjs failed: ${build.stderr}`);
+}
 
 /** How long a run may take before it counts as hung. */
 export const GUARD_MS = 20_000;

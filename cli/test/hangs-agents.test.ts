@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, eventually, harn, interrupt, liveInGroup, workDir } from "./hang-harness";
+import { alive, buildCli, eventually, harn, interrupt, liveInGroup, workDir } from "./hang-harness";
 
 let work: ReturnType<typeof workDir>;
 let server: Server;
@@ -47,6 +47,7 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
 }
 
 beforeAll(async () => {
+  buildCli();
   work = workDir("harn-hangs-agents-");
   server = createServer(serve);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

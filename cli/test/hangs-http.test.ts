@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, harn, interrupt, runToEnd, workDir } from "./hang-harness";
+import { buildCli, eventually, harn, interrupt, runToEnd, workDir } from "./hang-harness";
 
 type Peer = (socket: Socket) => void;
 
@@ -67,6 +67,7 @@ const urls: Record<string, string> = {};
 let work: ReturnType<typeof workDir>;
 
 beforeAll(async () => {
+  buildCli();
   work = workDir("harn-hangs-http-");
   for (const [name, peer] of Object.entries({ silent, stallBody, dropBody, quietEvents, mute, lateBody })) {
     const server = createServer((s) => {

@@ -18,10 +18,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, eventually, harn, interrupt, liveInGroup, runToEnd, workDir } from "./hang-harness";
+import { alive, buildCli, eventually, harn, interrupt, liveInGroup, runToEnd, workDir } from "./hang-harness";
 
 let work: ReturnType<typeof workDir>;
 beforeAll(() => {
+  buildCli();
   work = workDir("harn-hangs-process-");
 });
 const pidFiles: string[] = [];

@@ -12,10 +12,11 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, GUARD_MS, harn, harnBin, interrupt, workDir } from "./hang-harness";
+import { buildCli, eventually, GUARD_MS, harn, harnBin, interrupt, workDir } from "./hang-harness";
 
 let work: ReturnType<typeof workDir>;
 beforeAll(() => {
+  buildCli();
   work = workDir("harn-hangs-stdin-");
 });
 afterAll(() => work.dispose());
