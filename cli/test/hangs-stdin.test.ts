@@ -33,6 +33,15 @@ describe("stdin that never closes", () => {
     expect(run.stderr()).toBe("[harn] signal received, flushing state...\n");
   });
 
+  it("SIGTERM during prompt_user ends harn with 124 (cli.md §2.6)", async () => {
+    const run = withStdin(`prompt_user("name? ")\nprintln("not reached")\n`);
+    await eventually(() => run.stdout() === "name? ", "the prompt");
+    run.child.kill("SIGTERM");
+    const { code } = await run.exit;
+    expect(code).toBe(124);
+    expect(run.stdout()).toBe("name? ");
+  });
+
   it("Ctrl-C during read_stdin ends harn with 130", async () => {
     const run = withStdin(`println("waiting")\nread_stdin()\nprintln("not reached")\n`);
     run.child.stdin!.write("some input\n");
