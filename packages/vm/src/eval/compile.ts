@@ -1638,6 +1638,7 @@ export class Compiler {
 
   functionCall(n: A.FunctionCall, tail: boolean): Ev {
     const { evs, spread } = this.args(n.args);
+    this.lowerAliasArg(n, evs);
     // Interned: late-bound names are compared with the frames' cached name
     // on every call.
     const name = intern(n.name);
@@ -1727,6 +1728,27 @@ export class Compiler {
       return generic(fr, fn);
     };
     return tail ? ev : shaped(ev, { k: "call", name, slot, special, args: evs, site, span, file, ic, call });
+  }
+
+  /**
+   * `schema_of(Alias)` and the schema guards with an alias as their schema
+   * argument get the alias's schema literal in place of the name, which is
+   * no runtime value (spec/stdlib.md §11.6). Names the lowering has no
+   * schema for (structs, generics) and calls of a user function with the
+   * same name are left alone.
+   */
+  private lowerAliasArg(n: A.FunctionCall, evs: Ev[]): void {
+    const idx = SCHEMA_ALIAS_ARG.get(n.name);
+    if (idx === undefined) return;
+    const arg = n.args[idx];
+    if (arg === undefined || arg.kind !== "Identifier") return;
+    const aliases = this.interp.typeAliases;
+    const type = aliases.get(arg.name);
+    const lower = this.interp.rt.typeSchema;
+    if (type === undefined || lower === null || this.scope.resolve(n.name) !== null) return;
+    const schema = lower(type, (name) => aliases.get(name) ?? null);
+    // Schema dicts are immutable values: every evaluation can share one.
+    if (schema !== null) evs[idx] = () => schema;
   }
 
   private methodCall(n: A.MethodCall | A.OptionalMethodCall): Ev {
@@ -2019,6 +2041,18 @@ function operandEv(o: Operand): Ev {
 }
 
 /** Names the interpreter handles itself (§7.5) unless a closure shadows them. */
+/** Builtins whose argument at the given index may name a type alias that
+ * the compiler lowers to a schema (spec/stdlib.md §11.6). */
+const SCHEMA_ALIAS_ARG = new Map<string, number>([
+  ["schema_of", 0],
+  ["schema_is", 1],
+  ["schema_check", 1],
+  ["schema_parse", 1],
+  ["schema_expect", 1],
+  ["is_type", 1],
+  ["json_validate", 1],
+]);
+
 export const SPECIAL_CALLS = new Set(["await", "cancel", "cancel_graceful", "is_cancelled"]);
 
 function binaryFn(op: string): (a: Value, b: Value) => Value {

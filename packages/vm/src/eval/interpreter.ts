@@ -4,7 +4,7 @@
  * structs, impl methods). Program entry lives in program.ts, tasks and
  * channels in concurrency.ts.
  */
-import type { Span } from "@harn/parser";
+import type { Span, TypeExpr } from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
 import type { BuiltinFn, CallContext, Callback, MethodFn, Runtime, SessionCallContext } from "../runtime";
@@ -62,6 +62,10 @@ export class Interpreter {
   readonly enumVariants = new Map<string, string[]>();
   readonly structs = new Map<string, string[]>();
   readonly interfaces = new Set<string>();
+  /** Type aliases (`type Name = T`) of every compiled file, for the
+   * compile-time lowering of `schema_of(Alias)` and the schema guards
+   * (spec/stdlib.md §11.6). */
+  readonly typeAliases = new Map<string, TypeExpr>();
   readonly impls = new Map<string, Map<string, HClosure>>();
   /** Every name declared anywhere in compiled code: only these can be
    * late-bound function names, so other names skip the call-site walk. */

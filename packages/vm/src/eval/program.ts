@@ -73,6 +73,9 @@ function prescan(interp: Interpreter, program: A.Program): void {
       case "InterfaceDecl":
         interp.interfaces.add(n.name as string);
         break;
+      case "TypeDecl":
+        interp.typeAliases.set(n.name as string, n.type as A.TypeExpr);
+        break;
       case "FnDecl":
       case "ToolDecl":
       case "StructDecl":
