@@ -3,6 +3,7 @@
  * milliseconds (`HDuration`); overflow is checked against i64.
  */
 import { HarnError, HDuration, HFloat, typeOf, type Runtime, type Value } from "@harn/vm";
+import { roundHalfAway } from "../core/math";
 import { inRange, instantArg, timestampValue } from "./instant";
 
 const I64_MAX_MS = 9223372036854775807;
@@ -34,7 +35,7 @@ export function installDurations(rt: Runtime): void {
       let ms: number;
       if (typeof v === "number") ms = v * unit;
       else if (typeof v === "bigint") ms = Number(v) * unit;
-      else if (v instanceof HFloat && Number.isFinite(v.v)) ms = Math.round(v.v * unit);
+      else if (v instanceof HFloat && Number.isFinite(v.v)) ms = roundHalfAway(v.v * unit);
       else fail(`${name}: expected number, got ${typeOf(v)}`);
       if (!Number.isFinite(ms) || Math.abs(ms) > I64_MAX_MS) fail(`${name}: duration overflow`);
       return new HDuration(ms === 0 ? 0 : ms);

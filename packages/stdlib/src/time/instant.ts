@@ -5,6 +5,7 @@
  * covers chrono's (years −262143 … 262142).
  */
 import { HarnError, HDict, HFloat, typeOf, type Value } from "@harn/vm";
+import { roundHalfAway } from "../core/math";
 
 export interface Instant {
   /** Whole seconds since the Unix epoch (floor). */
@@ -59,7 +60,7 @@ export function toInstant(fn: string, v: Value): Instant {
   if (v instanceof HFloat) {
     if (!Number.isFinite(v.v)) fail(`${fn}: timestamp must be finite`);
     // rounded to the nearest microsecond
-    const micros = Math.round(v.v * 1e6);
+    const micros = roundHalfAway(v.v * 1e6);
     const sec = Math.floor(micros / 1e6);
     if (sec < MIN_SEC || sec > MAX_SEC) fail(`${fn}: timestamp out of range`);
     return { sec, nanos: Math.round(micros - sec * 1e6) * 1000 };
