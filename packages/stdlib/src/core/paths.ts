@@ -184,8 +184,11 @@ export function findProjectRoot(start: string): string | null {
 }
 
 /** The directory of the executing `.harn` file (the asset root). */
+/** Always absolute (§14: "directory of the executing `.harn` file
+ * (absolute)"): the CLI hands scripts over by the path the user typed, which
+ * is relative to the process's working directory. */
 export function sourceDir(ctx: CallContext): string {
-  return ctx.sourceFile ? nodePath.dirname(ctx.sourceFile) : process.cwd();
+  return ctx.sourceFile ? nodePath.resolve(nodePath.dirname(ctx.sourceFile)) : process.cwd();
 }
 
 export function tempDir(rt: Runtime): string {
