@@ -106,6 +106,8 @@ function defaultShellInfo(rt: Runtime, shells: ShellInfo[]): ShellInfo | null {
 }
 
 /** The shell named by `shell` (an id or a path) or `shell_id` params. */
+/** `what` prefixes the error texts; stdlib.md §15.4 spells them
+ * `host_call process.exec: …` but `process.shell_invocation: …`. */
 function pickShell(rt: Runtime, params: HDict, what: string): ShellInfo {
   const shells = availableShells(rt);
   const byId = params.get("shell_id");
@@ -113,13 +115,13 @@ function pickShell(rt: Runtime, params: HDict, what: string): ShellInfo {
   if (byId !== null) {
     const s = shells.find((x) => x.id === display(byId));
     if (s) return s;
-    throw HarnError.thrown(`host_call ${what}: unknown shell_id '${display(byId)}'`);
+    throw HarnError.thrown(`${what}: unknown shell_id '${display(byId)}'`);
   }
   if (byShell !== null) {
     const name = byShell instanceof HDict ? display(byShell.get("path") ?? byShell.get("id")) : display(byShell);
     return shells.find((x) => x.id === name || x.path === name) ?? shellInfo(name);
   }
-  throw HarnError.runtime(`host_call ${what}: shell mode requires \`shell\` or \`shell_id\``);
+  throw HarnError.runtime(`${what}: shell mode requires \`shell\` or \`shell_id\``);
 }
 
 // ---------------------------------------------------------------------------
@@ -146,7 +148,7 @@ async function processExec(params: HDict, ctx: CallContext): Promise<Value> {
   } else {
     if (!params.has("command")) throw HarnError.thrown("host_call: missing required parameter 'command'");
     commandText = display(params.get("command"));
-    const shell = pickShell(rt, params, "process.exec");
+    const shell = pickShell(rt, params, "host_call process.exec");
     file = shell.path;
     args = shellArgs(shell.path, commandText);
   }
@@ -208,7 +210,7 @@ function localCall(cap: string, op: string, params: HDict, ctx: CallContext): Va
       return d ? shellDict(d, true) : null;
     }
     case "process.set_default_shell": {
-      const s = pickShell(rt, params, "process.set_default_shell");
+      const s = pickShell(rt, params, "host_call process.set_default_shell");
       rt.slot(HOST).defaultShellId = s.id;
       return shellDict(s, true);
     }
