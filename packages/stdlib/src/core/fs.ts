@@ -94,7 +94,12 @@ export function installFs(rt: Runtime): void {
   });
 
   rt.defineBuiltin("delete_file", (args, ctx) => {
-    const path = resolvePath(ctx.runtime, strArg(args, 0));
+    const arg = strArg(args, 0);
+    const path = resolvePath(ctx.runtime, arg);
+    // An omitted or empty path resolves to the execution root itself; a
+    // recursive delete of the whole project because a variable was empty is
+    // data loss, so refuse (our choice: the spec is silent on this case).
+    if (arg === "") throw HarnError.thrown(`Failed to delete file ${path}: refusing to delete the execution root (empty path)`);
     let st: fs.Stats;
     try {
       st = fs.lstatSync(path);

@@ -149,3 +149,20 @@ describe("workspace paths", () => {
     expect(r.call("path_workspace_normalize", "a/b", "/other")).toBe("a/b");
   });
 });
+
+describe("delete_file with an empty path", () => {
+  it("refuses instead of deleting the whole execution root", async () => {
+    const own = mkdtempSync(join(tmpdir(), "harn-fs-empty-"));
+    try {
+      writeFileSync(join(own, "keep.txt"), "x");
+      const r = rig({ cwd: own });
+      for (const args of [[""], []] as unknown[][]) {
+        const e = await raised(() => r.call("delete_file", ...(args as never[])));
+        expect(e.caughtValue()).toBe(`Failed to delete file ${own}/: refusing to delete the execution root (empty path)`);
+      }
+      expect(r.call("file_exists", "keep.txt")).toBe(true);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
