@@ -3,9 +3,10 @@
  * smol-toml (ints as bigint, so they stay ints); dates become their TOML
  * text. Stringifying is our own, in the layout of Rust's `toml` crate:
  * plain keys first, then `[table]` and `[[array of tables]]` sections,
- * arrays inline as `[1, 2]`, floats always with a fraction or exponent.
+ * arrays inline as `[1, 2]`, floats in Rust's plain text with `.0` on
+ * integral values.
  */
-import { HarnError, HDict, HFloat, HSet, HStruct, typeOf, type Value } from "@harn/vm";
+import { formatFloat, HarnError, HDict, HFloat, HSet, HStruct, typeOf, type Value } from "@harn/vm";
 import { parse, TomlDate, TomlError } from "smol-toml";
 import { fromPlain } from "./convert";
 
@@ -75,12 +76,12 @@ function quote(s: string): string {
   return out + '"';
 }
 
+/** The toml crate's float text: Rust's plain `{}` formatting (shortest
+ * round-trip digits, never an exponent) plus `.0` on integral values. */
 function floatText(x: number): string {
   if (Number.isNaN(x)) return "nan";
-  if (x === Infinity) return "inf";
-  if (x === -Infinity) return "-inf";
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return x.toFixed(1);
-  return String(x).replace("e+", "e");
+  const s = formatFloat(x); // `inf`, `-inf`, `-0.0`, `3.0`, `1e15` as digits
+  return Number.isInteger(x) && !s.endsWith(".0") ? s + ".0" : s;
 }
 
 function inline(v: Value): string {
