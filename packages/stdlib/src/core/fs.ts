@@ -18,6 +18,14 @@ function fail(prefix: string, e: unknown): never {
   throw HarnError.thrown(`${prefix}: ${osErrorText(e)}`);
 }
 
+/** Rust `fs::copy`: a source that is not a regular file (after following
+ * symlinks) fails with this InvalidInput text, before the destination is
+ * touched. */
+function copyRegularFile(src: string, dst: string): void {
+  if (!fs.statSync(src).isFile()) throw new Error("the source path is neither a regular file nor a symlink to a regular file");
+  fs.copyFileSync(src, dst);
+}
+
 /** Read a file as strict UTF-8; the error detail follows Rust. */
 export function readText(path: string): string {
   const data = fs.readFileSync(path);
@@ -136,7 +144,7 @@ export function installFs(rt: Runtime): void {
     const src = resolvePath(ctx.runtime, strArg(args, 0));
     const dst = resolvePath(ctx.runtime, strArg(args, 1));
     try {
-      fs.copyFileSync(src, dst);
+      copyRegularFile(src, dst);
     } catch (e) {
       fail(`Failed to copy ${src} to ${dst}`, e);
     }
@@ -154,7 +162,7 @@ export function installFs(rt: Runtime): void {
       // across devices (or other rename failures): copy, then remove
     }
     try {
-      fs.copyFileSync(src, dst);
+      copyRegularFile(src, dst);
     } catch (e) {
       fail("move_file: copy failed", e);
     }
