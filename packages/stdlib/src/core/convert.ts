@@ -146,7 +146,8 @@ export function installConvert(rt: Runtime): void {
 
   rt.defineBuiltin("addr_of", (args, ctx) => {
     const v = arg(args, 0);
-    if (v !== null && typeof v === "object") {
+    // Boxed floats and durations are scalars to the user.
+    if (v !== null && typeof v === "object" && !(v instanceof HFloat) && typeOf(v) !== "duration") {
       const table = ctx.runtime.slot(ADDRESSES);
       let id = table.ids.get(v);
       if (id === undefined) table.ids.set(v, (id = table.next++));
