@@ -193,7 +193,8 @@ class Parser {
       while (this.i < s.length && s[this.i]! >= "0" && s[this.i]! <= "9") this.i++;
     }
     const text = s.slice(start, this.i);
-    if (!isFloat) {
+    // serde_json reads `-0` as the float -0.0, not the int 0.
+    if (!isFloat && !(text === "-0" && !this.plain)) {
       if (text.length < 16 || this.plain) return Number(text);
       const b = BigInt(text);
       if (b >= I64_MIN && b <= I64_MAX) return normBig(b);
