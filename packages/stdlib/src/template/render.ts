@@ -19,6 +19,7 @@ import {
   typeOf,
   type Value,
 } from "@harn/vm";
+import { trim } from "../core/text";
 import { toJson } from "./json";
 import { TemplateError, type Expr, type Pos, type Template, type TNode } from "./parser";
 
@@ -214,11 +215,12 @@ function value(v: Val): Value {
 }
 
 /** Template truthiness: nil, false, 0, 0.0, blank strings, empty lists and
- * dicts are false. */
+ * dicts are false. "Blank" and the `trim` filter use Rust's whitespace set
+ * (U+0085 is whitespace, U+FEFF is not), like the string methods. */
 export function truthy(v: Val): boolean {
   if (v === MISSING || v === null || v === false) return false;
   if (typeof v === "number") return v !== 0;
-  if (typeof v === "string") return v.trim() !== "";
+  if (typeof v === "string") return trim(v) !== "";
   if (v instanceof HFloat) return v.v !== 0;
   if (Array.isArray(v)) return v.length > 0;
   if (v instanceof HDict) return v.size > 0;
@@ -356,7 +358,7 @@ function applyFilter(name: string, v: Value, args: Value[], pos: Pos, state: Ren
     case "lower":
       return text(v).toLowerCase();
     case "trim":
-      return text(v).trim();
+      return trim(text(v));
     case "capitalize":
       return capitalizeWord(text(v));
     case "title":
