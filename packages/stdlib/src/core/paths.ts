@@ -24,18 +24,38 @@ export function resolvePath(rt: Runtime, p: string): string {
 }
 
 /** Components of an OS path, ignoring `.` and empty components (Rust
- * `Path::components`, which keeps a leading `.` only when it is the whole
- * relative prefix — irrelevant for dirname/basename). */
+ * `Path::components` keeps a leading `.`, which never is a file name). */
 function osComponents(p: string): { absolute: boolean; parts: string[] } {
   return { absolute: p.startsWith("/"), parts: p.split("/").filter((c) => c !== "" && c !== ".") };
 }
 
-/** Rust `Path::parent`, displayed; `""` when there is none. */
+/** Rust `Path::parent`, displayed; `""` when there is none. Like Rust it
+ * is a slice of the input, not a rebuilt path: a leading `./` and inner
+ * `.`/`//` survive (`./a/b` → `./a`, `a/./b/c` → `a/./b`), while trailing
+ * separators and `.` components are trimmed. */
 export function dirname(p: string): string {
-  const { absolute, parts } = osComponents(p);
-  if (parts.length === 0) return "";
-  const rest = parts.slice(0, -1).join("/");
-  return absolute ? "/" + rest : rest;
+  // the root `/` or a leading `.` component sits before the body
+  const start = p.startsWith("/") || p === "." || p.startsWith("./") ? 1 : 0;
+  let end = p.length;
+  let popped = false;
+  // Components::next_back: skip empty and `.` components, drop the last real one
+  while (end > start && !popped) {
+    const sep = p.lastIndexOf("/", end - 1);
+    const from = sep >= start ? sep + 1 : start;
+    const comp = p.slice(from, end);
+    end = sep >= start ? sep : start;
+    popped = comp !== "" && comp !== ".";
+  }
+  if (!popped) return "";
+  // Components::as_path: trim trailing separators and `.` components
+  while (end > start) {
+    const sep = p.lastIndexOf("/", end - 1);
+    const from = sep >= start ? sep + 1 : start;
+    const comp = p.slice(from, end);
+    if (comp !== "" && comp !== ".") break;
+    end = sep >= start ? sep : start;
+  }
+  return p.slice(0, end);
 }
 
 /** Rust `Path::file_name`: the last component unless it is `..`. */
