@@ -79,6 +79,9 @@ export function strftime(format: string, t: FormatInput): string {
     const num = (n: number, width: number, defaultFill: "0" | " " = "0"): string => {
       if (padMode === "-") return String(n);
       const fill = padMode === "_" ? " " : padMode === "0" ? "0" : defaultFill;
+      // Rust `{:0w}` / `{:w}`: the sign counts toward the width (`%C` of
+      // year -29 is `-1`, not `-01`)
+      if (n < 0) return fill === "0" ? "-" + pad(-n, width - 1) : String(n).padStart(width, " ");
       return pad(n, width, fill);
     };
     const hour12 = c.hour % 12 === 0 ? 12 : c.hour % 12;
