@@ -6,7 +6,7 @@
  * contractual.
  */
 import { blake3 } from "@noble/hashes/blake3";
-import { HarnError, HBytes, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HBytes, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { nodeCrypto } from "./node-builtins";
 
@@ -170,15 +170,44 @@ function uuidV5(namespace: string, name: string): string {
   return formatUuid(h);
 }
 
-function uuidV7(nowMs: number): string {
+/** The last v7 timestamp and its 42-bit counter, per runtime. */
+const UUID_V7 = new RuntimeSlot("stdlib.uuid_v7", () => ({ ms: -1, counter: 0 }));
+
+const COUNTER_LIMIT = 2 ** 42;
+
+/** A random counter start with headroom: the top bit is left clear. */
+function counterSeed(): number {
+  return nodeCrypto().randomBytes(6).readUIntBE(0, 6) % 2 ** 41;
+}
+
+/** RFC 9562 §6.2 method 1, as the Rust `uuid` crate's `Uuid::now_v7` does:
+ * a 42-bit counter in `rand_a` and the top of `rand_b`, seeded randomly each
+ * millisecond and incremented within one, keeps the values of one run
+ * strictly increasing (a clock step back reuses the last timestamp). */
+function uuidV7(rt: Runtime): string {
+  const st = rt.slot(UUID_V7);
+  const now = Date.now();
+  if (now > st.ms) {
+    st.ms = now;
+    st.counter = counterSeed();
+  } else if (++st.counter >= COUNTER_LIMIT) {
+    st.ms++;
+    st.counter = counterSeed();
+  }
   const b = nodeCrypto().randomBytes(16);
-  let ms = nowMs;
+  let ms = st.ms;
   for (let i = 5; i >= 0; i--) {
     b[i] = ms % 256;
     ms = Math.floor(ms / 256);
   }
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
+  const c = st.counter;
+  const high = Math.floor(c / 2 ** 24); // counter bits 41..24
+  b[6] = 0x70 | (high >>> 14);
+  b[7] = (high >>> 6) & 0xff;
+  b[8] = 0x80 | (high & 0x3f);
+  b[9] = (c >>> 16) & 0xff;
+  b[10] = (c >>> 8) & 0xff;
+  b[11] = c & 0xff;
   return formatUuid(b);
 }
 
@@ -218,7 +247,7 @@ export function installEncoding(rt: Runtime): void {
   });
 
   rt.defineBuiltin("uuid", () => nodeCrypto().randomUUID());
-  rt.defineBuiltin("uuid_v7", () => uuidV7(Date.now()));
+  rt.defineBuiltin("uuid_v7", () => uuidV7(rt));
   rt.defineBuiltin("uuid_nil", () => "00000000-0000-0000-0000-000000000000");
   rt.defineBuiltin("uuid_parse", (args) => parseUuid(strArg(args, 0)));
   rt.defineBuiltin("uuid_v5", (args) => {
