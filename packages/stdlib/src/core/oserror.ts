@@ -37,6 +37,12 @@ interface SystemError {
   message?: string;
 }
 
+/** glibc's strerror text for a Node error code (`ENOENT` -> `No such file
+ * or directory`), or undefined for codes not in the table. */
+export function strerrorText(code: string | undefined): string | undefined {
+  return code ? TEXTS[code]?.[0] : undefined;
+}
+
 /** The Rust-style description of a Node fs/child_process error. */
 export function osErrorText(e: unknown): string {
   const err = (e ?? {}) as SystemError;

@@ -16,6 +16,7 @@ import type { SecureContext } from "node:tls";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { readFileSync } from "node:fs";
 import { nodeTls } from "../core/node-builtins";
+import { strerrorText } from "../core/oserror";
 
 interface ExtraCa {
   /** Undefined until first asked for; null when there is nothing to add
@@ -65,17 +66,6 @@ function load(rt: Runtime, file: string): SecureContext | null {
   }
 }
 
-/** glibc's strerror texts, which OpenSSL puts in its system errors. */
-const STRERROR: Record<string, string> = {
-  ENOENT: "No such file or directory",
-  EACCES: "Permission denied",
-  ENOTDIR: "Not a directory",
-  ELOOP: "Too many levels of symbolic links",
-  ENAMETOOLONG: "File name too long",
-  EMFILE: "Too many open files",
-  EIO: "Input/output error",
-};
-
 /**
  * The text OpenSSL 3 gives a failed `fopen` (what Node prints):
  * `error:80000002:system library::No such file or directory`, the code
@@ -84,6 +74,6 @@ const STRERROR: Record<string, string> = {
 function opensslSystemError(err: NodeJS.ErrnoException): string {
   const errno = typeof err.errno === "number" ? Math.abs(err.errno) : 0;
   const code = (0x80000000 + errno).toString(16).toUpperCase().padStart(8, "0");
-  const text = (err.code && STRERROR[err.code]) ?? err.message.replace(/^[A-Z]+: /, "").replace(/,.*$/, "");
+  const text = strerrorText(err.code) ?? err.message.replace(/^[A-Z]+: /, "").replace(/,.*$/, "");
   return `error:${code}:system library::${text}`;
 }
