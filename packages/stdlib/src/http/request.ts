@@ -67,6 +67,12 @@ function str(v: Value): string {
 }
 
 /** Options are a dict or nothing. */
+/** The `timeout_ms` / `timeout` option (ms or a duration), else the
+ * default of 30 s (spec/stdlib.md §19.1). */
+export function timeoutOption(options: HDict | null): number {
+  return msValue(opt(options, "timeout_ms")) ?? msValue(opt(options, "timeout")) ?? 30_000;
+}
+
 export function optionsArg(v: Value | undefined): HDict | null {
   return v instanceof HDict ? v : null;
 }
@@ -139,7 +145,7 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
     if (!headers.some(([k]) => k.toLowerCase() === "content-type")) headers.push(["Content-Type", str(form.get("content_type"))]);
   }
 
-  const timeout = msValue(opt(options, "timeout_ms")) ?? msValue(opt(options, "timeout")) ?? 30_000;
+  const timeout = timeoutOption(options);
   const total = msValue(opt(options, "total_timeout_ms")) ?? timeout;
 
   return {

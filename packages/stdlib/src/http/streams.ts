@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
-import { buildRequest, msValue, optionsArg } from "./request";
+import { buildRequest, optionsArg, timeoutOption } from "./request";
 import { open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
 import { extraCaConnectOptions } from "../tls/extra-ca";
@@ -230,7 +230,7 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
 }
 
 async function connectWebSocket(ctx: CallContext, s: TransportState, id: string, url: string, options: HDict | null): Promise<Value> {
-  const { WebSocket } = await undici(ctx.runtime);
+  const { Agent, buildConnector, WebSocket } = await undici(ctx.runtime);
   const headers: Record<string, string> = {};
   const h = options?.get("headers");
   if (h instanceof HDict) for (const k of h.keys()) headers[k] = str(h.get(k));
@@ -238,7 +238,6 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
   // A connection pool of its own, which keeps the socket it opens: undici's
   // WebSocket does not expose it, and a close the server never answers is
   // ended by destroying it (closeWebSocket).
-  const { Agent, buildConnector } = await undici(ctx.runtime);
   const sockets = new Set<Socket>();
   const connector = buildConnector({ ...(/^wss:/i.test(url) && extraCaConnectOptions(ctx.runtime)) });
   const dispatcher = new Agent({
@@ -314,8 +313,7 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
  * WebSockets).
  */
 function handshakeTimeout(options: HDict | null): number {
-  const get = (k: string): Value => (options?.has(k) ? options.get(k) : null);
-  return Math.max(0, msValue(get("timeout_ms")) ?? msValue(get("timeout")) ?? DEFAULT_TIMEOUT_MS);
+  return Math.max(0, timeoutOption(options));
 }
 
 /** Starts the closing handshake and drops the connection if the server has
