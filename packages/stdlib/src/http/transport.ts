@@ -195,6 +195,15 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
     throw e;
   });
   const timer = spec.totalTimeoutMs > 0 ? setTimeout(() => ((timedOut = true), abort.abort()), spec.totalTimeoutMs) : null;
+  // What a failure of the exchange, or of reading its body, reaches the
+  // caller as: the task's abort reason, the timeout, or undici's error
+  // described (never undici's error itself).
+  const failure = (e: unknown, where: string): unknown => {
+    if (ctx.signal.aborted) return ctx.signal.reason;
+    if (e instanceof TransportError) return e;
+    if (timedOut) return new TransportError(`${where}: operation timed out`, true);
+    return describe(e, where);
+  };
   let url = spec.url;
   let method = spec.method;
   let body = spec.body;
@@ -250,19 +259,13 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
           return chunk.done ? null : chunk.value;
         } catch (e) {
           finish();
-          if (ctx.signal.aborted) throw ctx.signal.reason;
-          if (timedOut) throw new TransportError(`${where}: operation timed out`, true);
-          throw describe(e, where);
+          throw failure(e, where);
         }
       };
       return { status: res.status, headers: new HDict(headers), body: { read }, close };
     }
   } catch (e) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    if (e instanceof TransportError) throw e;
-    const where = `error sending request for url (${safeHref(url)})`;
-    if (timedOut) throw new TransportError(`${where}: operation timed out`, true);
-    throw describe(e, where);
+    throw failure(e, `error sending request for url (${safeHref(url)})`);
   } finally {
     // a streamed body keeps both until it ends or is closed (`finish`)
     if (!streaming) {
