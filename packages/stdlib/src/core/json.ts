@@ -21,6 +21,7 @@ import {
   type Runtime,
   type Value,
 } from "@harn/vm";
+import { ryu } from "../template/json";
 import { strArg } from "./args";
 import { trim } from "./text";
 
@@ -402,10 +403,9 @@ export function parseJsonKeepingFloats(text: string): unknown {
 /**
  * Plain JS JSON value → text, like `JSON.stringify(v, null, indent)` (own
  * key order; compact unless `indent`), except that a `JsonFloat` is written as a float (`2.0`, `1e21`),
- * as serde_json writes a float Value, so provider adapters that re-serialize
- * a tool call's argument object into argument text keep what
- * `parseJsonKeepingFloats` read. (From 1e16 to 1e21 serde switches to
- * exponents earlier than we do; either text reads back as the same float.)
+ * as serde_json writes a float Value (ryu's layout), so provider adapters
+ * that re-serialize a tool call's argument object into argument text keep
+ * what `parseJsonKeepingFloats` read.
  */
 export function stringifyJsonKeepingFloats(v: unknown, indent = 0): string {
   let found = false;
@@ -423,11 +423,7 @@ export function stringifyJsonKeepingFloats(v: unknown, indent = 0): string {
 /** `step` is one level of indentation ("" = compact); `nl` the newline plus
  * the current indentation, as `JSON.stringify(v, null, n)` lays it out. */
 function writeKeepingFloats(v: unknown, step: string, nl: string): string {
-  if (v instanceof JsonFloat) {
-    const x = v.valueOf();
-    const t = Object.is(x, -0) ? "-0" : String(x).replace("e+", "e");
-    return t.includes("e") ? t : `${t}.0`;
-  }
+  if (v instanceof JsonFloat) return ryu(v.valueOf());
   const inner = step === "" ? "" : nl + step;
   const sep = step === "" ? "," : `,${inner}`;
   if (Array.isArray(v)) {

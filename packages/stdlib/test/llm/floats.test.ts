@@ -71,6 +71,8 @@ describe("stringifyJsonKeepingFloats", () => {
     expect(text).toBe('{"a":2.0,"b":2,"c":1000.0,"d":2.5,"e":[1.0,1],"f":-0.0,"g":15.0}');
     expect(typed(fromJson(parseJsonKeepingFloats(text)))).toBe(typed(fromJson(v)));
     expect(stringifyJsonKeepingFloats({ big: new JsonFloat(1e21), u: undefined, l: [undefined] })).toBe('{"big":1e21,"l":[null]}');
+    // serde_json (ryu) switches to an exponent from 1e16 on
+    expect(stringifyJsonKeepingFloats([new JsonFloat(1e15), new JsonFloat(1e16)])).toBe("[1000000000000000.0,1e16]");
   });
 
   it("lays out indented text exactly as JSON.stringify(v, null, n) does, floats written as floats", () => {
