@@ -8,7 +8,7 @@ import { nodeCrypto } from "../core/node-builtins";
 import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
 import { JsonFloat } from "../core/json";
-import type { Json } from "../longrun/json";
+import { isJsonObject, type Json } from "../longrun/json";
 
 export type { Json };
 export type JsonObject = { [key: string]: Json };
@@ -34,9 +34,7 @@ export function toJson(v: Value): Json {
 export { jsonToValue as fromJson } from "../longrun/json";
 
 /** A JSON object (not a list, not a `JsonFloat`). */
-export function isObject(x: unknown): x is JsonObject {
-  return x !== null && typeof x === "object" && !Array.isArray(x) && !(x instanceof JsonFloat);
-}
+export const isObject: (x: unknown) => x is JsonObject = isJsonObject;
 
 /** A UUID v7 (time-ordered), for anonymous session and transcript ids. */
 export function uuidV7(nowMs: number = Date.now()): string {

@@ -37,6 +37,11 @@ export function jsonToValue(x: unknown): Value {
   }
 }
 
+/** A JSON object (not null, a list or a `JsonFloat`). */
+export function isJsonObject(x: unknown): x is Record<string, Json> {
+  return x !== null && typeof x === "object" && !Array.isArray(x) && !(x instanceof JsonFloat);
+}
+
 function objectToValue(x: Record<string, unknown>): HDict {
   const m = new Map<string, Value>();
   // A key holding undefined is absent, as in the JSON text.
@@ -59,11 +64,11 @@ function listToValue(x: unknown[]): Value[] {
   let shape: RecordShape | null = null;
   for (let i = 0; i < x.length; i++) {
     const e = x[i];
-    if (typeof e !== "object" || e === null || Array.isArray(e) || e instanceof JsonFloat) {
+    if (!isJsonObject(e)) {
       out[i] = jsonToValue(e);
       continue;
     }
-    const o = e as Record<string, unknown>;
+    const o = e;
     const names = Object.keys(o);
     if (shape !== null && sameNames(shape.names, names)) out[i] = toRecord(o, shape);
     else if (previous !== null && sameNames(previous, names) && (shape = recordShape(names)) !== null) out[i] = toRecord(o, shape);
