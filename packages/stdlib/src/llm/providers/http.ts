@@ -6,7 +6,8 @@
  * one accumulator gives identical results for both (spec §5.2).
  */
 
-import { JsonFloat, jsonNumber } from "../../core/json";
+import { jsonNumber } from "../../core/json";
+import { isJsonObject } from "../../longrun/json";
 import { DEFAULT_TIMEOUT_MS, HttpExchange } from "../transport";
 import type { LlmEvent, LlmProvider, LlmRequest } from "../types";
 
@@ -92,7 +93,7 @@ function isJsonDocument(res: Response): boolean {
 export type Json = Record<string, unknown>;
 
 export function obj(v: unknown): Json {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat) ? (v as Json) : {};
+  return isJsonObject(v) ? v : {};
 }
 
 export function arr(v: unknown): unknown[] {
