@@ -8,7 +8,8 @@
  * with a structured error.
  */
 
-import { JsonFloat, parseJsonKeepingFloats } from "../core/json";
+import { parseJsonKeepingFloats } from "../core/json";
+import { isJsonObject } from "../longrun/json";
 import type { LlmEvent, LlmResponse, LlmToolCall } from "./types";
 
 interface PendingCall {
@@ -120,7 +121,7 @@ export function parseArguments(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   try {
     const v: unknown = parseJsonKeepingFloats(text);
-    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat)) return v as Record<string, unknown>;
+    if (isJsonObject(v)) return v;
   } catch {
     // fall through: the model produced broken JSON
   }

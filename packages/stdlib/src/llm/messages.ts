@@ -5,7 +5,8 @@
  * render their own wire format from it.
  */
 
-import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
+import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
+import { isJsonObject } from "../longrun/json";
 import type { LlmContentBlock, LlmMessage, LlmToolChoice, LlmToolDefinition } from "./types";
 
 export type Part =
@@ -114,13 +115,13 @@ export function argumentsObject(args: unknown): Record<string, unknown> {
   if (typeof args === "string") {
     try {
       const v: unknown = parseJsonKeepingFloats(args);
-      if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof JsonFloat)) return v as Record<string, unknown>;
+      if (isJsonObject(v)) return v;
     } catch {
       // keep the model's text so nothing is lost
     }
     return { _raw: args };
   }
-  if (args && typeof args === "object" && !Array.isArray(args) && !(args instanceof JsonFloat)) return args as Record<string, unknown>;
+  if (isJsonObject(args)) return args;
   return {};
 }
 
