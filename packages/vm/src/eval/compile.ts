@@ -2040,7 +2040,6 @@ function operandEv(o: Operand): Ev {
   }
 }
 
-/** Names the interpreter handles itself (§7.5) unless a closure shadows them. */
 /** Builtins whose argument at the given index may name a type alias that
  * the compiler lowers to a schema (spec/stdlib.md §11.6). */
 const SCHEMA_ALIAS_ARG = new Map<string, number>([
@@ -2053,6 +2052,7 @@ const SCHEMA_ALIAS_ARG = new Map<string, number>([
   ["json_validate", 1],
 ]);
 
+/** Names the interpreter handles itself (§7.5) unless a closure shadows them. */
 export const SPECIAL_CALLS = new Set(["await", "cancel", "cancel_graceful", "is_cancelled"]);
 
 function binaryFn(op: string): (a: Value, b: Value) => Value {
