@@ -25,8 +25,8 @@ export function resolvePath(rt: Runtime, p: string): string {
 
 /** Components of an OS path, ignoring `.` and empty components (Rust
  * `Path::components` keeps a leading `.`, which never is a file name). */
-function osComponents(p: string): { absolute: boolean; parts: string[] } {
-  return { absolute: p.startsWith("/"), parts: p.split("/").filter((c) => c !== "" && c !== ".") };
+function osComponents(p: string): string[] {
+  return p.split("/").filter((c) => c !== "" && c !== ".");
 }
 
 /** Rust `Path::parent`, displayed; `""` when there is none. Like Rust it
@@ -40,27 +40,30 @@ export function dirname(p: string): string {
   let popped = false;
   // Components::next_back: skip empty and `.` components, drop the last real one
   while (end > start && !popped) {
-    const sep = p.lastIndexOf("/", end - 1);
-    const from = sep >= start ? sep + 1 : start;
-    const comp = p.slice(from, end);
-    end = sep >= start ? sep : start;
-    popped = comp !== "" && comp !== ".";
+    const last = lastComponent(p, start, end);
+    end = last.before;
+    popped = last.name !== "" && last.name !== ".";
   }
   if (!popped) return "";
   // Components::as_path: trim trailing separators and `.` components
   while (end > start) {
-    const sep = p.lastIndexOf("/", end - 1);
-    const from = sep >= start ? sep + 1 : start;
-    const comp = p.slice(from, end);
-    if (comp !== "" && comp !== ".") break;
-    end = sep >= start ? sep : start;
+    const last = lastComponent(p, start, end);
+    if (last.name !== "" && last.name !== ".") break;
+    end = last.before;
   }
   return p.slice(0, end);
 }
 
+/** The last `/`-separated piece of `p[start, end)` and where the text
+ * before it (without the separator) ends. */
+function lastComponent(p: string, start: number, end: number): { name: string; before: number } {
+  const sep = p.lastIndexOf("/", end - 1);
+  return sep >= start ? { name: p.slice(sep + 1, end), before: sep } : { name: p.slice(start, end), before: start };
+}
+
 /** Rust `Path::file_name`: the last component unless it is `..`. */
 export function basename(p: string): string {
-  const { parts } = osComponents(p);
+  const parts = osComponents(p);
   const last = parts[parts.length - 1];
   return last === undefined || last === ".." ? "" : last;
 }
@@ -203,8 +206,8 @@ export function findProjectRoot(start: string): string | null {
   }
 }
 
-/** The directory of the executing `.harn` file (the asset root). */
-/** Always absolute (§14: "directory of the executing `.harn` file
+/** The directory of the executing `.harn` file (the asset root), always
+ * absolute (§14: "directory of the executing `.harn` file
  * (absolute)"): the CLI hands scripts over by the path the user typed, which
  * is relative to the process's working directory. */
 export function sourceDir(ctx: CallContext): string {
