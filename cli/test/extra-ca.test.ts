@@ -7,7 +7,6 @@
  * until 2126, SAN IP:127.0.0.1) is trusted only through the variable.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import type { Socket } from "node:net";
@@ -16,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openAiChatStream } from "../../packages/stdlib/test/llm/wire";
+import { acceptHandshake, frame } from "../../packages/stdlib/test/http/websocket-peer";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = join(root, "cli/bin/harn.cjs");
@@ -28,12 +28,8 @@ let work = "";
 
 /** A WebSocket server's side of the handshakes, sending one text frame (RFC 6455). */
 function greetOverWebSocket(req: { headers: Record<string, string | string[] | undefined> }, socket: Socket): void {
-  const accept = createHash("sha1")
-    .update(String(req.headers["sec-websocket-key"]) + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")
-    .digest("base64");
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-  const text = Buffer.from("hello over wss");
-  socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
+  acceptHandshake(socket, String(req.headers["sec-websocket-key"]));
+  socket.write(frame(1, Buffer.from("hello over wss")));
   // The client's close frame (opcode 8) gets the closing handshake's answer.
   socket.on("data", (frame: Buffer) => {
     if ((frame[0]! & 0x0f) === 8) socket.end(Buffer.from([0x88, 0x00]));

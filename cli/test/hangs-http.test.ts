@@ -17,10 +17,10 @@
  * handshake of `websocket_connect` (it now takes `timeout_ms`, default 30 s
  * like HTTP requests: http/streams.ts handshakeTimeout).
  */
-import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, eventually, harn, interrupt, runToEnd, workDir } from "./hang-harness";
+import { onUpgradeRequest } from "../../packages/stdlib/test/http/websocket-peer";
 
 type Peer = (socket: Socket) => void;
 
@@ -39,19 +39,7 @@ const quietEvents: Peer = (s) =>
   s.once("data", () => s.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\nd\r\ndata: hello\n\n\r\n"));
 
 /** Completes the WebSocket opening handshake, then never says a word. */
-const mute: Peer = (s) => {
-  let head = "";
-  const onData = (chunk: Buffer) => {
-    head += chunk.toString("latin1");
-    if (!head.includes("\r\n\r\n")) return;
-    s.off("data", onData);
-    const key = /^sec-websocket-key:\s*(.+)$/im.exec(head)![1]!.trim();
-    const accept = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-    s.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-    s.on("data", () => undefined);
-  };
-  s.on("data", onData);
-};
+const mute: Peer = (s) => onUpgradeRequest(s, () => s.on("data", () => undefined));
 
 /** Promises 3 bytes and sends them when the test says so (`release`). */
 const held: Socket[] = [];

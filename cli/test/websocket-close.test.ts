@@ -6,13 +6,13 @@
  * Before that, such a script never exited.
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frame, onUpgradeRequest } from "../../packages/stdlib/test/http/websocket-peer";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = join(root, "cli/bin/harn.cjs");
@@ -26,19 +26,10 @@ const clientSockets = new Set<Socket>();
 function deafServer(socket: Socket): void {
   clientSockets.add(socket);
   socket.on("close", () => clientSockets.delete(socket));
-  let head = "";
-  const onData = (chunk: Buffer) => {
-    head += chunk.toString("latin1");
-    if (!head.includes("\r\n\r\n")) return;
-    socket.off("data", onData);
-    const key = /^sec-websocket-key:\s*(.+)$/im.exec(head)![1]!.trim();
-    const accept = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-    const text = Buffer.from("hi");
-    socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
+  onUpgradeRequest(socket, () => {
+    socket.write(frame(1, Buffer.from("hi")));
     socket.on("data", () => undefined); // the client's close frame: never answered
-  };
-  socket.on("data", onData);
+  });
   socket.on("error", () => undefined);
 }
 

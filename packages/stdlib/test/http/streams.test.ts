@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { display, HDict, type Value } from "@harn/vm";
 import { installHttp } from "../../src/http/builtins";
 import { raised, rig, settle } from "../core/harness";
+import { acceptHandshake, frame } from "./websocket-peer";
 
 function setup() {
   const r = rig();
@@ -68,9 +68,7 @@ describe("websocket mocks", () => {
 
 /** The smallest WebSocket server that can echo short text frames. */
 function acceptWebSocket(socket: Socket, key: string): void {
-  const accept = createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-  const frame = (opcode: number, payload: Buffer) => Buffer.concat([Buffer.from([0x80 | opcode, payload.length]), payload]);
+  acceptHandshake(socket, key);
   socket.write(frame(1, Buffer.from("welcome")));
   socket.on("data", (buf: Buffer) => {
     const opcode = buf[0]! & 0x0f;
