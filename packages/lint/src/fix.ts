@@ -24,7 +24,12 @@ export function selectEdits(diagnostics: readonly LintDiagnostic[]): FixEdit[] {
 
 export function applyFixes(source: string, diagnostics: readonly LintDiagnostic[]): FixResult {
   const edits = selectEdits(diagnostics);
+  // Of kept edits sharing a start, at most one replaces text (the others
+  // are insertions there). It must go first: an insertion applied before it
+  // would shift the text the replacement's offsets point into, so it would
+  // eat the inserted text and leave part of what it replaces behind.
+  const order = edits.map((e, i) => ({ e, i })).sort((a, b) => b.e.span.start - a.e.span.start || b.e.span.end - a.e.span.end || a.i - b.i);
   let text = source;
-  for (const e of edits) text = text.slice(0, e.span.start) + e.replacement + text.slice(e.span.end);
+  for (const { e } of order) text = text.slice(0, e.span.start) + e.replacement + text.slice(e.span.end);
   return { text, applied: edits.length };
 }

@@ -20,6 +20,15 @@ describe("applyFixes", () => {
   test("insertions at the same offset do not overlap; nor does one at the edge of a replacement", () => {
     expect(applyFixes("ab", [edit(1, 1, "x"), edit(1, 1, "y"), edit(0, 1, "A")]).applied).toBe(3);
   });
+  test("an insertion and a replacement at the same start both land intact, whatever the emission order", () => {
+    // blank-line-between-items inserts "\n" where legacy-doc-comment rewrites the comment run
+    const src = "let x = 1\n// doc\nfn f() {}\n";
+    const insert = edit(10, 10, "\n");
+    const rewrite = edit(10, 16, "/** doc */");
+    const want = { text: "let x = 1\n\n/** doc */\nfn f() {}\n", applied: 2 };
+    expect(applyFixes(src, [insert, rewrite])).toEqual(want);
+    expect(applyFixes(src, [rewrite, insert])).toEqual(want);
+  });
   test("nothing to fix", () => {
     expect(applyFixes("abc", [])).toEqual({ text: "abc", applied: 0 });
   });
