@@ -73,6 +73,20 @@ describe("exit codes and streams", () => {
       ].join("\n"),
     );
   });
+  test("trailing-comma points at column 1 of the insertion line, as the reference does", () => {
+    file("t.harn", "pipeline main() {\n  log(\n    1,\n    2\n  )\n}\n");
+    expect(harn(["lint", "t.harn"]).stderr).toBe(
+      [
+        "warning: multiline comma-separated list is missing a trailing comma",
+        "  --> t.harn:4:1",
+        "   |",
+        " 4 |     2",
+        "   | ^ lint[trailing-comma]",
+        "   = help: add a trailing comma after the last item",
+        "",
+      ].join("\n"),
+    );
+  });
   test("an error-severity finding exits 1", () => {
     file("e.harn", ERROR);
     const r = harn(["lint", "e.harn"]);

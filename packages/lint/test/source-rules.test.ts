@@ -71,10 +71,11 @@ describe("trailing-comma", () => {
   test("a multi-line call without a trailing comma", () => {
     const src = 'log(\n  "a",\n  "b"\n)\n';
     const [d] = only("trailing-comma", src);
-    expect([d!.message, d!.help, d!.span.line]).toEqual([
+    expect([d!.message, d!.help, d!.span.line, d!.span.column]).toEqual([
       "multiline comma-separated list is missing a trailing comma",
       "add a trailing comma after the last item",
       3,
+      1, // the reference's column, whatever the insertion point (lint.md §3.34)
     ]);
     expect(fixed(src, {}, "trailing-comma")).toBe('log(\n  "a",\n  "b",\n)\n');
   });

@@ -4,7 +4,8 @@
  * when it opens a dict or struct literal (first key then `:`); keyword
  * keys such as `type:` count too (FIX), and a `{` with a `->` directly
  * inside is a closure, never a list. The comma goes after the last item,
- * before any trailing comment (quirk Q10, FIX).
+ * before any trailing comment (quirk Q10, FIX). The finding is reported
+ * at column 1 of the insertion line, as the reference does.
  */
 import type { SourceToken } from "../source/tokens";
 import type { Rule } from "../types";
@@ -59,8 +60,11 @@ export const trailingComma: Rule = {
             if (open.state !== "candidate" || open.commas === 0 || t.line <= open.token.line) continue;
             const last = open.last;
             if (last === null || last.kind === ",") continue;
+            // The reference reports the insertion line with column 1
+            // (lint.md §3.34); the fix keeps the real insertion offset.
+            const at = src.span(last.end);
             ctx.report({
-              span: src.span(last.end),
+              span: { ...at, column: 1, endColumn: 1 },
               message: "multiline comma-separated list is missing a trailing comma",
               help: "add a trailing comma after the last item",
               fix: [{ span: src.span(last.end), replacement: "," }],
