@@ -34,7 +34,9 @@ interface Region {
   used: boolean;
 }
 
-const DIRECTIVE = /^harn-lint-(disable-next-line|disable|enable)\b(.*)$/s;
+/** The directive word must end at a space or the end of the comment:
+ * `harn-lint-disable-line` is not `harn-lint-disable` with a rule `-line`. */
+const DIRECTIVE = /^harn-lint-(disable-next-line|disable|enable)(?=\s|$)(.*)$/s;
 
 function parseDirectives(src: SourceText): Directive[] {
   const out: Directive[] = [];

@@ -28,6 +28,10 @@ describe("harn-lint-disable … harn-lint-enable", () => {
   test("without enable it runs to the end of the file", () => {
     expect(rules("// harn-lint-disable unused-variable\nlet a = 1\n\nlet b = 2\n")).toEqual([]);
   });
+  test("a longer word is not the directive: `harn-lint-disable-line` disables nothing", () => {
+    const src = "pipeline main() {\n  let a = 1 // harn-lint-disable-line unused-variable\n  let b = 2\n}\n";
+    expect(rules(src)).toEqual([["unused-variable", 2], ["unused-variable", 3]]);
+  });
 });
 
 describe("unused-suppression", () => {
