@@ -6,7 +6,6 @@
  * target is taken as given, whatever its extension.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 
 export class TargetError extends Error {}
 
@@ -35,7 +34,34 @@ export function collectHarnFiles(targets: readonly string[], options: CollectOpt
 
 /** Sorted and de-duplicated, as `lint` and `check` use them. */
 export function collectHarnFilesSorted(targets: readonly string[], options: CollectOptions = {}): string[] {
-  return [...new Set(collectHarnFiles(targets, options))].sort();
+  return [...new Set(collectHarnFiles(targets, options))].sort(comparePaths);
+}
+
+/** Path order as the reference sorts paths (Rust's `Path` ordering):
+ * component by component, so `lib/x.harn` comes before `lib.harn` and
+ * `lib-a/x.harn`, the order a sorted depth-first walk visits them
+ * (spec/cli.md §0.4). A plain string sort would put `lib.harn` first,
+ * since `.` and `-` sort before `/`. */
+export function comparePaths(a: string, b: string): number {
+  const ca = components(a);
+  const cb = components(b);
+  for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
+    if (ca[i] !== cb[i]) return ca[i]! < cb[i]! ? -1 : 1;
+  }
+  return ca.length - cb.length;
+}
+
+/** `a//b/` has the components of `a/b`; a leading `/` stays as "". */
+function components(path: string): string[] {
+  return path.split("/").filter((p, i) => p !== "" || i === 0);
+}
+
+/** `dir` joined with an entry name the way the reference's paths are
+ * (Rust's `Path::join`): nothing is normalised, so the target `.` gives
+ * `./a.harn` and `./src` gives `./src/a.harn` (lint.md §5.2: "the target
+ * directory joined with the relative path found under it"). */
+function joinAsCollected(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
 function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefined): void {
@@ -47,7 +73,7 @@ function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefi
   }
   const present = new Set(names);
   for (const name of names) {
-    const path = join(dir, name);
+    const path = joinAsCollected(dir, name);
     let isDir = false;
     try {
       isDir = statSync(path).isDirectory();
@@ -60,13 +86,26 @@ function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefi
   }
 }
 
-/** The OS reason without Node's `ENOENT: ` prefix and syscall suffix. */
+/** Rust's `io::Error` text for the errors reading targets can meet (glibc
+ * strerror plus the errno), as the reference prints after
+ * `Error reading {path}: ` (spec/cli.md §0.6). */
+const OS_ERRORS: Record<string, [string, number]> = {
+  ENOENT: ["No such file or directory", 2],
+  EACCES: ["Permission denied", 13],
+  ENOTDIR: ["Not a directory", 20],
+  EISDIR: ["Is a directory", 21],
+  ENOSPC: ["No space left on device", 28],
+  EROFS: ["Read-only file system", 30],
+  ENAMETOOLONG: ["File name too long", 36],
+  ELOOP: ["Too many levels of symbolic links", 40],
+};
+
+/** The OS reason without Node's `ENOENT: ` prefix and syscall suffix, in
+ * the reference's words: `No such file or directory (os error 2)`. */
 export function reason(e: unknown): string {
   if (e && typeof e === "object" && "code" in e) {
-    const code = (e as { code?: string }).code;
-    if (code === "ENOENT") return "No such file or directory";
-    if (code === "EACCES") return "Permission denied";
-    if (code === "EISDIR") return "Is a directory";
+    const known = OS_ERRORS[(e as { code?: string }).code ?? ""];
+    if (known) return `${known[0]} (os error ${known[1]})`;
   }
   return e instanceof Error ? e.message : String(e);
 }

@@ -111,7 +111,7 @@ describe("harn check", () => {
   it("exits 2 with a one-line reason for a missing file", () => {
     const r = harn(["check", "missing.harn"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("Error reading missing.harn: No such file or directory\n");
+    expect(r.stderr).toBe("Error reading missing.harn: No such file or directory (os error 2)\n");
   });
 
   it.skipIf(process.getuid?.() === 0)("exits 2 for an unreadable file", () => {

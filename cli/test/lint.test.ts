@@ -125,7 +125,7 @@ describe("exit codes and streams", () => {
   });
   test("a missing target exits 2", () => {
     const r = harn(["lint", "nope.harn"]);
-    expect([r.code, r.stderr]).toEqual([2, "Error reading nope.harn: No such file or directory\n"]);
+    expect([r.code, r.stderr]).toEqual([2, "Error reading nope.harn: No such file or directory (os error 2)\n"]);
   });
   test("a parse error exits 1 and stops the run", () => {
     file("a.harn", "let x = )\n");
@@ -146,7 +146,15 @@ describe("targets", () => {
     file("src/skip.harn", ERROR);
     file("src/skip.conformance-skip", "");
     const r = harn(["lint", "."]);
-    expect(r).toEqual({ code: 0, stdout: "src/a.harn: no issues found\nsrc/b.harn: no issues found\n", stderr: "" });
+    expect(r).toEqual({ code: 0, stdout: "./src/a.harn: no issues found\n./src/b.harn: no issues found\n", stderr: "" });
+  });
+  test("paths are the target joined with what was found under it, unnormalised, in path-component order", () => {
+    // the reference joins with Rust's Path::join and sorts Paths component by component
+    file("lib/x.harn", CLEAN);
+    file("lib.harn", CLEAN);
+    file("lib-a/y.harn", CLEAN);
+    expect(harn(["lint", "."]).stdout).toBe("./lib/x.harn: no issues found\n./lib-a/y.harn: no issues found\n./lib.harn: no issues found\n");
+    expect(harn(["lint", "lib/", "lib.harn"]).stdout).toBe("lib/x.harn: no issues found\nlib.harn: no issues found\n");
   });
 });
 
