@@ -38,6 +38,8 @@ export interface RequestSpec {
   retry: RetryPolicy;
   followRedirects: boolean;
   maxRedirects: number;
+  /** Ask for compressed bodies and decode them (`decompress`, default true). */
+  decompress: boolean;
   proxy: ProxyConfig | null;
 }
 
@@ -160,6 +162,7 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
     retry: retryPolicy(options),
     followRedirects: opt(options, "follow_redirects") !== false,
     maxRedirects: msValue(opt(options, "max_redirects")) ?? 10,
+    decompress: opt(options, "decompress") !== false,
     proxy: proxyConfig(options),
   };
 }

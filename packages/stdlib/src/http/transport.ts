@@ -1,11 +1,13 @@
 /**
- * Real HTTP exchanges through undici (the library behind Node's `fetch`),
- * loaded on first use so scripts that never leave the mocks never pay for
- * it. The npm package rather than the global `fetch` because it gives us
- * connect/read timeouts and proxies (`ProxyAgent`). One connection pool per
+ * Real HTTP exchanges through undici's `request` (not its `fetch`, see
+ * `requestHeaders`), loaded on first use so scripts that never leave the
+ * mocks never pay for it. The npm package gives us connect/read timeouts
+ * and proxies (`ProxyAgent`). One connection pool per
  * runtime, closed at shutdown so idle keep-alive sockets never hold the
  * process open.
  */
+import type { Readable, Transform } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import type { Dispatcher } from "undici";
 import { extraCaConnectOptions } from "../tls/extra-ca";
@@ -211,58 +213,59 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   try {
     for (let redirects = 0; ; redirects++) {
       const target = new URL(url);
-      const res = await u.fetch(url, {
-        method,
-        headers: spec.headers,
+      const res = await u.request(target, {
+        method: method as Dispatcher.HttpMethod,
+        headers: requestHeaders(spec),
         body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
-        redirect: "manual",
         signal: abort.signal,
         dispatcher: await dispatcherFor(rt, spec, target),
       });
-      const location = res.headers.get("location");
-      if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.status)) {
-        await res.body?.cancel();
+      const location = headerText(res.headers["location"]);
+      if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.statusCode)) {
+        await res.body.dump().catch(() => undefined);
         if (redirects >= spec.maxRedirects) throw new TransportError(`error following redirect for url (${target.href})`, false);
         url = new URL(location, target).href;
-        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method !== "GET" && method !== "HEAD")) {
+        if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method !== "GET" && method !== "HEAD")) {
           method = "GET";
           body = null;
         }
         continue;
       }
       const headers = new Map<string, Value>();
-      res.headers.forEach((v, k) => headers.set(k.toLowerCase(), v));
+      for (const [k, v] of Object.entries(res.headers)) {
+        const text = k.toLowerCase() === "set-cookie" && Array.isArray(v) ? (v.at(-1) ?? null) : headerText(v);
+        if (text !== null) headers.set(k.toLowerCase(), text);
+      }
+      const stream = decoded(res.body, headers, spec, method, res.statusCode);
       const finish = () => {
         if (timer) clearTimeout(timer);
         ctx.signal.removeEventListener("abort", onCancel);
       };
       const close = () => {
         abort.abort();
+        stream.destroy();
         finish();
       };
       if (readAll) {
-        const bytes = new Uint8Array(await res.arrayBuffer());
-        return { status: res.status, headers: new HDict(headers), body: bytes, close };
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Uint8Array);
+        return { status: res.statusCode, headers: new HDict(headers), body: new Uint8Array(Buffer.concat(chunks)), close };
       }
       streaming = true;
       if (timer && streamTimeout === "headers") clearTimeout(timer);
-      const reader = res.body ? res.body.getReader() : null;
+      const chunks = stream[Symbol.asyncIterator]();
       const where = `error decoding response body for url (${safeHref(url)})`;
       const read = async (): Promise<Uint8Array | null> => {
-        if (!reader) {
-          finish();
-          return null;
-        }
         try {
-          const chunk = await reader.read();
+          const chunk = await chunks.next();
           if (chunk.done) finish();
-          return chunk.done ? null : chunk.value;
+          return chunk.done ? null : new Uint8Array(chunk.value as Buffer);
         } catch (e) {
           finish();
           throw failure(e, where);
         }
       };
-      return { status: res.status, headers: new HDict(headers), body: { read }, close };
+      return { status: res.statusCode, headers: new HDict(headers), body: { read }, close };
     }
   } catch (e) {
     throw failure(e, `error sending request for url (${safeHref(url)})`);
@@ -274,6 +277,52 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
     }
   }
 }
+
+/**
+ * The request's headers as reqwest sends them: the caller's, plus an
+ * `accept` header taking any type and, while `decompress` is on, the encodings we decode,
+ * each only when the caller did not set it. (undici's `request` rather than
+ * its `fetch`: fetch adds browser headers such as `sec-fetch-mode` and a
+ * `text/plain` content type, and refuses the "bad ports" of the Fetch
+ * standard, e.g. 6000, which reqwest connects to like any other.)
+ */
+function requestHeaders(spec: RequestSpec): string[] {
+  const flat: string[] = [];
+  const has = (name: string) => spec.headers.some(([k]) => k.toLowerCase() === name);
+  for (const [k, v] of spec.headers) flat.push(k, v);
+  if (!has("accept")) flat.push("accept", "*/*");
+  if (spec.decompress && !has("accept-encoding") && !has("range")) flat.push("accept-encoding", "gzip, deflate, br");
+  return flat;
+}
+
+function headerText(v: string | string[] | undefined): string | null {
+  if (v === undefined) return null;
+  return Array.isArray(v) ? v.join(", ") : v;
+}
+
+/**
+ * The body, decompressed when `decompress` is on and the server used an
+ * encoding we asked for; like reqwest, the decoded response then no longer
+ * reports `content-encoding` and `content-length`.
+ */
+function decoded(body: Readable, headers: Map<string, Value>, spec: RequestSpec, method: string, status: number): Readable {
+  const encoding = String(headers.get("content-encoding") ?? "").trim().toLowerCase();
+  const make = DECODERS[encoding];
+  if (!spec.decompress || !make || method === "HEAD" || status === 204 || status === 304) return body;
+  headers.delete("content-encoding");
+  headers.delete("content-length");
+  const decoder = make();
+  body.on("error", (e) => decoder.destroy(e));
+  decoder.on("close", () => body.destroy());
+  return body.pipe(decoder);
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => createGunzip(),
+  "x-gzip": () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
 
 function safeHref(url: string): string {
   try {

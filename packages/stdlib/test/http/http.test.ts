@@ -293,6 +293,82 @@ describe("http against a real server", () => {
   });
 });
 
+describe("http on the wire", () => {
+  /** A server answering with what it received, gzip-encoded on /gz. */
+  async function wireServer(port = 0): Promise<{ server: Server; base: string }> {
+    const { gzipSync } = await import("node:zlib");
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        if (req.url === "/gz") {
+          res.setHeader("Content-Encoding", "gzip");
+          return res.end(gzipSync("unzipped text"));
+        }
+        res.end(JSON.stringify({ headers: req.headers, body }));
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", resolve);
+    });
+    return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+  }
+  const close = async (server: Server) => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+
+  it("sends only the request's own headers plus accept and accept-encoding, like reqwest", async () => {
+    const { server, base } = await wireServer();
+    try {
+      const r = setup();
+      const res = (await settle(r.callP("http_post", `${base}/`, "text body", d({ headers: d({ "X-Custom": "1" }) })))) as HDict;
+      const seen = JSON.parse(res.get("body") as string) as { headers: Record<string, string>; body: string };
+      expect(seen.body).toBe("text body");
+      const { host: _host, connection: _connection, ...rest } = seen.headers;
+      expect(rest).toEqual({ accept: "*/*", "accept-encoding": "gzip, deflate, br", "content-length": "9", "x-custom": "1" });
+      await r.rt.shutdown();
+    } finally {
+      await close(server);
+    }
+  });
+  it("decodes compressed bodies unless `decompress: false`", async () => {
+    const { server, base } = await wireServer();
+    try {
+      const r = setup();
+      const res = (await settle(r.callP("http_get", `${base}/gz`))) as HDict;
+      expect(res.get("body")).toBe("unzipped text");
+      expect((res.get("headers") as HDict).has("content-encoding")).toBe(false);
+      const raw = (await settle(r.callP("http_get", `${base}/gz`, d({ decompress: false })))) as HDict;
+      expect((raw.get("headers") as HDict).get("content-encoding")).toBe("gzip");
+      expect(raw.get("body")).not.toBe("unzipped text");
+      const echoed = (await settle(r.callP("http_get", `${base}/`, d({ decompress: false })))) as HDict;
+      expect(JSON.parse(echoed.get("body") as string).headers["accept-encoding"]).toBeUndefined();
+      await r.rt.shutdown();
+    } finally {
+      await close(server);
+    }
+  });
+  it("connects to ports the Fetch standard calls bad (reqwest has no such list)", async () => {
+    // the first of these that is free on this machine
+    let found: { server: Server; base: string } | null = null;
+    for (const port of [6665, 6666, 6667, 6668, 6669, 6000, 10080]) {
+      found = await wireServer(port).catch(() => null);
+      if (found) break;
+    }
+    if (!found) return;
+    try {
+      const r = setup();
+      const res = (await settle(r.callP("http_get", `${found.base}/`))) as HDict;
+      expect(res.get("status")).toBe(200);
+      await r.rt.shutdown();
+    } finally {
+      await close(found.server);
+    }
+  });
+});
+
 describe("http through a proxy", () => {
   it("sends plain-HTTP requests in absolute form and tunnels HTTPS with CONNECT, with proxy_auth", async () => {
     const { createServer: createHttp, request: httpRequest } = await import("node:http");
