@@ -261,6 +261,16 @@ describe("--fix", () => {
     expect(r.stderr).toContain(" 4 |   break");
     expect(harn(["lint", "f.harn"]).code).toBe(1);
   });
+  test("each file's fix count comes just before its remaining findings (reference order)", () => {
+    const text = "pipeline main() {\n  var n = 0\n  log(n)\n  break\n}\n";
+    file("a.harn", text);
+    file("b.harn", text);
+    // one pipe for both streams shows the order a user sees in a terminal
+    const r = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" lint --fix a.harn b.harn 2>&1`], { cwd: dir, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split("\n").filter((l) => l.includes("applied") || l.includes("-->"));
+    expect(lines).toEqual(["a.harn: applied 1 fix(es)", "  --> a.harn:4:3", "b.harn: applied 1 fix(es)", "  --> b.harn:4:3"]);
+  });
   test("a file with nothing to fix prints nothing", () => {
     file("w.harn", WARN);
     expect(harn(["lint", "--fix", "w.harn"])).toEqual({ code: 0, stdout: "", stderr: "" });

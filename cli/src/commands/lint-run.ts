@@ -131,8 +131,13 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   const reports: FileReport[] = [];
   /** Files whose findings are reported (in --fix mode: the fixed ones). */
   const shown = new Set<FileReport>();
+  /** `{path}: applied {N} fix(es)` lines, printed just before the file's
+   * remaining findings (the reference prints both per file, in order). */
+  const appliedLines = new Map<FileReport, string>();
   let exit = 0;
-  let readError: string | null = null;
+  /** The message that stopped the run (a read or write failure), printed
+   * after the findings of the files before it. */
+  let stopMessage: string | null = null;
   let imported: ReadonlySet<string>;
 
   if (!flags.fix) {
@@ -144,7 +149,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     imported = run.imported;
     for (const o of run.outcomes) {
       if (o.readError) {
-        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        stopMessage = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
         exit = 2;
         break;
       }
@@ -162,7 +167,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     for (const job of jobs) {
       const o = ctx.run(job);
       if (o.readError) {
-        readError = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
+        stopMessage = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
         exit = 2;
         break;
       }
@@ -182,16 +187,17 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       try {
         writeFileSync(o.file, fixed.text);
       } catch (e) {
-        process.stderr.write(`Failed to write ${o.file}: ${reason(e)}\n`);
+        stopMessage = `Failed to write ${o.file}: ${reason(e)}\n`;
         exit = 1;
         break;
       }
-      (flags.format === "human" ? process.stdout : process.stderr).write(`${o.file}: applied ${fixed.applied} fix(es)\n`);
+      const applied = `${o.file}: applied ${fixed.applied} fix(es)\n`;
       const again = parse(fixed.text, { file: o.file });
       if (again.errors.length > 0) {
         const r = fatalReport(o.file, fixed.text, again.errors);
         reports.push(r);
         shown.add(r);
+        appliedLines.set(r, applied);
         exit = 1;
         break;
       }
@@ -199,6 +205,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       const r = { path: o.file, source: fixed.text, diagnostics, fatal: [] };
       reports.push(r);
       shown.add(r);
+      appliedLines.set(r, applied);
     }
   }
 
@@ -224,22 +231,28 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       const style = stderrStyle();
       for (const r of reports) {
         if (!shown.has(r)) continue;
+        const applied = appliedLines.get(r);
+        if (applied !== undefined) process.stdout.write(applied);
         if (r.fatal.length > 0 || r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
         else if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
       }
       break;
     }
     case "json":
+      // stdout holds one JSON document, so the fix lines go to stderr
+      for (const line of appliedLines.values()) process.stderr.write(line);
       process.stdout.write(formatJson(reports));
       break;
     case "sarif":
+      for (const line of appliedLines.values()) process.stderr.write(line);
       process.stdout.write(formatSarif(reports, { toolVersion: VERSION }));
       break;
     case "github":
+      for (const line of appliedLines.values()) process.stderr.write(line);
       process.stdout.write(formatGithub(reports));
       break;
   }
-  if (readError !== null) process.stderr.write(readError);
+  if (stopMessage !== null) process.stderr.write(stopMessage);
 
   if (!flags.fix && exit === 0 && flags.maxWarnings !== undefined && warnings > flags.maxWarnings) {
     process.stderr.write(`error: ${warnings} warning(s) found; --max-warnings allows ${flags.maxWarnings}\n`);
