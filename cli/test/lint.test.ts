@@ -114,6 +114,10 @@ describe("exit codes and streams", () => {
     const r = harn(["lint", "empty"]);
     expect([r.code, r.stderr]).toEqual([2, "error: no .harn files found under the given target(s)\n"]);
   });
+  test("a file that is not UTF-8 cannot be read (as the reference's read_to_string)", () => {
+    writeFileSync(join(dir, "bin.harn"), Buffer.from([0x6c, 0x6f, 0x67, 0x28, 0xff, 0x29, 0x0a]));
+    expect(harn(["lint", "bin.harn"])).toEqual({ code: 2, stdout: "", stderr: "Error reading bin.harn: stream did not contain valid UTF-8\n" });
+  });
   test("an unreadable file exits 2", () => {
     file("locked.harn", CLEAN);
     chmodSync(join(dir, "locked.harn"), 0o000);

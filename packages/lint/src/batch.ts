@@ -12,6 +12,20 @@ import { lintProgram } from "./linter";
 import { ProjectGraph } from "./project";
 import type { LintDiagnostic } from "./types";
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** A source file must be UTF-8: invalid bytes fail the read as the
+ * reference's `read_to_string` does (`Error reading f.harn: stream did not
+ * contain valid UTF-8`) rather than turning into U+FFFD and lex errors. */
+function readSourceText(path: string): string {
+  const bytes = readFileSync(path);
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new Error("stream did not contain valid UTF-8");
+  }
+}
+
 /** What every file of a run shares. */
 export interface RunSettings {
   requireFileHeader: boolean;
@@ -69,7 +83,7 @@ export class RunContext {
   run(job: FileJob): FileOutcome {
     const out: FileOutcome = { index: job.index, file: job.file, source: "", readError: null, parseErrors: [], diagnostics: [] };
     try {
-      out.source = readFileSync(job.file, "utf8");
+      out.source = readSourceText(job.file);
     } catch (e) {
       const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
       out.readError = { code, message: e instanceof Error ? e.message : String(e) };
