@@ -8,7 +8,7 @@ import { display, HarnError, HDict, type CallContext, type Value } from "@harn/v
 import { compileGlob, GlobPatternError, requiredSuffix, type GlobMatcher } from "./glob_pattern";
 import { isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
-import { crawl } from "./tree";
+import { listUnordered } from "./tree";
 
 export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
   const pattern = textArg(args[0]);
@@ -35,30 +35,32 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
   }
   const root = resolve(ctx.runtime.cwd, base);
   const suffix = requiredSuffix(pattern);
-  const search = (signal: AbortSignal, inSlices: boolean) => globUnder(root, matcher, signal, inSlices, suffix);
+  const search = (signal: AbortSignal) => globUnder(root, matcher, signal, suffix);
 
-  if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, (signal) => search(signal, false));
-  return search(ctx.signal, true).then((paths) => {
+  if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, search);
+  return search(ctx.signal).then((paths) => {
     if (!paths) throw cancelled(ctx.signal);
     return paths;
   });
 }
 
 /** Full paths of the entries below `root` whose root-relative path matches,
- * sorted by code unit; null when aborted. */
+ * sorted by code unit; null when aborted. The result is sorted anyway, so
+ * the listing order does not matter: `listUnordered` lists on two cores.
+ * Waiting callers (no `long_running`) use it too: its listings are
+ * asynchronous, so timers, other tasks and Ctrl-C stay responsive. */
 export async function globUnder(
   root: string,
   matcher: GlobMatcher,
   signal: AbortSignal,
-  inSlices: boolean,
   /** `requiredSuffix` of the pattern: entries whose name lacks it are
    * skipped without building their relative path. */
   suffix = "",
 ): Promise<string[] | null> {
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];
-  const ok = await crawl(root, { maxDepth: Infinity, followSymlinks: false, skipHidden: false, signal, inSlices }, (path, depth, _isDir, _isFile, name) => {
-    if (depth > 0 && name.endsWith(suffix) && matcher(path.slice(prefix))) out.push(path);
+  const ok = await listUnordered(root, signal, (path, name) => {
+    if (name.endsWith(suffix) && matcher(path.slice(prefix))) out.push(path);
   });
   return ok ? out.sort() : null;
 }

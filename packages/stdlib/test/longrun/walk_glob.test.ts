@@ -281,6 +281,52 @@ describe("glob", () => {
     expect(await caught(() => t.call("glob", ["[z-a]"]))).toBe("glob: error parsing glob '[z-a]': invalid range; 'z' > 'a'");
   });
 
+  it("sorts by code unit whatever order the directories were listed in, and agrees with walk_dir", async () => {
+    // names whose full-path order differs from a pre-order walk ("a.x" < "a/b"), non-ASCII and astral names
+    for (const d of ["a-", "a.x", "é", "z", "\u{1F600}", "Z"]) mkdirSync(join(dir.path, d, "in"), { recursive: true });
+    for (let i = 0; i < 120; i++) mkdirSync(join(dir.path, "many", `d${(i * 37) % 120}`, "sub"), { recursive: true });
+    for (const f of ["a-/in/n.md", "a.x/in/n.md", "é/in/ü.md", "\u{1F600}/in/n.md", "Z/n.md", "many/d7/sub/k.md", "many/d70/k.md"]) writeFileSync(join(dir.path, f), "");
+    const got = (await t.call("glob", ["**/*.md", dir.path])) as string[];
+    const walked = ((await t.call("walk_dir", [dir.path])) as HDict[]).map((e) => e.get("path") as string).filter((p) => p.endsWith(".md"));
+    const byCodeUnit = [...walked].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(got).toEqual(byCodeUnit);
+    expect(got.map(rel)).toContain("/a.x/in/n.md");
+    expect(got.indexOf(join(dir.path, "a.x/in/n.md"))).toBeLessThan(got.indexOf(join(dir.path, "a/x.md")));
+  });
+
+  it("lists through a symlinked base but never follows symlinks below it", async () => {
+    symlinkSync(join(dir.path, "c"), join(dir.path, "link-to-c"));
+    symlinkSync(dir.path, join(dir.path, "c", "loop"));
+    expect(await globRel("**/*.md", dir.path)).toEqual(["/a/x.md", "/c/d/e.md"]);
+    expect(await globRel("link-to-c*", dir.path)).toEqual(["/link-to-c"]);
+    const viaLink = (await t.call("glob", ["**/*.md", join(dir.path, "link-to-c")])) as string[];
+    expect(viaLink).toEqual([join(dir.path, "link-to-c", "d", "e.md")]);
+    expect(await t.call("glob", ["*", join(dir.path, "b.txt")])).toEqual([]);
+  });
+
+  it("a glob cancelled with listings in flight drains its reads and queues nothing", async () => {
+    for (let i = 0; i < 200; i++) mkdirSync(join(dir.path, "wide", `d${i}`, "x"), { recursive: true });
+    const active = (kind: string) => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+    const nextTurn = () => new Promise((r) => setImmediate(r));
+    const env = (await t.call("glob", ["**/*.md", dir.path, HDict.of({ long_running: true })])) as HDict;
+    while (active("FSReqCallback") < 2) await nextTurn();
+    expect(get((await t.call("cancel_handle", [env])) as HDict, "cancelled")).toBe(true);
+    while (active("FSReqCallback") > 0) await nextTurn();
+    await nextTurn();
+    expect(longRunState(t.rt).pending()).toEqual([]);
+    expect(await t.call("handle_status", [env])).toBe("cancelled");
+  });
+
+  it("the synchronous form stops when the calling task is cancelled", async () => {
+    const ac = new AbortController();
+    ac.abort("cancelled by test");
+    await expect(t.call("glob", ["**/*.md", dir.path], { signal: ac.signal })).rejects.toBe("cancelled by test");
+    const late = new AbortController();
+    const pending = t.call("glob", ["**/*.md", dir.path], { signal: late.signal });
+    late.abort("cancelled while listing");
+    await expect(pending).rejects.toBe("cancelled while listing");
+  });
+
   it("runs in the background with the positional and the dict form", async () => {
     const a = (await t.call("glob", ["*.md", dir.path, HDict.of({ long_running: true })])) as HDict;
     const b = (await t.call("glob", ["*.txt", HDict.of({ base: dir.path, background: true })])) as HDict;
