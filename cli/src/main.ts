@@ -8,6 +8,8 @@
 // First: puts back the NODE_EXTRA_CA_CERTS that cli/bin deferred, before
 // any other module can read the environment.
 import "./deferred-ca";
+// Second: sizes libuv's thread pool before anything can start it.
+import "./thread-pool";
 import { plainCheck, plainRun } from "./plain-run";
 import { runCommand } from "./run-script";
 
