@@ -1,7 +1,8 @@
 /**
- * CSV (spec/stdlib.md §23), RFC 4180 like Rust's `csv` crate: quoted
- * fields with `""` escapes, CRLF or LF records, a final line break does not
- * start a record, all records must have the same number of fields; output
+ * CSV (spec/stdlib.md §23), read like Rust's `csv` crate: quoted fields
+ * with `""` escapes, CRLF or LF records, blank lines skipped, an unclosed
+ * quote running to the end of the input (the crate never rejects quoting),
+ * all records must have the same number of fields (its error text); output
  * quotes only fields that need it and ends every record with `\n`.
  */
 import { display, HarnError, HDict, type Value } from "@harn/vm";
@@ -17,6 +18,13 @@ export function parseCsv(text: string, delimiter: string): string[][] {
   let i = 0;
   let quoted = false;
   let fieldStarted = false;
+  // Where the current record began, as the csv crate reports it: the
+  // position just after the previous record (line 1-based, byte offset in
+  // UTF-8), which is before any blank lines skipped on the way.
+  let line = 1;
+  let startLine = 1;
+  let startByte = 0;
+  let bytes = 0;
   const endField = () => {
     row.push(field);
     field = "";
@@ -25,10 +33,21 @@ export function parseCsv(text: string, delimiter: string): string[][] {
   const endRecord = () => {
     endField();
     if (rows.length > 0 && rows[0]!.length !== row.length) {
-      fail("csv_parse", `found record with ${row.length} fields, but the previous record has ${rows[0]!.length} fields (line ${rows.length + 1})`);
+      fail(
+        "csv_parse",
+        `CSV error: record ${rows.length} (line: ${startLine}, byte: ${startByte}): found record with ${row.length} fields, but the previous record has ${rows[0]!.length} fields`,
+      );
     }
     rows.push(row);
     row = [];
+  };
+  const advance = (n: number) => {
+    for (let k = 0; k < n; k++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) line++;
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? 4 : c >= 0xdc00 && c <= 0xdfff ? 0 : 3;
+      i++;
+    }
   };
   while (i < text.length) {
     const c = text[i]!;
@@ -36,38 +55,43 @@ export function parseCsv(text: string, delimiter: string): string[][] {
       if (c === '"') {
         if (text[i + 1] === '"') {
           field += '"';
-          i += 2;
+          advance(2);
           continue;
         }
         quoted = false;
-        i++;
+        advance(1);
         continue;
       }
       field += c;
-      i++;
+      advance(1);
       continue;
     }
     if (c === '"' && !fieldStarted) {
       quoted = true;
       fieldStarted = true;
-      i++;
+      advance(1);
       continue;
     }
     if (c === delimiter) {
       endField();
-      i++;
+      advance(1);
       continue;
     }
     if (c === "\r" || c === "\n") {
-      endRecord();
-      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      advance(c === "\r" && text[i + 1] === "\n" ? 2 : 1);
+      // a line terminator that starts a record is a blank line: skipped
+      if (fieldStarted || row.length > 0) {
+        endRecord();
+        startLine = line;
+        startByte = bytes;
+      }
       continue;
     }
     field += c;
     fieldStarted = true;
-    i++;
+    advance(1);
   }
-  if (quoted) fail("csv_parse", "unterminated quoted field");
+  // an unterminated quoted field simply runs to the end of the input
   if (fieldStarted || row.length > 0) endRecord();
   return rows;
 }

@@ -133,8 +133,19 @@ describe("csv", () => {
     }
     expect(show(r.call("csv_parse", "k,v,k\n1,2,3\n", d({ headers: true })))).toBe("[{k: 3, v: 2}]");
   });
+  it("skips blank lines and lets an unclosed quote run to the end, as the csv crate does", () => {
+    expect(r.call("csv_parse", "a,b\n\n1,2\r\n\r\n\n")).toEqual([
+      ["a", "b"],
+      ["1", "2"],
+    ]);
+    expect(r.call("csv_parse", 'a,"b\nc')).toEqual([["a", "b\nc"]]);
+    expect(r.call("csv_parse", '"a"b,c')).toEqual([["ab", "c"]]);
+  });
   it("rejects ragged records", async () => {
-    expect(await thrownText(() => r.call("csv_parse", "a,b\n1\n"))).toMatch(/^csv_parse: found record with 1 fields/);
+    expect(await thrownText(() => r.call("csv_parse", "é,b\n1,2\n\n3\n"))).toBe(
+      "csv_parse: CSV error: record 2 (line: 3, byte: 9): found record with 1 fields, but the previous record has 2 fields",
+    );
+    expect(await thrownText(() => r.call("csv_parse", "a,b\n1\n"))).toBe("csv_parse: CSV error: record 1 (line: 2, byte: 4): found record with 1 fields, but the previous record has 2 fields");
   });
   it("stringifies rows, quoting only when needed", async () => {
     expect(r.call("csv_stringify", [["a", "b"]])).toBe("a,b\n");
