@@ -29,23 +29,28 @@ function stateDir(ctx: CallContext): string {
 function load(ctx: CallContext): Store & { data: Map<string, Value>; file: string } {
   const s = ctx.runtime.slot(storeSlot);
   if (s.data === null || s.file === null) {
-    s.file = join(stateDir(ctx), "store.json");
-    s.data = new Map();
+    // Nothing is kept until the file has been read: a store that failed to
+    // load must fail again on the next call, not look empty and then be
+    // overwritten by the next write.
+    const file = join(stateDir(ctx), "store.json");
+    const data = new Map<string, Value>();
     let text: string | null = null;
     try {
-      text = readFileSync(s.file, "utf8");
+      text = readFileSync(file, "utf8");
     } catch (e) {
-      if ((e as { code?: string }).code !== "ENOENT") throw HarnError.runtime(`store: failed to read ${s.file}: ${osErrorText(e)}`);
+      if ((e as { code?: string }).code !== "ENOENT") throw HarnError.runtime(`store: failed to read ${file}: ${osErrorText(e)}`);
     }
     if (text !== null && text.trim() !== "") {
       let doc: Value;
       try {
         doc = parseJson(text);
       } catch {
-        throw HarnError.runtime(`store: ${s.file} is not valid JSON`);
+        throw HarnError.runtime(`store: ${file} is not valid JSON`);
       }
-      if (doc instanceof HDict) for (const k of doc.keys()) s.data.set(k, doc.get(k));
+      if (doc instanceof HDict) for (const k of doc.keys()) data.set(k, doc.get(k));
     }
+    s.file = file;
+    s.data = data;
   }
   return s as Store & { data: Map<string, Value>; file: string };
 }

@@ -206,4 +206,23 @@ describe("store", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+  it("keeps failing on a store.json it cannot read, never overwriting it", async () => {
+    const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const root = mkdtempSync(join(tmpdir(), "harn-store-"));
+    try {
+      mkdirSync(join(root, ".harn"));
+      const file = join(root, ".harn", "store.json");
+      writeFileSync(file, '{"precious": 1,');
+      const a = rig({ cwd: root, env: { ...process.env, HARN_STATE_DIR: join(root, ".harn") } });
+      installFormats(a.rt);
+      const notJson = `Runtime error: store: ${file} is not valid JSON`;
+      expect((await raised(() => a.call("store_get", "precious"))).description()).toBe(notJson);
+      expect((await raised(() => a.call("store_set", "k", 1))).description()).toBe(notJson);
+      expect(readFileSync(file, "utf8")).toBe('{"precious": 1,');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
