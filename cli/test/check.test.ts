@@ -45,10 +45,60 @@ afterAll(() => {
 });
 
 describe("harn check", () => {
-  it("prints nothing and exits 0 when every file parses", () => {
+  it("prints `{path}: ok` on stdout for a file without any diagnostic and exits 0", () => {
     file("ok.harn", 'pipeline default(task) {\n  let x = 1 + 2\n  log("x=${x}")\n}\n');
     const r = harn(["check", "ok.harn"]);
-    expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(r).toMatchObject({ code: 0, stdout: "ok.harn: ok\n", stderr: "" });
+  });
+
+  it("runs the linter: findings carry the `lint[rule]` label, warnings alone exit 0, no ok line for that file", () => {
+    file("lw/warn.harn", "pipeline default(task) {\n  let unused = 1\n}\n");
+    file("lw/fine.harn", 'println("x")\n');
+    const r = harn(["check", "lw"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${join("lw", "fine.harn")}: ok\n`);
+    expect(r.stderr).toBe(
+      [
+        "warning: variable `unused` is declared but never used",
+        `  --> ${join("lw", "warn.harn")}:2:3`,
+        "   |",
+        " 2 |   let unused = 1",
+        "   |   ^^^^^^^^^^^^^^ lint[unused-variable]",
+        "   = help: prefix with underscore: `_unused`",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("type errors have no label and exit 1", () => {
+    file("typ.harn", 'pipeline default(task) {\n  let _a: int = "s"\n}\n');
+    const r = harn(["check", "typ.harn"]);
+    expect(r).toMatchObject({ code: 1, stdout: "" });
+    expect(r.stderr).toBe("error: '_a' declared as int, but assigned string\n  --> typ.harn:2:17\n   |\n 2 |   let _a: int = \"s\"\n");
+  });
+
+  it("honours [check] strict (warnings fail) and [check].disable_rules, not [lint].disabled", () => {
+    file("proj/.git/HEAD", "");
+    file("proj/w.harn", "pipeline default(task) {\n  let unused = 1\n}\n");
+    file("proj/harn.toml", "[check]\nstrict = true\n[lint]\ndisabled = [\"unused-variable\"]\n");
+    const strict = harn(["check", "proj/w.harn"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain("lint[unused-variable]");
+    file("proj/harn.toml", "[check]\nstrict = true\ndisable_rules = [\"unused-variable\"]\n");
+    expect(harn(["check", "proj/w.harn"])).toMatchObject({ code: 0, stdout: "proj/w.harn: ok\n", stderr: "" });
+  });
+
+  it("--workspace adds [workspace].pipelines of the nearest harn.toml; without one it is a usage error", () => {
+    file("ws/.git/HEAD", "");
+    file("ws/harn.toml", "[workspace]\npipelines = [\"jobs\"]\n");
+    file("ws/jobs/a.harn", 'println("a")\n');
+    const r = harn(["check", "--workspace", "ws"]);
+    expect(r).toMatchObject({ code: 0, stdout: `${join("ws", "jobs", "a.harn")}: ok\n` });
+    file("ws2/.git/HEAD", "");
+    file("ws2/harn.toml", "[check]\nstrict = false\n");
+    const none = harn(["check", "--workspace", "ws2"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("error: --workspace requires `[workspace].pipelines` in the nearest harn.toml\n");
   });
 
   it("reports every syntax error of a file with a code frame and exits 1", () => {
@@ -108,17 +158,17 @@ describe("harn check", () => {
     expect(r.stderr).not.toContain("skipped.harn");
   });
 
-  it("exits 2 with a one-line reason for a missing file", () => {
+  it("exits 1 with a one-line reason for a missing file (cli.md §0.6)", () => {
     const r = harn(["check", "missing.harn"]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stderr).toBe("Error reading missing.harn: No such file or directory (os error 2)\n");
   });
 
-  it.skipIf(process.getuid?.() === 0)("exits 2 for an unreadable file", () => {
+  it.skipIf(process.getuid?.() === 0)("exits 1 for an unreadable file", () => {
     const name = file("secret.harn", "log(1)\n");
     chmodSync(join(dir, name), 0o000);
     const r = harn(["check", name]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error reading secret\.harn: .+\n$/);
   });
 
@@ -128,6 +178,8 @@ describe("harn check", () => {
     const flag = harn(["check", "--bogus", "x.harn"]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("unknown option '--bogus'");
-    expect(harn(["check"]).code).toBe(2);
+    const none = harn(["check"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("error: `harn check` requires at least one target path, or `--workspace` with `[workspace].pipelines`\n");
   });
 });

@@ -1,23 +1,33 @@
 /**
- * `harn check FILE|DIR...`: parses every target and runs the structural
- * checks. Prints nothing and exits 0 when everything is fine; otherwise one
- * rendered diagnostic per error on stderr and exit 1. A file with syntax
- * errors stops the command (spec/cli.md §0.6: later files are not checked);
- * structural and static-checker errors (@harn/checker) are reported for
- * every file. Unreadable targets and bad
- * flags exit 2 with a one-line reason.
+ * `harn check [--workspace] [TARGET...]` (spec/cli.md §4): for each file,
+ * the static checks (structural errors, then the type checker of
+ * @harn/checker), then the linter with `[check].disable_rules` only (default
+ * complexity, no file-header rule). Every diagnostic goes to stderr through
+ * the shared renderer: type diagnostics without a label, lint findings
+ * with the label `lint[rule]`. A file with no diagnostic at all gets
+ * `{path}: ok` on stdout.
  *
- * The reference's `check` also type-checks, lints and runs preflight
- * validation (cli.md §4); those passes plug in here as they land.
+ * Exit 1 when any file had an error-severity diagnostic, a warning under
+ * `[check] strict = true`, or could not be read; a file with syntax errors
+ * stops the command at once (§0.6: later files are not checked), after
+ * the output of the files before it. Usage errors (no target, nothing
+ * found, a bad `harn.toml`) exit 2.
+ *
+ * Preflight validation, `--invariants` and the other P2 flags of §4 are not
+ * implemented.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Command } from "commander";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
-import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
+import { DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
+import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import pc from "picocolors";
+import { CheckConfigError, CheckConfigResolver } from "../check-config";
 import { loadEngine } from "../engine";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
+import { runtimeKnowledge } from "./lint-run";
 
 /** Colour only on a TTY with `NO_COLOR` unset; `FORCE_COLOR` forces it. */
 export function stderrStyle(): DiagnosticStyle {
@@ -28,14 +38,53 @@ export function stderrStyle(): DiagnosticStyle {
   return pc.createColors(enabled);
 }
 
+const NO_TARGETS = "`harn check` requires at least one target path, or `--workspace` with `[workspace].pipelines`";
+
 export function register(program: Command, setExitCode: SetExitCode): void {
   program
     .command("check")
-    .description("parse files and report syntax and structural errors without running them")
-    .argument("<targets...>", ".harn files or directories")
-    .action(async (targets: string[]) => {
+    .description("type-check and lint files without running them")
+    .argument("[targets...]", ".harn files or directories")
+    .option("--workspace", "also check every path in `[workspace].pipelines` of the nearest harn.toml")
+    .action(async (targets: string[], opts: { workspace?: boolean }, cmd: Command) => {
+      if (opts.workspace) {
+        const found = workspaceTargets(targets);
+        if (typeof found === "string") cmd.error(`error: ${found}`, { exitCode: 2 });
+        targets = [...targets, ...found];
+      } else if (targets.length === 0) cmd.error(`error: ${NO_TARGETS}`, { exitCode: 2 });
       setExitCode(await runCheck(targets));
     });
+}
+
+/** `--workspace`: the `[workspace].pipelines` of the nearest harn.toml
+ * (searched from the first target, or the current directory), or the
+ * usage error's text. */
+function workspaceTargets(targets: string[]): string[] | string {
+  const configs = new CheckConfigResolver();
+  let start = ".";
+  if (targets.length > 0) {
+    const first = targets[0]!;
+    start = existsSync(first) && statSync(first).isDirectory() ? first : dirname(first);
+  }
+  let cfg;
+  try {
+    cfg = configs.forDir(start);
+  } catch (e) {
+    if (e instanceof CheckConfigError) return e.message;
+    throw e;
+  }
+  if (cfg.path === null) return "--workspace could not find a harn.toml walking up from the target(s)";
+  if (cfg.pipelines === null) return "--workspace requires `[workspace].pipelines` in the nearest harn.toml";
+  return cfg.pipelines;
+}
+
+interface FileResult {
+  file: string;
+  source: string;
+  /** Structural and type diagnostics, rendered without a lint label. */
+  typeDiagnostics: Diagnostic[];
+  lint: LintDiagnostic[];
+  strict: boolean;
 }
 
 export async function runCheck(targets: string[]): Promise<number> {
@@ -45,7 +94,7 @@ export async function runCheck(targets: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof TargetError) {
       process.stderr.write(`${e.message}\n`);
-      return 2;
+      return 1;
     }
     throw e;
   }
@@ -53,33 +102,71 @@ export async function runCheck(targets: string[]): Promise<number> {
     process.stderr.write("error: no .harn files found under the given target(s)\n");
     return 2;
   }
+  const configs = new CheckConfigResolver();
+  const known = await runtimeKnowledge();
+  const ctx = new RunContext({ requireFileHeader: false, checkedHandles: false, builtins: known.builtins, stdModules: known.stdModules });
   const style = stderrStyle();
+  const results: FileResult[] = [];
   let failed = false;
+
+  // Findings are printed once every file is done: a name imported by a
+  // later file clears an `unused-function` finding of an earlier one (as
+  // in `harn lint`).
+  const flush = () => {
+    for (const r of results) {
+      r.lint = r.lint.filter((d) => {
+        const name = unusedFunctionName(d);
+        return name === null || !ctx.graph.externallyImported.has(name);
+      });
+      for (const d of r.typeDiagnostics) process.stderr.write(renderDiagnostic(d, r.source, style));
+      for (const d of r.lint) {
+        const rendered: Diagnostic = { severity: d.severity, message: d.message, path: r.file, span: d.span, label: `lint[${d.rule}]` };
+        if (d.help !== undefined) rendered.help = d.help;
+        process.stderr.write(renderDiagnostic(rendered, r.source, style));
+      }
+      if (r.typeDiagnostics.length === 0 && r.lint.length === 0) process.stdout.write(`${r.file}: ok\n`);
+      const all = [...r.typeDiagnostics, ...r.lint];
+      if (all.some((d) => d.severity === "error")) failed = true;
+      if (r.strict && all.some((d) => d.severity === "warning")) failed = true;
+    }
+  };
+
   for (const file of files) {
+    let config;
+    try {
+      config = configs.forFile(file);
+    } catch (e) {
+      if (!(e instanceof CheckConfigError)) throw e;
+      flush();
+      process.stderr.write(`error: ${e.message}\n`);
+      return 2;
+    }
     let source: string;
     try {
       source = readFileSync(file, "utf8");
     } catch (e) {
       process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
-      return 2;
+      failed = true;
+      continue;
     }
-    const { program, errors } = parse(source, { file });
+    const { program, errors, tokens } = parse(source, { file });
     if (errors.length > 0) {
+      flush();
       for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err, file), source, style));
       return 1;
     }
-    const structural = checkStructure(program);
-    for (const s of structural) {
-      failed = true;
-      process.stderr.write(renderDiagnostic({ severity: "error", message: s.message, path: file, span: s.span, label: s.label }, source, style));
+    const typeDiagnostics: Diagnostic[] = checkStructure(program).map((s) => ({ severity: "error", message: s.message, path: file, span: s.span, label: s.label }));
+    if (typeDiagnostics.length === 0) {
+      for (const d of await staticCheck(program, file)) {
+        // cli.md §4: type diagnostics have no label (so no caret line).
+        typeDiagnostics.push({ severity: d.severity, message: d.message, path: file, span: d.span, ...(d.help ? { help: d.help } : {}) });
+      }
     }
-    if (structural.length > 0) continue;
-    for (const d of await staticCheck(program, file)) {
-      failed = true;
-      // cli.md §2.2 step 2: severity error, no label (so no caret line).
-      process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path: file, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, style));
-    }
+    ctx.graph.addFile(file, program);
+    const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules });
+    results.push({ file, source, typeDiagnostics, lint, strict: config.strict });
   }
+  flush();
   return failed ? 1 : 0;
 }
 

@@ -53,7 +53,7 @@ type Knowledge = { builtins: string[]; stdModules: [string, string][] };
  * `undefined-function` and wildcard imports of `std/...`: listed at build
  * time (cli/build.mjs, `lint-knowledge.json`), so lint need not load the
  * evaluator; from a runtime created here when that file is missing. */
-async function runtimeKnowledge(): Promise<Knowledge> {
+export async function runtimeKnowledge(): Promise<Knowledge> {
   const listed = besideBundle("lint-knowledge.json");
   if (listed) {
     try {
