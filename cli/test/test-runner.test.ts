@@ -193,6 +193,21 @@ describe("harn test PATH", () => {
     expect(harn(["test", "nothing"])).toMatchObject({ code: 0, stdout: "No test pipelines found\n" });
   });
 
+  it("a second positional target is a usage error outside `conformance` (cli.md §5)", () => {
+    file("two/a.harn", "println(1)\n");
+    file("two/a.expected", "1\n");
+    const r = harn(["test", "two", "two/a.harn"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error: only `harn test conformance` accepts a second positional target\n");
+    expect(r.stdout).toBe("");
+  });
+
+  it("a --filter that selects no golden test keeps the golden mode", () => {
+    file("gold/test_x.harn", "println(1)\n");
+    file("gold/test_x.expected", "1\n");
+    expect(harn(["test", "gold", "--filter", "nomatch"])).toMatchObject({ code: 0, stdout: "\n0 passed, 0 failed\n" });
+  });
+
   it("reports a missing path", () => {
     expect(harn(["test", "no/such/dir"])).toMatchObject({ code: 1, stderr: "Path not found: no/such/dir\n" });
   });

@@ -51,8 +51,8 @@ const paint = {
 export function register(program: Command, setExitCode: SetExitCode): void {
   program
     .command("test")
-    .description("Run golden-file tests: `harn test conformance [SELECTION]` or `harn test PATH...`")
-    .argument("[targets...]", "`conformance` [SELECTION], or files and directories")
+    .description("Run tests: `harn test conformance [SELECTION]`, or the tests under PATH (default ./tests/)")
+    .argument("[targets...]", "`conformance` [SELECTION], or one file or directory")
     .option("--filter <pattern>", "select tests (substring, `a|b`, glob `*`/`?`, or `re:REGEX`)")
     .option("--timeout <ms>", "per-test timeout in milliseconds", "30000")
     .option("-v, --verbose", "per-test timing; full expected/actual on mismatch")
@@ -68,6 +68,8 @@ export function register(program: Command, setExitCode: SetExitCode): void {
         setExitCode(await conformance(targets[1], opts, timeout, jobs));
         return;
       }
+      // cli.md §5: SELECTION (a second positional) belongs to conformance only.
+      if (targets.length > 1) cmd.error("error: only `harn test conformance` accepts a second positional target", { exitCode: 2 });
       if (targets.length === 0) {
         if (!existsSync("tests")) cmd.error("error: no path specified and no tests/ directory found", { exitCode: 2 });
         targets = ["tests"];
@@ -410,16 +412,17 @@ async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, 
     if (statSync(p).isFile()) files.push(p);
     else walk(p, files);
     for (const f of files) {
-      const rel = relative(process.cwd(), f).split(sep).join("/");
-      if (opts.filter !== undefined && !filterMatches(opts.filter, rel)) continue;
-      const tc = caseFor(f, rel);
+      const tc = caseFor(f, relative(process.cwd(), f).split(sep).join("/"));
       if (tc) cases.push(tc);
     }
   }
   // Without golden files, the paths hold user test pipelines (cli.md §5.1).
+  // (Decided before --filter: a filter that selects no golden test must not
+  // switch modes.)
   if (cases.length === 0) return userTests(targets, opts, timeoutMs);
+  const selected = opts.filter === undefined ? cases : cases.filter((tc) => filterMatches(opts.filter!, tc.rel));
   const t0 = performance.now();
-  const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
+  const results = await runAll(selected, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
   return report(results, opts, performance.now() - t0, true);
 }
 
