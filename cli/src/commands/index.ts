@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import * as chat from "./chat";
 import * as check from "./check";
+import * as fmt from "./fmt";
 import * as lint from "./lint";
 import * as run from "./run";
 import * as test from "./test";
@@ -15,6 +16,7 @@ export type SetExitCode = (code: number) => void;
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
   chat.register(program, setExitCode);
   check.register(program, setExitCode);
+  fmt.register(program, setExitCode);
   lint.register(program, setExitCode);
   run.register(program, setExitCode);
   test.register(program, setExitCode);

@@ -1,0 +1,152 @@
+/**
+ * `harn fmt [--check] [--line-width N] [--separator-width N] <TARGET>...`
+ * (spec/cli.md §6). Files are collected as §0.4 says (not sorted or
+ * de-duplicated) and formatted one by one with @harn/fmt; a file that
+ * cannot be read or parsed is reported and skipped. `--check` writes
+ * nothing and names the files that would change.
+ *
+ * Exit 1 if a file errored or, with `--check`, would change; 0 otherwise.
+ * No `.harn` file at all: `No .harn files found`, exit 1.
+ */
+import { readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { DEFAULT_FORMAT_OPTIONS, formatSource, FormatError, type FormatOptions } from "@harn/fmt";
+import { findManifest } from "@harn/lint";
+import { parse as parseToml } from "smol-toml";
+import { collectHarnFiles, reason, TargetError } from "../targets";
+import type { SetExitCode } from "./index";
+
+interface FmtFlags {
+  check?: boolean;
+  lineWidth?: number;
+  separatorWidth?: number;
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError("expected a positive integer");
+  return Number(value);
+}
+
+export function register(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command("fmt")
+    .description("format .harn files in place; --check only reports the files that would change")
+    .argument("<targets...>", ".harn files or directories")
+    .option("--check", "write nothing; list the files that would be reformatted (exit 1 if any)")
+    .option("--line-width <n>", `wrap lines wider than N (default ${DEFAULT_FORMAT_OPTIONS.lineWidth}; [fmt] line_width)`, positiveInt)
+    .option("--separator-width <n>", `width of // ---- separator bars (default ${DEFAULT_FORMAT_OPTIONS.separatorWidth}; [fmt] separator_width)`, positiveInt)
+    .action((targets: string[], flags: FmtFlags) => {
+      setExitCode(runFmt(targets, flags));
+    });
+}
+
+/** `[fmt]` of the nearest harn.toml from the first target; a broken
+ * manifest is a warning, and the defaults apply. */
+function configuredOptions(firstTarget: string): FormatOptions {
+  const options = { ...DEFAULT_FORMAT_OPTIONS };
+  let dir: string;
+  try {
+    dir = statSync(firstTarget).isDirectory() ? firstTarget : dirname(firstTarget);
+  } catch {
+    dir = dirname(firstTarget);
+  }
+  const manifest = findManifest(dir);
+  if (manifest === null) return options;
+  try {
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseToml(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    } catch (e) {
+      throw new Error(`failed to parse ${manifest}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const fmt = doc.fmt;
+    if (fmt === undefined) return options;
+    if (typeof fmt !== "object" || fmt === null || Array.isArray(fmt)) throw new Error(`${manifest}: [fmt] must be a table`);
+    const table = fmt as Record<string, unknown>;
+    const width = (snake: string, kebab: string): number | undefined => {
+      const v = table[snake] ?? table[kebab];
+      if (v === undefined) return undefined;
+      if ((typeof v === "number" || typeof v === "bigint") && Number.isInteger(Number(v)) && Number(v) > 0) return Number(v);
+      throw new Error(`${manifest}: [fmt].${snake} must be a positive integer`);
+    };
+    return {
+      lineWidth: width("line_width", "line-width") ?? options.lineWidth,
+      separatorWidth: width("separator_width", "separator-width") ?? options.separatorWidth,
+    };
+  } catch (e) {
+    process.stderr.write(`warning: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}\n`);
+    return { ...DEFAULT_FORMAT_OPTIONS };
+  }
+}
+
+/** Replace the file (through its symlinks) with a complete new copy, so a
+ * crash or a full disk never leaves it half written; its mode is kept. */
+function writeAtomically(file: string, text: string): void {
+  const target = realpathSync(file);
+  const temp = `${target}.${process.pid}.harn-fmt.tmp`;
+  try {
+    writeFileSync(temp, text, { mode: statSync(target).mode & 0o7777 });
+    renameSync(temp, target);
+  } catch (e) {
+    rmSync(temp, { force: true });
+    throw e;
+  }
+}
+
+export function runFmt(targets: string[], flags: FmtFlags): number {
+  let failed = false;
+  const files: string[] = [];
+  for (const target of targets) {
+    try {
+      files.push(...collectHarnFiles([target]));
+    } catch (e) {
+      if (!(e instanceof TargetError)) throw e;
+      process.stderr.write(`${e.message}\n`);
+      failed = true;
+    }
+  }
+  if (files.length === 0) {
+    process.stderr.write("No .harn files found\n");
+    return 1;
+  }
+  const configured = configuredOptions(targets[0]!);
+  const options: FormatOptions = {
+    lineWidth: flags.lineWidth ?? configured.lineWidth,
+    separatorWidth: flags.separatorWidth ?? configured.separatorWidth,
+  };
+  for (const file of files) {
+    let source: string;
+    try {
+      source = readFileSync(file, "utf8");
+    } catch (e) {
+      process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
+      failed = true;
+      continue;
+    }
+    let formatted: string;
+    try {
+      formatted = formatSource(source, options);
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      process.stderr.write(`${file}: ${e.message}\n`);
+      failed = true;
+      continue;
+    }
+    if (formatted === source) continue;
+    if (flags.check) {
+      process.stderr.write(`${file}: would be reformatted\n`);
+      failed = true;
+      continue;
+    }
+    try {
+      writeAtomically(file, formatted);
+    } catch (e) {
+      process.stderr.write(`Error writing ${file}: ${reason(e)}\n`);
+      failed = true;
+      continue;
+    }
+    process.stdout.write(`formatted ${file}\n`);
+  }
+  return failed ? 1 : 0;
+}

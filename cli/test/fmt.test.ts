@@ -1,0 +1,99 @@
+/**
+ * `harn fmt` end to end (spec/cli.md §6): a bundled `harn` run as a child
+ * process against files in a temp dir.
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleHarn } from "./harn-bundle";
+
+let dir: string;
+let bin: string;
+
+function harn(args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return name;
+}
+
+const read = (name: string) => readFileSync(join(dir, name), "utf8");
+
+const MESSY = "fn f(a,b){\nreturn a+b;}\n";
+const TIDY = "fn f(a, b) {\n  return a + b\n}\n";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "harn-fmt-"));
+  bin = join(dir, "harn.mjs");
+  await bundleHarn(bin);
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("harn fmt", () => {
+  it("--check names the files that would change, writes nothing, exits 1", () => {
+    file("c/a.harn", MESSY);
+    file("c/b.harn", TIDY);
+    const r = harn(["fmt", "--check", "c"]);
+    expect(r).toMatchObject({ code: 1, stdout: "", stderr: `${join("c", "a.harn")}: would be reformatted\n` });
+    expect(read("c/a.harn")).toBe(MESSY);
+    expect(harn(["fmt", "--check", "c/b.harn"])).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("rewrites changed files (keeping their mode, through symlinks), prints `formatted {path}`, and is then clean", () => {
+    file("w/a.harn", MESSY);
+    file("w/b.harn", TIDY);
+    chmodSync(join(dir, "w/a.harn"), 0o640);
+    symlinkSync(join(dir, "w/a.harn"), join(dir, "w/link.harn"));
+    const r = harn(["fmt", "w/link.harn", "w"]);
+    expect(r).toMatchObject({ code: 0, stdout: "formatted w/link.harn\n", stderr: "" });
+    expect(read("w/a.harn")).toBe(TIDY);
+    expect(statSync(join(dir, "w/a.harn")).mode & 0o777).toBe(0o640);
+    expect(harn(["fmt", "--check", "w"])).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("reports a file that does not parse as `{path}: {error}` and goes on with the others", () => {
+    file("p/a_bad.harn", "let x = )\n");
+    file("p/b.harn", MESSY);
+    const r = harn(["fmt", "p"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`${join("p", "a_bad.harn")}: Expected expression, got ) at 1:9\n`);
+    expect(r.stdout).toBe(`formatted ${join("p", "b.harn")}\n`);
+    expect(read("p/a_bad.harn")).toBe("let x = )\n");
+  });
+
+  it("no .harn files: `No .harn files found`, exit 1; a missing target: `Error reading`; no target: usage error", () => {
+    mkdirSync(join(dir, "none"), { recursive: true });
+    expect(harn(["fmt", "none"])).toMatchObject({ code: 1, stderr: "No .harn files found\n" });
+    file("m/ok.harn", TIDY);
+    const missing = harn(["fmt", "m", "nope.harn"]);
+    expect(missing).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory\n" });
+    expect(harn(["fmt"]).code).toBe(2);
+    expect(harn(["fmt", "--line-width", "wide", "m"]).code).toBe(2);
+  });
+
+  it("takes [fmt] line_width from the nearest harn.toml of the first target; the flag wins; a broken harn.toml warns", () => {
+    const long = "let v = call(alpha_alpha, beta_beta, gamma_gamma)\n";
+    const wrapped = "let v = call(\n  alpha_alpha,\n  beta_beta,\n  gamma_gamma,\n)\n";
+    file("cfg/.git/HEAD", "");
+    file("cfg/harn.toml", "[fmt]\nline-width = 30\n");
+    file("cfg/a.harn", long);
+    expect(harn(["fmt", "--check", "--line-width", "100", "cfg/a.harn"]).code).toBe(0);
+    expect(harn(["fmt", "cfg/a.harn"]).code).toBe(0);
+    expect(read("cfg/a.harn")).toBe(wrapped);
+    file("cfg/harn.toml", "[fmt\n");
+    file("cfg/a.harn", long);
+    const r = harn(["fmt", "--check", "cfg/a.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^warning: .*harn\.toml.*\n$/);
+  });
+});

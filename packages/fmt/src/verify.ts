@@ -1,0 +1,64 @@
+/**
+ * The formatter's safety net: a formatted file must parse and hold the
+ * same program as the source. Both are reduced to their tokens, where
+ * - a run of newlines and `;` separators is one separator, and separators
+ *   inside `(…)` and `[…]` (where the parser skips newlines) are dropped;
+ * - a `,` right before a closing `)` or `]` is dropped (wrapping adds one);
+ * - comments are compared on their own, in order, separator bars by shape
+ *   and line comments without trailing blanks;
+ * - a separator at the end of the file does not count.
+ * If the two differ, the formatter leaves the file alone rather than
+ * change what it means.
+ */
+import { tokenize, type Token } from "@harn/lexer";
+import { parse } from "@harn/parser";
+
+const SEPARATOR_BAR = /^\/\/ ?-{3,}$/;
+const COMMA = ", ,";
+
+interface Shape {
+  code: string[];
+  comments: string[];
+}
+
+function shape(source: string, tokens: readonly Token[]): Shape {
+  const code: string[] = [];
+  const comments: string[] = [];
+  const brackets: string[] = [];
+  for (const t of tokens) {
+    if (t.kind === "EOF") break;
+    if (t.kind === "Comment") {
+      comments.push(SEPARATOR_BAR.test(t.image) ? "// ---" : t.image.startsWith("//") ? t.image.trimEnd() : t.image);
+      continue;
+    }
+    if (t.kind === "NL" || t.kind === ";") {
+      const inList = brackets.length > 0 && brackets[brackets.length - 1] !== "{";
+      if (!inList && code.length > 0 && code[code.length - 1] !== "\n") code.push("\n");
+      continue;
+    }
+    if (t.kind === "(" || t.kind === "[" || t.kind === "{") brackets.push(t.kind);
+    if (t.kind === ")" || t.kind === "]" || t.kind === "}") {
+      brackets.pop();
+      if (t.kind !== "}" && code[code.length - 1] === COMMA) code.pop();
+    }
+    code.push(t.kind === "," ? COMMA : `${t.kind} ${source.slice(t.start, t.end)}`);
+  }
+  // the file's final newline is the formatter's to add
+  if (code[code.length - 1] === "\n") code.pop();
+  return { code, comments };
+}
+
+function same(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Does `formatted` parse and hold the same program as `source`? */
+export function sameProgram(source: string, formatted: string): boolean {
+  if (parse(formatted).errors.length > 0) return false;
+  const before = tokenize(source, { comments: true });
+  const after = tokenize(formatted, { comments: true });
+  if (before.error !== null || after.error !== null) return false;
+  const x = shape(source, before.tokens);
+  const y = shape(formatted, after.tokens);
+  return same(x.code, y.code) && same(x.comments, y.comments);
+}
