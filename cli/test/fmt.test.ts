@@ -76,7 +76,7 @@ describe("harn fmt", () => {
     expect(harn(["fmt", "none"])).toMatchObject({ code: 1, stderr: "No .harn files found\n" });
     file("m/ok.harn", TIDY);
     const missing = harn(["fmt", "m", "nope.harn"]);
-    expect(missing).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory\n" });
+    expect(missing).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
     expect(harn(["fmt"]).code).toBe(2);
     expect(harn(["fmt", "--line-width", "wide", "m"]).code).toBe(2);
   });
