@@ -275,6 +275,13 @@ describe("--fix", () => {
     const lines = r.stdout.split("\n").filter((l) => l.includes("applied") || l.includes("-->"));
     expect(lines).toEqual(["a.harn: applied 1 fix(es)", "  --> a.harn:4:3", "b.harn: applied 1 fix(es)", "  --> b.harn:4:3"]);
   });
+  test("the type checker's `can't add` errors supply interpolation fixes (lint.md §5.5 step 1)", () => {
+    file("t.harn", 'pipeline main() {\n  log("n=" + 1)\n  log(2.5 + " x")\n  log("b: " + true)\n}\n');
+    const r = harn(["lint", "--fix", "t.harn"]);
+    // the bool case is also invalid-binary-op-literal's fix: identical edits count once
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, "t.harn: applied 3 fix(es)\n", ""]);
+    expect(readFileSync(join(dir, "t.harn"), "utf8")).toBe('pipeline main() {\n  log("n=${1}")\n  log("${2.5} x")\n  log("b: ${true}")\n}\n');
+  });
   test("a file with nothing to fix prints nothing", () => {
     file("w.harn", WARN);
     expect(harn(["lint", "--fix", "w.harn"])).toEqual({ code: 0, stdout: "", stderr: "" });

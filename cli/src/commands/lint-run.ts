@@ -11,6 +11,7 @@ import {
   lintFiles,
   renderReport,
   RunContext,
+  typeErrorFixes,
   unusedFunctionName,
   type FileJob,
   type FileReport,
@@ -162,6 +163,10 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       }
     }
   } else {
+    // The type checker supplies fixes of its own (lint.md §5.5 step 1);
+    // loaded only for --fix.
+    const { check } = await import("@harn/checker");
+    const builtinSet = new Set(known.builtins);
     const ctx = new RunContext(settings);
     imported = ctx.graph.externallyImported;
     for (const job of jobs) {
@@ -178,7 +183,10 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         exit = 1;
         break;
       }
-      const fixed = applyFixes(o.source, o.diagnostics);
+      // Type-check findings count only for their fixes; they are not printed.
+      const typed = parse(o.source, { file: o.file });
+      const typeFixes = typeErrorFixes(typed.program, o.source, check(typed.program, { file: o.file, builtins: builtinSet, resolveImport: () => null }));
+      const fixed = applyFixes(o.source, [...o.diagnostics, ...typeFixes]);
       if (fixed.applied === 0) {
         // nothing to fix: the reference prints nothing for the file
         reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] });

@@ -20,6 +20,7 @@ export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPL
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
+export { typeErrorFixes } from "./string-concat-fix";
 export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
 export { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";

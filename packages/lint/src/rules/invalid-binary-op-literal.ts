@@ -5,6 +5,7 @@
  */
 import type { BinaryOp, Node } from "@harn/parser";
 import type { FixEdit, Rule, RuleContext } from "../types";
+import { stringConcatFix } from "../string-concat-fix";
 
 const ARITHMETIC = new Set(["+", "-", "*", "/", "%"]);
 
@@ -31,25 +32,6 @@ export const invalidBinaryOpLiteral: Rule = {
   },
 };
 
-/** A plain double-quoted, single-line string literal's source text. */
-function plainString(ctx: RuleContext, n: Node): string | null {
-  if (n.kind !== "StringLiteral") return null;
-  const t = ctx.text(n);
-  if (!t.startsWith('"') || t.startsWith('"""') || t.length < 2 || !t.endsWith('"')) return null;
-  return t;
-}
-
 function interpolationFix(ctx: RuleContext, n: BinaryOp): FixEdit | null {
-  if (n.op !== "+" || !ctx.sourceText) return null;
-  const leftStr = plainString(ctx, n.left);
-  const rightStr = plainString(ctx, n.right);
-  let text: string;
-  if (leftStr !== null && isBoolOrNil(n.right)) {
-    text = `${leftStr.slice(0, -1)}\${${ctx.text(n.right)}}"`;
-  } else if (rightStr !== null && isBoolOrNil(n.left)) {
-    text = `"\${${ctx.text(n.left)}}${rightStr.slice(1)}`;
-  } else {
-    return null;
-  }
-  return { span: n.span, replacement: text };
+  return ctx.sourceText ? stringConcatFix(ctx.sourceText.text, n, isBoolOrNil) : null;
 }
