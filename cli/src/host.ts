@@ -8,7 +8,7 @@ import { deferredExtraCaCerts } from "./deferred-ca";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
-import { checkStructure, parse, type Program, type Span } from "@harn/parser";
+import { checkStructure, parse, type Node, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
 import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
@@ -196,7 +196,13 @@ export interface RunHandle {
 }
 
 /** Parse, check and run one source text. Never rejects for script faults. */
-export function runSource(rt: Runtime, source: string, file: string, entry?: string): RunHandle {
+/**
+ * Parse, check and run `source`. `entry` names the pipeline to run (else
+ * cli.md §2.3 chooses); with `checkOnlyEntry`, static-check findings inside
+ * other pipelines are ignored, as `harn test` compiles only the test
+ * pipeline plus the file's top-level declarations (cli.md §5.1).
+ */
+export function runSource(rt: Runtime, source: string, file: string, entry?: string, checkOnlyEntry = false): RunHandle {
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
   const outcome = (async (): Promise<Outcome> => {
@@ -208,7 +214,11 @@ export function runSource(rt: Runtime, source: string, file: string, entry?: str
     const preloading = preloadImports(rt, program, file, modules);
     if (preloading !== null) await preloading;
     runner = new ProgramRunner(rt, { file, modules, entry });
-    const checked = staticCheck(rt, program, file, modules);
+    let checked = staticCheck(rt, program, file, modules);
+    if (checkOnlyEntry && entry !== undefined) {
+      const others = otherPipelineSpans(program, entry);
+      checked = checked.filter((d) => d.span === null || !others.some((o) => o.start <= d.span!.start && d.span!.start < o.end));
+    }
     if (checked.length > 0) {
       await rt.shutdown();
       return { kind: "compile", message: checked[0]!.message, span: checked[0]!.span, checked };
@@ -234,6 +244,17 @@ export function runSource(rt: Runtime, source: string, file: string, entry?: str
       runner?.cancel(reason);
     },
   };
+}
+
+/** The spans of the file's top-level pipelines other than `entry`. */
+function otherPipelineSpans(program: Program, entry: string): Span[] {
+  const spans: Span[] = [];
+  for (const item of program.items) {
+    let n: Node = item;
+    while (n.kind === "AttributedDecl") n = n.inner;
+    if (n.kind === "Pipeline" && n.name !== entry) spans.push(item.span);
+  }
+  return spans;
 }
 
 function toHarnError(e: unknown): HarnError {

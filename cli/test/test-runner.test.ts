@@ -208,6 +208,15 @@ describe("harn test PATH", () => {
     expect(harn(["test", "gold", "--filter", "nomatch"])).toMatchObject({ code: 0, stdout: "\n0 passed, 0 failed\n" });
   });
 
+  it("a static-check error fails only the test pipeline it is in, rendered with its location (cli.md §5.1)", () => {
+    file("typed/test_t.harn", 'pipeline test_fine() {\n  assert(true)\n}\npipeline test_typed() {\n  let _a: int = "s"\n}\n');
+    const r = harn(["test", "typed"]);
+    expect(r.code).toBe(1);
+    const abs = realpathSync(join(dir, "typed/test_t.harn"));
+    expect(r.stdout).toContain(`  PASS  test_fine [${abs}]`);
+    expect(r.stdout).toContain(`  FAIL  test_typed [${abs}]\n        error: '_a' declared as int, but assigned string\n           --> ${abs}:5:17\n`);
+  });
+
   it("reports a missing path", () => {
     expect(harn(["test", "no/such/dir"])).toMatchObject({ code: 1, stderr: "Path not found: no/such/dir\n" });
   });

@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
-import { type Node, parse } from "@harn/parser";
+import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { loadEngine } from "../engine";
@@ -527,7 +527,7 @@ async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | nul
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],
   });
-  const handle = runSource(rt, t.source, t.file, t.name);
+  const handle = runSource(rt, t.source, t.file, t.name, true);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -544,7 +544,9 @@ async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | nul
       case "syntax":
         return o.errors[0]!.message;
       case "compile":
-        return o.checked ? o.message : `Compile error: ${o.message}`;
+        // static-check errors render as `harn run` shows them (cli.md §2.2), with their location
+        if (o.checked) return o.checked.map((d) => renderDiagnostic({ severity: "error", message: d.message, path: t.file, span: d.span, ...(d.help ? { help: d.help } : {}) }, t.source)).join("");
+        return `Compile error: ${o.message}`;
       case "error":
         return renderRuntimeError(o.error, t.file, (f) => (f === t.file ? t.source : readSourceFile(f)), plainPaint);
     }
