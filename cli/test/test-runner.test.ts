@@ -214,7 +214,7 @@ describe("harn test PATH", () => {
     expect(r.code).toBe(1);
     const abs = realpathSync(join(dir, "typed/test_t.harn"));
     expect(r.stdout).toContain(`  PASS  test_fine [${abs}]`);
-    expect(r.stdout).toContain(`  FAIL  test_typed [${abs}]\n        error: '_a' declared as int, but assigned string\n           --> ${abs}:5:17\n`);
+    expect(r.stdout).toContain(`  FAIL  test_typed [${abs}]\n        error: '_a' declared as int, but assigned string\n          --> ${abs}:5:17\n`);
   });
 
   it("reports a missing path", () => {
