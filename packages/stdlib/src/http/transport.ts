@@ -209,13 +209,14 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   let url = spec.url;
   let method = spec.method;
   let body = spec.body;
+  let sent = spec.headers;
   let streaming = false;
   try {
     for (let redirects = 0; ; redirects++) {
       const target = new URL(url);
       const res = await u.request(target, {
         method: method as Dispatcher.HttpMethod,
-        headers: requestHeaders(spec),
+        headers: requestHeaders(sent, spec.decompress),
         body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
         signal: abort.signal,
         dispatcher: await dispatcherFor(rt, spec, target),
@@ -224,10 +225,15 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
       if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.statusCode)) {
         await res.body.dump().catch(() => undefined);
         if (redirects >= spec.maxRedirects) throw new TransportError(`error following redirect for url (${target.href})`, false);
-        url = new URL(location, target).href;
+        const next = new URL(location, target);
+        url = next.href;
+        // as reqwest: credentials never follow a redirect to another host
+        // or port, and a body's headers go when the body does
+        if (next.host !== target.host) sent = sent.filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase()));
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method !== "GET" && method !== "HEAD")) {
           method = "GET";
           body = null;
+          sent = sent.filter(([k]) => !BODY_HEADERS.has(k.toLowerCase()));
         }
         continue;
       }
@@ -286,14 +292,17 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
  * `text/plain` content type, and refuses the "bad ports" of the Fetch
  * standard, e.g. 6000, which reqwest connects to like any other.)
  */
-function requestHeaders(spec: RequestSpec): string[] {
+function requestHeaders(headers: [string, string][], decompress: boolean): string[] {
   const flat: string[] = [];
-  const has = (name: string) => spec.headers.some(([k]) => k.toLowerCase() === name);
-  for (const [k, v] of spec.headers) flat.push(k, v);
+  const has = (name: string) => headers.some(([k]) => k.toLowerCase() === name);
+  for (const [k, v] of headers) flat.push(k, v);
   if (!has("accept")) flat.push("accept", "*/*");
-  if (spec.decompress && !has("accept-encoding") && !has("range")) flat.push("accept-encoding", "gzip, deflate, br");
+  if (decompress && !has("accept-encoding") && !has("range")) flat.push("accept-encoding", "gzip, deflate, br");
   return flat;
 }
+
+const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "cookie2", "proxy-authorization", "www-authenticate"]);
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding"]);
 
 function headerText(v: string | string[] | undefined): string | null {
   if (v === undefined) return null;

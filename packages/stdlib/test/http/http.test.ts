@@ -301,6 +301,11 @@ describe("http on the wire", () => {
       let body = "";
       req.on("data", (c) => (body += c));
       req.on("end", () => {
+        const redirect = new URL(req.url!, "http://x").searchParams.get("redirect");
+        if (redirect) {
+          res.writeHead(302, { Location: redirect });
+          return res.end();
+        }
         if (req.url === "/gz") {
           res.setHeader("Content-Encoding", "gzip");
           return res.end(gzipSync("unzipped text"));
@@ -348,6 +353,28 @@ describe("http on the wire", () => {
       await r.rt.shutdown();
     } finally {
       await close(server);
+    }
+  });
+  it("drops credentials on a redirect to another host, and body headers when the body goes", async () => {
+    const a = await wireServer();
+    const b = await wireServer();
+    try {
+      const r = setup();
+      const seen = async (url: string, verb = "http_get", body: Value = null) => {
+        const opts = d({ auth: d({ bearer: "secret" }), headers: d({ Cookie: "c=1", "Content-Type": "text/x" }) });
+        const res = (await settle(verb === "http_get" ? r.callP(verb, url, opts) : r.callP(verb, url, body, opts))) as HDict;
+        return (JSON.parse(res.get("body") as string) as { headers: Record<string, string> }).headers;
+      };
+      const same = await seen(`${a.base}/?redirect=${encodeURIComponent(`${a.base}/landed`)}`);
+      expect([same.authorization, same.cookie]).toEqual(["Bearer secret", "c=1"]);
+      const other = await seen(`${a.base}/?redirect=${encodeURIComponent(`${b.base}/landed`)}`);
+      expect([other.authorization, other.cookie, other["content-type"]]).toEqual([undefined, undefined, "text/x"]);
+      const posted = await seen(`${a.base}/?redirect=/landed`, "http_post", "payload");
+      expect([posted.authorization, posted["content-type"], posted["content-length"]]).toEqual(["Bearer secret", undefined, undefined]);
+      await r.rt.shutdown();
+    } finally {
+      await close(a.server);
+      await close(b.server);
     }
   });
   it("connects to ports the Fetch standard calls bad (reqwest has no such list)", async () => {
