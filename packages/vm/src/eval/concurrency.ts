@@ -26,6 +26,7 @@ import {
   type Value,
   equals,
   err,
+  normBig,
   ok,
   truthy,
   typeOf,
@@ -654,7 +655,7 @@ export class Concurrency {
       const v = args[0] ?? null;
       let n: Int = 0;
       if (typeof v === "number" || typeof v === "bigint") n = v;
-      else if (v instanceof HFloat) n = Number.isFinite(v.v) ? Math.trunc(v.v) : 0;
+      else if (v instanceof HFloat) n = floatAsInt(v.v);
       else if (typeof v === "boolean") n = v ? 1 : 0;
       return new HAtomic(n);
     });
@@ -683,6 +684,17 @@ export class Concurrency {
       return true;
     });
   }
+}
+
+/** Rust's `f as i64`: truncated toward zero, saturating at the i64 bounds
+ * (±inf included), NaN → 0. */
+function floatAsInt(x: number): Int {
+  if (Number.isNaN(x)) return 0;
+  const t = Math.trunc(x);
+  if (Number.isSafeInteger(t)) return t === 0 ? 0 : t;
+  if (t >= 9223372036854775807) return 2n ** 63n - 1n;
+  if (t <= -9223372036854775808) return -(2n ** 63n);
+  return normBig(BigInt(t));
 }
 
 function displayName(v: Value): string {
