@@ -23,7 +23,13 @@ const storeSlot = new RuntimeSlot<Store>("store", () => ({ file: null, data: nul
 function stateDir(ctx: CallContext): string {
   const env = ctx.runtime.env.HARN_STATE_DIR;
   if (env) return env;
-  return join(findProjectRoot(ctx.runtime.cwd) ?? sourceDir(ctx), ".harn");
+  // Functions of a bundled std module (std/collections' store_refresh) run
+  // with the module's name as their source file, which is no directory:
+  // the store is the script's, so they fall back to the execution root
+  // as a script without a file does (not to `<cwd>/std/collections/..`).
+  const file = ctx.sourceFile;
+  const scriptDir = file && ctx.runtime.stdModules.has(file) ? ctx.runtime.cwd : sourceDir(ctx);
+  return join(findProjectRoot(ctx.runtime.cwd) ?? scriptDir, ".harn");
 }
 
 function load(ctx: CallContext): Store & { data: Map<string, Value>; file: string } {

@@ -206,6 +206,21 @@ describe("store", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+  it("called from a std module's code, uses the script's store, not a directory named after the module", async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const root = mkdtempSync(join(tmpdir(), "harn-store-"));
+    try {
+      const a = rig({ cwd: root, env: { ...process.env, HARN_STATE_DIR: undefined } });
+      installFormats(a.rt);
+      const fromStd = { ...a.ctx, sourceFile: "std/collections" };
+      a.rt.builtins.get("store_set")!(["k_ts", 5], fromStd);
+      expect(readFileSync(join(root, ".harn", "store.json"), "utf8")).toBe('{"k_ts":5}');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
   it("keeps failing on a store.json it cannot read, never overwriting it", async () => {
     const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
