@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import * as chat from "./chat";
 import * as check from "./check";
 import * as fmt from "./fmt";
+import * as init from "./init";
 import * as lint from "./lint";
 import * as run from "./run";
 import * as test from "./test";
@@ -17,6 +18,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   chat.register(program, setExitCode);
   check.register(program, setExitCode);
   fmt.register(program, setExitCode);
+  init.register(program, setExitCode);
   lint.register(program, setExitCode);
   run.register(program, setExitCode);
   test.register(program, setExitCode);
