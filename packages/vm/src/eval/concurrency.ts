@@ -24,6 +24,7 @@ import {
   type Int,
   type IterStep,
   type Value,
+  display,
   equals,
   err,
   normBig,
@@ -697,8 +698,10 @@ function floatAsInt(x: number): Int {
   return normBig(BigInt(t));
 }
 
+/** A channel's name is the display form of whatever was passed
+ * (semantics.md §9.5: `channel(5)` is named `5`, `channel(2.0)` `2.0`). */
 function displayName(v: Value): string {
-  return typeof v === "string" ? v : String(v instanceof HFloat ? v.v : v);
+  return typeof v === "string" ? v : display(v);
 }
 
 /** Cancel `child` when `signal` aborts (task cancel or a `deadline`). */
