@@ -146,9 +146,13 @@ export class Interpreter {
     let result: HClosure | null = null;
     for (let f: Frame = fr; ; ) {
       const caller = f.dynFr;
+      if (!caller) break;
+      // A spawn/parallel body has its creating frame as caller but no call
+      // site: what that frame saw at the spawn is already captured, and the
+      // walk goes on to the frame's own callers, whose closures the creating
+      // function could call (§5.4).
       const site = f.dynSite;
-      if (!caller || !site) break;
-      const slot = site.slotOf(name);
+      const slot = site === null ? -1 : site.slotOf(name);
       if (slot >= 0) {
         const v = caller.s[slot];
         result = v instanceof HClosure ? v : null;
