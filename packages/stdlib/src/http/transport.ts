@@ -6,7 +6,7 @@
  * runtime, closed at shutdown so idle keep-alive sockets never hold the
  * process open.
  */
-import type { Readable, Transform } from "node:stream";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import type { Dispatcher } from "undici";
@@ -252,15 +252,19 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
         stream.destroy();
         finish();
       };
+      const where = `error decoding response body for url (${safeHref(url)})`;
       if (readAll) {
         const chunks: Uint8Array[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Uint8Array);
+        try {
+          for await (const chunk of stream) chunks.push(chunk as Uint8Array);
+        } catch (e) {
+          throw failure(e, where);
+        }
         return { status: res.statusCode, headers: new HDict(headers), body: new Uint8Array(Buffer.concat(chunks)), close };
       }
       streaming = true;
       if (timer && streamTimeout === "headers") clearTimeout(timer);
       const chunks = stream[Symbol.asyncIterator]();
-      const where = `error decoding response body for url (${safeHref(url)})`;
       const read = async (): Promise<Uint8Array | null> => {
         try {
           const chunk = await chunks.next();
@@ -320,10 +324,10 @@ function decoded(body: Readable, headers: Map<string, Value>, spec: RequestSpec,
   if (!spec.decompress || !make || method === "HEAD" || status === 204 || status === 304) return body;
   headers.delete("content-encoding");
   headers.delete("content-length");
-  const decoder = make();
-  body.on("error", (e) => decoder.destroy(e));
-  decoder.on("close", () => body.destroy());
-  return body.pipe(decoder);
+  // pipeline: an error on either side (an abort while nobody reads, a
+  // corrupt body) destroys both and reaches the reader through the
+  // decoder, never as an unhandled 'error' event
+  return pipeline(body, make(), () => undefined);
 }
 
 const DECODERS: Record<string, () => Transform> = {

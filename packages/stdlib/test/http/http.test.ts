@@ -306,6 +306,14 @@ describe("http on the wire", () => {
           res.writeHead(302, { Location: redirect });
           return res.end();
         }
+        if (req.url === "/badgz") {
+          res.setHeader("Content-Encoding", "gzip");
+          return res.end("not gzip at all");
+        }
+        if (req.url === "/gzhang") {
+          res.setHeader("Content-Encoding", "gzip");
+          return res.write(gzipSync("never finished").subarray(0, 12));
+        }
         if (req.url === "/gz") {
           res.setHeader("Content-Encoding", "gzip");
           return res.end(gzipSync("unzipped text"));
@@ -350,6 +358,21 @@ describe("http on the wire", () => {
       expect(raw.get("body")).not.toBe("unzipped text");
       const echoed = (await settle(r.callP("http_get", `${base}/`, d({ decompress: false })))) as HDict;
       expect(JSON.parse(echoed.get("body") as string).headers["accept-encoding"]).toBeUndefined();
+      await r.rt.shutdown();
+    } finally {
+      await close(server);
+    }
+  });
+  it("reports a corrupt compressed body, and shuts down cleanly with a compressed stream nobody read", async () => {
+    const { server, base } = await wireServer();
+    try {
+      const r = setup();
+      expect(await thrownText(() => r.callP("http_get", `${base}/badgz`))).toBe(
+        `http: request failed: error decoding response body for url (${base}/badgz): incorrect header check`,
+      );
+      const h = (await settle(r.callP("http_stream_open", `${base}/gzhang`))) as string;
+      expect(r.call("http_stream_info", h)).toBeInstanceOf(HDict);
+      // the open exchange is aborted at shutdown, with no reader attached
       await r.rt.shutdown();
     } finally {
       await close(server);
