@@ -8,6 +8,7 @@ import * as check from "./check";
 import * as fmt from "./fmt";
 import * as init from "./init";
 import * as lint from "./lint";
+import * as repl from "./repl";
 import * as run from "./run";
 import * as test from "./test";
 import * as version from "./version";
@@ -20,6 +21,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   fmt.register(program, setExitCode);
   init.register(program, setExitCode);
   lint.register(program, setExitCode);
+  repl.register(program, setExitCode);
   run.register(program, setExitCode);
   test.register(program, setExitCode);
   version.register(program, setExitCode);
