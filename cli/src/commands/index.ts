@@ -12,6 +12,7 @@ import * as repl from "./repl";
 import * as run from "./run";
 import * as test from "./test";
 import * as version from "./version";
+import * as watch from "./watch";
 
 export type SetExitCode = (code: number) => void;
 
@@ -25,4 +26,5 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   run.register(program, setExitCode);
   test.register(program, setExitCode);
   version.register(program, setExitCode);
+  watch.register(program, setExitCode);
 }

@@ -1,0 +1,49 @@
+/**
+ * `harn watch` (spec/cli.md §7.3): runs the file, runs it again when a
+ * `.harn` file beside it changes, and stops cleanly on SIGINT.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleHarn } from "./harn-bundle";
+
+let dir: string;
+let bin: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "harn-watch-"));
+  bin = join(dir, "harn.mjs");
+  await bundleHarn(bin);
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Resolves once `read()` contains `text` (polls; the test's own timeout bounds it). */
+async function until(read: () => string, text: string): Promise<void> {
+  while (!read().includes(text)) await new Promise((r) => setTimeout(r, 25));
+}
+
+describe("harn watch", () => {
+  it("re-runs on a .harn change, not on other files, and exits 0 on SIGINT", async () => {
+    const proj = mkdtempSync(join(dir, "p-"));
+    writeFileSync(join(proj, "main.harn"), 'println("v1")\n');
+    const child = spawn(process.execPath, [bin, "watch", "main.harn"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await until(() => out, "v1\n");
+    writeFileSync(join(proj, "notes.txt"), "not harn\n");
+    writeFileSync(join(proj, "main.harn"), 'println("v2")\n');
+    await until(() => out, "v2\n");
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(out).toBe("v1\nv2\n");
+    expect(err).toBe("[watch] running main.harn...\n[watch] running main.harn...\n");
+  });
+});
