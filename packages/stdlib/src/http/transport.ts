@@ -217,7 +217,8 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
       const res = await u.request(target, {
         method: method as Dispatcher.HttpMethod,
         headers: requestHeaders(sent, spec.decompress),
-        body: body === null || method === "GET" || method === "HEAD" ? undefined : body,
+        // reqwest sends a body with any method (fetch refused GET/HEAD ones)
+        body: body ?? undefined,
         signal: abort.signal,
         dispatcher: await dispatcherFor(rt, spec, target),
       });

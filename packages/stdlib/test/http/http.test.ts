@@ -341,6 +341,8 @@ describe("http on the wire", () => {
       expect(seen.body).toBe("text body");
       const { host: _host, connection: _connection, ...rest } = seen.headers;
       expect(rest).toEqual({ accept: "*/*", "accept-encoding": "gzip, deflate, br", "content-length": "9", "x-custom": "1" });
+      const get = (await settle(r.callP("http_request", "GET", `${base}/`, d({ body: "search query" })))) as HDict;
+      expect(JSON.parse(get.get("body") as string).body).toBe("search query");
       await r.rt.shutdown();
     } finally {
       await close(server);
