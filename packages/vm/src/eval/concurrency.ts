@@ -679,8 +679,10 @@ export class Concurrency {
     });
     def("atomic_cas", (args) => {
       const [a, expected, next] = args;
-      if (!(a instanceof HAtomic) || (typeof next !== "number" && typeof next !== "bigint")) return false;
-      if (!equals(a.value, expected ?? null)) return false;
+      // ints only, like atomic_set/atomic_add: `expected: 1.0` is a bad argument, not a match
+      const isInt = (v: Value | undefined) => typeof v === "number" || typeof v === "bigint";
+      if (!(a instanceof HAtomic) || !isInt(expected) || !isInt(next)) return false;
+      if (!equals(a.value, expected!)) return false;
       a.value = next;
       return true;
     });
