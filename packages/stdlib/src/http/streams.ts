@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
-import { buildRequest, optionsArg, timeoutOption } from "./request";
+import { buildRequest, msValue, optionsArg, timeoutOption } from "./request";
 import { open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
 import { extraCaConnectOptions } from "../tls/extra-ca";
@@ -121,8 +121,11 @@ function str(v: Value): string {
   return typeof v === "string" ? v : display(v);
 }
 
+/** `timeout_ms`: an int, or a duration as the HTTP options take one (a
+ * `30ms` here used to mean "no timeout given" and waited 30 s). */
 function timeoutArg(v: Value | undefined): number {
-  return typeof v === "number" ? Math.max(0, v) : DEFAULT_TIMEOUT_MS;
+  const ms = v === undefined ? null : msValue(v);
+  return ms === null ? DEFAULT_TIMEOUT_MS : Math.max(0, ms);
 }
 
 function handle(rt: Runtime, fn: string, args: Value[]): Handle {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { display, HDict, type Value } from "@harn/vm";
+import { display, HDict, HDuration, type Value } from "@harn/vm";
 import { installHttp } from "../../src/http/builtins";
 import { raised, rig, settle } from "../core/harness";
 import { acceptHandshake, frame } from "./websocket-peer";
@@ -54,6 +54,9 @@ describe("websocket mocks", () => {
     expect(r.call("websocket_send", h, "ping")).toBe(true);
     expect(show(await settle(r.callP("websocket_receive", h, 10)))).toBe("{data: ping, type: text}");
     expect(show(await settle(r.callP("websocket_receive", h, 10)))).toBe("{type: timeout}");
+    // a duration is a timeout too (it used to fall back to the 30 s default,
+    // past this test's time limit)
+    expect(show(await settle(r.callP("websocket_receive", h, new HDuration(10))))).toBe("{type: timeout}");
     expect(show(r.call("transport_mock_calls"))).toContain("{action: send, data: ping, transport: websocket, url: wss://echo.test}");
     expect(r.call("websocket_close", h)).toBe(true);
   });
