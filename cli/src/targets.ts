@@ -9,15 +9,10 @@ import { readdirSync, statSync } from "node:fs";
 
 export class TargetError extends Error {}
 
-export interface CollectOptions {
-  /** Directory names never entered (e.g. `node_modules`, `.git` for lint). */
-  skipDirs?: ReadonlySet<string>;
-}
-
 /** Files for the given targets, in the order described above. A target
  * that does not exist or cannot be read throws a `TargetError` whose
  * message is the one-line reason. */
-export function collectHarnFiles(targets: readonly string[], options: CollectOptions = {}): string[] {
+export function collectHarnFiles(targets: readonly string[]): string[] {
   const files: string[] = [];
   for (const target of targets) {
     let isDir: boolean;
@@ -26,15 +21,15 @@ export function collectHarnFiles(targets: readonly string[], options: CollectOpt
     } catch (e) {
       throw new TargetError(`Error reading ${target}: ${reason(e)}`);
     }
-    if (isDir) walk(target, files, options.skipDirs);
+    if (isDir) walk(target, files);
     else files.push(target);
   }
   return files;
 }
 
 /** Sorted and de-duplicated, as `lint` and `check` use them. */
-export function collectHarnFilesSorted(targets: readonly string[], options: CollectOptions = {}): string[] {
-  return [...new Set(collectHarnFiles(targets, options))].sort(comparePaths);
+export function collectHarnFilesSorted(targets: readonly string[]): string[] {
+  return [...new Set(collectHarnFiles(targets))].sort(comparePaths);
 }
 
 /** Path order as the reference sorts paths (Rust's `Path` ordering):
@@ -64,7 +59,7 @@ function joinAsCollected(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
-function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefined): void {
+function walk(dir: string, out: string[]): void {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -81,7 +76,7 @@ function walk(dir: string, out: string[], skipDirs: ReadonlySet<string> | undefi
       continue; // a dangling symlink is not a target
     }
     if (isDir) {
-      if (!skipDirs?.has(name)) walk(path, out, skipDirs);
+      walk(path, out);
     } else if (name.endsWith(".harn") && !present.has(name.slice(0, -".harn".length) + ".conformance-skip")) out.push(path);
   }
 }

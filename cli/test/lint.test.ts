@@ -142,15 +142,19 @@ describe("exit codes and streams", () => {
 });
 
 describe("targets", () => {
-  test("directories are linted recursively in sorted order, skipping node_modules and .git", () => {
+  test("directories are linted recursively in sorted order, skipping only X.harn beside X.conformance-skip", () => {
     file("src/b.harn", CLEAN);
     file("src/a.harn", CLEAN);
-    file("node_modules/x/c.harn", ERROR);
-    file(".git/hooks/d.harn", ERROR);
+    file("node_modules/x/c.harn", CLEAN);
     file("src/skip.harn", ERROR);
     file("src/skip.conformance-skip", "");
     const r = harn(["lint", "."]);
-    expect(r).toEqual({ code: 0, stdout: "./src/a.harn: no issues found\n./src/b.harn: no issues found\n", stderr: "" });
+    // lint.md §5.1: no directory is special, node_modules included
+    expect(r).toEqual({
+      code: 0,
+      stdout: "./node_modules/x/c.harn: no issues found\n./src/a.harn: no issues found\n./src/b.harn: no issues found\n",
+      stderr: "",
+    });
   });
   test("paths are the target joined with what was found under it, unnormalised, in path-component order", () => {
     // the reference joins with Rust's Path::join and sorts Paths component by component

@@ -33,8 +33,6 @@ export interface LintFlags {
   checkedHandles?: boolean;
 }
 
-const SKIP_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
-
 /**
  * A file the build writes beside the CLI bundle. This module may end up in
  * the entry bundle (`dist/`) or in a chunk of it (`dist/chunks/`), so both
@@ -95,7 +93,9 @@ function readReason(e: { code: string | null; message: string }): string {
 export async function runLint(targets: string[], flags: LintFlags): Promise<number> {
   let files: string[];
   try {
-    files = collectHarnFilesSorted(targets, { skipDirs: SKIP_DIRS });
+    // Every directory is searched, node_modules and .git included, as in
+    // the reference (lint.md §5.1: only `X.conformance-skip` siblings skip).
+    files = collectHarnFilesSorted(targets);
   } catch (e) {
     if (!(e instanceof TargetError)) throw e;
     process.stderr.write(`${e.message}\n`);
