@@ -21,7 +21,7 @@ import type { Node, Program, Span } from "./ast";
 import { parseAttributed, parseDeclarationAfterPub, parseEvalPack, parseImport, parsePipeline } from "./declarations";
 import { parseStatement } from "./statements";
 import { ParserState } from "./state";
-import { lexDiagnostic, ParseFailure, tooDeepDiagnostic, type SyntaxDiagnostic } from "./syntax-error";
+import { lexDiagnostic, ParseFailure, TooDeep, tooDeepDiagnostic, type SyntaxDiagnostic } from "./syntax-error";
 
 export interface ParseOptions {
   /** The file name, for callers that want it echoed; positions do not depend on it. */
@@ -96,6 +96,10 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
       }
       if (!(e instanceof ParseFailure)) throw e;
       errors.push(e.diagnostic);
+      // Input nested past the bound is not recovered from: resuming inside
+      // it would parse the inner half and end on a misleading separator
+      // error about the closing braces, which replaces this one (§9.2).
+      if (e instanceof TooDeep) break;
       recover(p);
       if (p.pos === itemStart) p.advance();
       continue;

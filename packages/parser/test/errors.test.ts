@@ -112,6 +112,9 @@ describe("recovery (§9.2)", () => {
       "let x = " + "!".repeat(600) + "true",
       "let x = 2" + " ** 2".repeat(600),
       "if a {".repeat(600) + "}".repeat(600),
+      // One level per line: recovery must not resume inside the nest and
+      // end on a separator error about the closing braces.
+      "var x = 0\n" + "if x == 1 { x = 2 } else {\n".repeat(1000) + "}".repeat(1000) + "\nlog(x)",
       // Chains stacked on chains: each operand is shallow, the tree is not.
       nestChains((inner) => `(${inner})` + " + 1".repeat(100), 10),
       nestChains((inner) => `(${inner})` + ".x".repeat(100), 10),
