@@ -309,6 +309,25 @@ while i < 1000 {
     expect(r.where?.startsWith("4:")).toBe(true);
   });
 
+  it("generates valid code for member access and subscripts on int literals", async () => {
+    // `5.x` and `5[0]` must not reach JS as `5.get(…)` / `5.length`, which
+    // do not parse (semantics.md §4.7: property access on an int raises;
+    // §4.9: indexing an int raises; §7.7: a method on an int is nil).
+    const r = await same(`
+fn m() { return 5.abs() }
+fn p() { return 5.x }
+fn i() { return 5[0] }
+fn n() { return (-3).x }
+println(m() == nil)
+println(try { p() })
+println(try { i() })
+println(try { n() })
+`);
+    expect(r.out).toBe(
+      "true\nResult.Err(Type error: cannot access property `x` on int)\nResult.Err(Type error: cannot index into int with int)\nResult.Err(Type error: cannot access property `x` on int)\n",
+    );
+  });
+
   it("stops runaway recursion at the frame limit with the same error", async () => {
     const r = await same(`
 fn down(n) { return 1 + down(n + 1) }

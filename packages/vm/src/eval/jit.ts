@@ -605,7 +605,9 @@ class Unit {
   private literal(v: Value): string {
     if (v === null) return "null";
     if (typeof v === "boolean") return String(v);
-    if (typeof v === "number") return v < 0 || Object.is(v, -0) ? `(${v})` : String(v);
+    // Always parenthesised: a literal can be the object of a member access
+    // in the generated code (`5.get(…)`, `5.length` do not parse).
+    if (typeof v === "number") return `(${v})`;
     if (typeof v === "string") return JSON.stringify(v);
     return this.k(v);
   }
