@@ -17,7 +17,7 @@ import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink,
 // when a script first uses it (the stdlib's lazy groups), or through
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { HarnError } from "@harn/vm";
-export { cancelBackgroundTasks, interruptTurns, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
+export { cancelBackgroundTasks, costUsd, interruptTurns, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
  * loads the agent layer. Rejects with the fixture's error. */
@@ -195,19 +195,24 @@ export interface RunHandle {
   cancel(reason: unknown): void;
 }
 
-/** Parse, check and run one source text. Never rejects for script faults. */
 /**
- * Parse, check and run `source`. `entry` names the pipeline to run (else
- * cli.md §2.3 chooses); with `checkOnlyEntry`, static-check findings inside
- * other pipelines are ignored, as `harn test` compiles only the test
- * pipeline plus the file's top-level declarations (cli.md §5.1).
+ * Parse, check and run `source` (a text, or a program parsed before, as
+ * `harn bench` runs one parse many times). Never rejects for script
+ * faults. `entry` names the pipeline to run (else cli.md §2.3 chooses);
+ * with `checkOnlyEntry`, static-check findings inside other pipelines are
+ * ignored, as `harn test` compiles only the test pipeline plus the file's
+ * top-level declarations (cli.md §5.1).
  */
-export function runSource(rt: Runtime, source: string, file: string, entry?: string, checkOnlyEntry = false): RunHandle {
+export function runSource(rt: Runtime, source: string | Program, file: string, entry?: string, checkOnlyEntry = false): RunHandle {
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
   const outcome = (async (): Promise<Outcome> => {
-    const { program, errors } = parse(source, { file });
-    if (errors.length > 0) return { kind: "syntax", program, errors };
+    let program: Program;
+    if (typeof source === "string") {
+      const parsed = parse(source, { file });
+      if (parsed.errors.length > 0) return { kind: "syntax", program: parsed.program, errors: parsed.errors };
+      program = parsed.program;
+    } else program = source;
     const structural = checkStructure(program);
     if (structural.length > 0) return { kind: "compile", message: structural[0]!.message, span: structural[0]!.span };
     const modules = fileModuleHost(rt);

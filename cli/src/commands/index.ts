@@ -3,6 +3,7 @@
  * setExitCode)`; add one import and one line below per command.
  */
 import type { Command } from "commander";
+import * as bench from "./bench";
 import * as chat from "./chat";
 import * as check from "./check";
 import * as fmt from "./fmt";
@@ -17,6 +18,7 @@ import * as watch from "./watch";
 export type SetExitCode = (code: number) => void;
 
 export function registerCommands(program: Command, setExitCode: SetExitCode): void {
+  bench.register(program, setExitCode);
   chat.register(program, setExitCode);
   check.register(program, setExitCode);
   fmt.register(program, setExitCode);
