@@ -27,9 +27,23 @@ export function collectHarnFiles(targets: readonly string[]): string[] {
   return files;
 }
 
-/** Sorted and de-duplicated, as `lint` and `check` use them. */
+/** Sorted and de-duplicated, as `lint` and `check` use them. A target
+ * that is not a directory is a file target taken as given, even one that
+ * does not exist: like the reference, these commands then fail on it when
+ * they come to read it, after the files sorted before it. */
 export function collectHarnFilesSorted(targets: readonly string[]): string[] {
-  return [...new Set(collectHarnFiles(targets))].sort(comparePaths);
+  const files: string[] = [];
+  for (const target of targets) {
+    let exists = true;
+    try {
+      statSync(target);
+    } catch {
+      exists = false;
+    }
+    if (exists) files.push(...collectHarnFiles([target]));
+    else files.push(target);
+  }
+  return [...new Set(files)].sort(comparePaths);
 }
 
 /** Path order as the reference sorts paths (Rust's `Path` ordering):

@@ -131,6 +131,12 @@ describe("exit codes and streams", () => {
     const r = harn(["lint", "nope.harn"]);
     expect([r.code, r.stderr]).toEqual([2, "Error reading nope.harn: No such file or directory (os error 2)\n"]);
   });
+  test("a missing target is a file target: the files sorted before it are linted first", () => {
+    file("a.harn", CLEAN);
+    file("z.harn", CLEAN);
+    const r = harn(["lint", "z.harn", "nope.harn", "a.harn"]);
+    expect(r).toEqual({ code: 2, stdout: "a.harn: no issues found\n", stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
+  });
   test("a parse error exits 1 and stops the run", () => {
     file("a.harn", "let x = )\n");
     file("b.harn", CLEAN);
