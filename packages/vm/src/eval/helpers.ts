@@ -25,9 +25,11 @@ export function convertJsError(e: unknown): unknown {
  * pointer; a name sliced out of the source is not internalized until it
  * is used as a property key, so round-trip it through one. */
 export function intern(s: string): string {
-  const o: Record<string, true> = {};
+  // No prototype: on a plain object `o["__proto__"] = …` would set the
+  // prototype instead of a key, and the name `__proto__` would be lost.
+  const o: Record<string, true> = Object.create(null);
   o[s] = true;
-  return Object.keys(o)[0]!;
+  return Object.keys(o)[0] ?? s;
 }
 
 /** The message of a value too large to allocate. */
