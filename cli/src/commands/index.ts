@@ -13,6 +13,7 @@ import * as repl from "./repl";
 import * as run from "./run";
 import * as test from "./test";
 import * as version from "./version";
+import * as viz from "./viz";
 import * as watch from "./watch";
 
 export type SetExitCode = (code: number) => void;
@@ -28,5 +29,6 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   run.register(program, setExitCode);
   test.register(program, setExitCode);
   version.register(program, setExitCode);
+  viz.register(program, setExitCode);
   watch.register(program, setExitCode);
 }
