@@ -214,14 +214,14 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   try {
     for (let redirects = 0; ; redirects++) {
       const target = new URL(url);
-      const res = await u.request(target, {
+      const res = await untilAborted(u.request(target, {
         method: method as Dispatcher.HttpMethod,
         headers: requestHeaders(sent, spec.decompress),
         // reqwest sends a body with any method (fetch refused GET/HEAD ones)
         body: body ?? undefined,
         signal: abort.signal,
         dispatcher: await dispatcherFor(rt, spec, target),
-      });
+      }), abort.signal);
       const location = headerText(res.headers["location"]);
       if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.statusCode)) {
         await res.body.dump().catch(() => undefined);
@@ -259,6 +259,9 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
         try {
           for await (const chunk of stream) chunks.push(chunk as Uint8Array);
         } catch (e) {
+          // the total timeout reads as the request's, as for a stalled peer
+          // before the headers; a corrupt body as a decoding failure
+          if (timedOut) throw e;
           throw failure(e, where);
         }
         return { status: res.statusCode, headers: new HDict(headers), body: new Uint8Array(Buffer.concat(chunks)), close };
@@ -337,6 +340,31 @@ const DECODERS: Record<string, () => Transform> = {
   deflate: () => createInflate(),
   br: () => createBrotliDecompress(),
 };
+
+/**
+ * `request`'s promise, rejected with the abort reason as soon as `signal`
+ * aborts. undici only aborts a request once it has a connection, so a
+ * proxy that never answers CONNECT would otherwise outlive the timeout;
+ * the connection attempt itself ends with the pool at shutdown.
+ */
+function untilAborted<T extends { body: Readable }>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (res) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) res.body.destroy();
+        else resolve(res);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
 
 function safeHref(url: string): string {
   try {
