@@ -202,6 +202,13 @@ describe("unnecessary-else-return", () => {
     expect(messages("unnecessary-else-return", src)).toEqual(["both if and else branches return \u2014 else is unnecessary"]);
     expect(fixed(src, {}, "unnecessary-else-return")).toBe("fn f(x) {\n  if x {\n    return 1\n  }\n  log(x)\n    return 2\n}\nf(1)\n");
   });
+  test("an `if` used as a value is reported but has no fix (flattening it would change what runs)", () => {
+    const src = "fn f(c) {\n  let x = if c { return 1 } else { return 2 }\n  return x\n}\nf(1)\n";
+    const [d] = only("unnecessary-else-return", src);
+    expect(d!.fix).toBeUndefined();
+    const nested = "fn f(c) {\n  for i in c {\n    if i { return 1 } else { return 2 }\n  }\n}\nf(1)\n";
+    expect(only("unnecessary-else-return", nested)[0]!.fix).toHaveLength(1);
+  });
   test("not for throw, nor for an else-if chain's outer if", () => {
     expect(only("unnecessary-else-return", "fn f(x) {\n  if x { throw 1 } else { return 2 }\n}\nf(1)\n")).toEqual([]);
     const chain = "fn f(x) {\n  if x { return 1 } else if y { log(1) }\n}\nf(1)\n";

@@ -2,7 +2,7 @@
  * `unnecessary-else-return` (lint.md §3.18): both branches end in
  * `return`, so the else can be flattened after the if.
  */
-import type { IfElse } from "@harn/parser";
+import type { IfElse, Node } from "@harn/parser";
 import type { SourceText } from "../source/source-text";
 import type { FixEdit, Rule, RuleContext } from "../types";
 
@@ -12,12 +12,20 @@ export const unnecessaryElseReturn: Rule = {
   description: "Both the `if` branch and the `else` branch end with `return`",
   fixable: true,
   create(ctx) {
+    /** `if`s that are statements; the fix is for those only (lint.md
+     * §3.18 "up to the end of the `if` statement"): flattening the `if` of
+     * `let x = if c { return 1 } else { return 2 }` would turn the else
+     * body into statements after the `let`, changing what runs. */
+    const statementIfs = new Set<Node>();
     return {
+      Block(b) {
+        for (const s of b.stmts) if (s.kind === "IfElse") statementIfs.add(s);
+      },
       IfElse(n) {
         const thenLast = n.thenBody[n.thenBody.length - 1];
         const elseLast = n.elseBody?.[n.elseBody.length - 1];
         if (thenLast?.kind !== "ReturnStmt" || elseLast?.kind !== "ReturnStmt") return;
-        const fix = flattenFix(ctx, n);
+        const fix = statementIfs.has(n) ? flattenFix(ctx, n) : null;
         ctx.report({
           node: n,
           message: "both if and else branches return \u2014 else is unnecessary",
