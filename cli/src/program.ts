@@ -30,6 +30,17 @@ export async function runProgram(argv: string[]): Promise<number> {
     program.outputHelp({ error: true });
     return 2;
   }
+  // `harn help NAME` for a command that does not exist is the same usage
+  // error as `harn NAME` (commander would print the general help, exit 0).
+  const topic = argv[0] === "help" ? argv[1] : undefined;
+  if (topic === "help") {
+    program.outputHelp();
+    return 0;
+  }
+  if (topic !== undefined && !topic.startsWith("-") && !program.commands.some((c) => c.name() === topic || c.aliases().includes(topic))) {
+    process.stderr.write(`error: unknown command '${topic}'\n(run \`harn --help\` for usage)\n`);
+    return 2;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

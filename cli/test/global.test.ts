@@ -46,5 +46,15 @@ describe("harn (global)", () => {
     expect(harn(["bogus"]).stderr).toMatch(/^error: /);
     expect(harn(["run", "--bogus", "x.harn"]).code).toBe(2);
     expect(harn(["version", "extra"]).code).toBe(2);
+    expect(harn(["help", "bogus"])).toMatchObject({ code: 2, stdout: "", stderr: "error: unknown command 'bogus'\n(run `harn --help` for usage)\n" });
+  });
+
+  it("`harn help CMD` and `harn CMD --help` print the command's help on stdout, exit 0", () => {
+    for (const cmd of ["run", "check", "fmt", "lint", "test", "repl", "init", "new", "watch", "bench", "viz", "help"]) {
+      const viaHelp = harn(["help", cmd]);
+      expect(viaHelp.code, cmd).toBe(0);
+      expect(viaHelp.stdout, cmd).toMatch(/^Usage: harn /);
+    }
+    expect(harn(["fmt", "--help"]).stdout).toBe(harn(["help", "fmt"]).stdout);
   });
 });

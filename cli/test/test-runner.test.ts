@@ -144,6 +144,18 @@ describe("harn test conformance", () => {
   });
 });
 
+describe("report colours (cli.md §0.3)", () => {
+  it("plain in a pipe, coloured with FORCE_COLOR", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.NO_COLOR;
+    delete env.FORCE_COLOR;
+    const run = (extra: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [bin, "test", "conformance", "--filter", "a_pass"], { cwd: dir, encoding: "utf8", env: { ...env, ...extra }, timeout: 50_000 }).stdout;
+    expect(run({})).toBe("  PASS  tests/a_pass.harn\n\n1 passed, 0 failed, 1 total\n");
+    expect(run({ FORCE_COLOR: "1" })).toBe("  \u001b[32mPASS\u001b[39m  tests/a_pass.harn\n\n\u001b[32m1 passed, 0 failed, 1 total\u001b[39m\n");
+  });
+});
+
 describe("harn test PATH", () => {
   it("runs golden files below the paths and ends with the count line", () => {
     file("suite/ok.harn", "println(2 * 21)\n");

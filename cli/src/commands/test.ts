@@ -42,10 +42,16 @@ interface Options {
   jobs?: string;
 }
 
-const color = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+/** Report colours (cli.md §0.3 FIX): on a TTY unless `NO_COLOR` is set;
+ * `FORCE_COLOR` forces them (or, as `0`/`false`, turns them off). */
+function colorEnabled(): boolean {
+  const env = process.env;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "") return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  return process.stdout.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
+}
 const paint = {
-  red: (s: string) => (color() ? pc.red(s) : s),
-  green: (s: string) => (color() ? pc.green(s) : s),
+  red: (s: string) => pc.createColors(colorEnabled()).red(s),
+  green: (s: string) => pc.createColors(colorEnabled()).green(s),
 };
 
 export function register(program: Command, setExitCode: SetExitCode): void {
