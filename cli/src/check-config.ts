@@ -16,13 +16,18 @@ export interface CheckConfig {
   path: string | null;
   disableRules: string[];
   strict: boolean;
+  /** `[check].preflight_severity` (null: not set). */
+  preflightSeverity: PreflightSeverity | null;
   /** `[workspace].pipelines`, resolved against the manifest's directory
    * (shown relative to the current directory when inside it); null when
    * absent. */
   pipelines: string[] | null;
 }
 
-const DEFAULTS: CheckConfig = { path: null, disableRules: [], strict: false, pipelines: null };
+export type PreflightSeverity = "error" | "warning" | "off";
+export const PREFLIGHT_SEVERITIES: readonly PreflightSeverity[] = ["error", "warning", "off"];
+
+const DEFAULTS: CheckConfig = { path: null, disableRules: [], strict: false, preflightSeverity: null, pipelines: null };
 
 type Table = Record<string, unknown>;
 
@@ -52,10 +57,15 @@ export function readCheckConfig(manifest: string): CheckConfig {
   const strict = check.strict;
   if (strict !== undefined && typeof strict !== "boolean") throw new CheckConfigError(`${manifest}: [check].strict must be true or false`);
   const pipelines = strings(workspace.pipelines, manifest, "[workspace].pipelines");
+  const severity = check.preflight_severity;
+  if (severity !== undefined && !PREFLIGHT_SEVERITIES.includes(severity as PreflightSeverity)) {
+    throw new CheckConfigError(`${manifest}: [check].preflight_severity must be "error", "warning" or "off"`);
+  }
   return {
     path: manifest,
     disableRules: strings(check.disable_rules, manifest, "[check].disable_rules") ?? [],
     strict: strict ?? false,
+    preflightSeverity: (severity as PreflightSeverity | undefined) ?? null,
     pipelines: pipelines && pipelines.map((p) => shown(resolve(dirname(manifest), p))),
   };
 }

@@ -158,6 +158,28 @@ describe("harn check", () => {
     expect(r.stderr).not.toContain("skipped.harn");
   });
 
+  it("preflight: unresolved imports and missing literal templates, label `preflight`, severity from --preflight", () => {
+    file("pf/tpl/there.prompt", "hi\n");
+    file("pf/lib.harn", "/** Lib. */\n\n/** One. */\npub fn one() -> int {\n  return 1\n}\n");
+    file(
+      "pf/main.harn",
+      'import { one } from "./lib"\nimport { two } from "./missing"\n\npipeline default() {\n  println(one() + two())\n  println(render("tpl/there.prompt", {}))\n  println(render("tpl/gone.prompt", {}))\n}\n',
+    );
+    const r = harn(["check", "pf/main.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'error: Import error: cannot find module "./missing"\n  --> pf/main.harn:2:1\n   |\n 2 | import { two } from "./missing"\n   | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ preflight\n',
+    );
+    expect(r.stderr).toContain("error: template not found: tpl/gone.prompt\n  --> pf/main.harn:7:18\n");
+    expect(r.stderr).not.toContain("there.prompt");
+    expect(r.stderr).not.toContain('"./lib"');
+    const warn = harn(["check", "--preflight", "warning", "pf/main.harn"]);
+    expect(warn.stderr).toContain('warning: Import error: cannot find module "./missing"');
+    expect(harn(["check", "--preflight", "off", "pf/main.harn"]).stderr).not.toContain("preflight");
+    expect(harn(["check", "--preflight", "loud", "pf/main.harn"]).code).toBe(2);
+    expect(harn(["check", "--bundle-root", join(dir, "pf", "tpl"), "pf/main.harn"]).stderr).toContain("template not found: tpl/there.prompt");
+  });
+
   it("exits 1 with a one-line reason for a missing file (cli.md §0.6)", () => {
     const r = harn(["check", "missing.harn"]);
     expect(r.code).toBe(1);

@@ -13,17 +13,21 @@
  * the output of the files before it. Usage errors (no target, nothing
  * found, a bad `harn.toml`) exit 2.
  *
- * Preflight validation, `--invariants` and the other P2 flags of §4 are not
+ * Then preflight (preflight.ts: imports resolve, literal template paths
+ * exist), rendered with the label `preflight` at `--preflight` /
+ * `[check].preflight_severity` (default error; `off` skips it).
+ * `--strict-types`, `--invariants` and `--host-capabilities` (P2) are not
  * implemented.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
 import { DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import pc from "picocolors";
-import { CheckConfigError, CheckConfigResolver } from "../check-config";
+import { CheckConfigError, CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
+import { preflight } from "../preflight";
 import { loadEngine } from "../engine";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
@@ -46,13 +50,15 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .description("type-check and lint files without running them")
     .argument("[targets...]", ".harn files or directories")
     .option("--workspace", "also check every path in `[workspace].pipelines` of the nearest harn.toml")
-    .action(async (targets: string[], opts: { workspace?: boolean }, cmd: Command) => {
+    .addOption(new Option("--preflight <severity>", "severity of preflight findings (overrides [check].preflight_severity)").choices([...PREFLIGHT_SEVERITIES]))
+    .option("--bundle-root <dir>", "resolve render/template paths from this directory")
+    .action(async (targets: string[], opts: { workspace?: boolean } & CheckFlags, cmd: Command) => {
       if (opts.workspace) {
         const found = workspaceTargets(targets);
         if (typeof found === "string") cmd.error(`error: ${found}`, { exitCode: 2 });
         targets = [...targets, ...found];
       } else if (targets.length === 0) cmd.error(`error: ${NO_TARGETS}`, { exitCode: 2 });
-      setExitCode(await runCheck(targets));
+      setExitCode(await runCheck(targets, { preflight: opts.preflight, bundleRoot: opts.bundleRoot }));
     });
 }
 
@@ -84,10 +90,17 @@ interface FileResult {
   /** Structural and type diagnostics, rendered without a lint label. */
   typeDiagnostics: Diagnostic[];
   lint: LintDiagnostic[];
+  /** Rendered with the label `preflight`. */
+  preflight: Diagnostic[];
   strict: boolean;
 }
 
-export async function runCheck(targets: string[]): Promise<number> {
+export interface CheckFlags {
+  preflight?: PreflightSeverity;
+  bundleRoot?: string;
+}
+
+export async function runCheck(targets: string[], flags: CheckFlags = {}): Promise<number> {
   let files: string[];
   try {
     files = collectHarnFilesSorted(targets);
@@ -104,6 +117,7 @@ export async function runCheck(targets: string[]): Promise<number> {
   }
   const configs = new CheckConfigResolver();
   const known = await runtimeKnowledge();
+  const stdModules = new Set(known.stdModules.map(([name]) => name));
   const ctx = new RunContext({ requireFileHeader: false, checkedHandles: false, builtins: known.builtins, stdModules: known.stdModules });
   const style = stderrStyle();
   const results: FileResult[] = [];
@@ -124,8 +138,9 @@ export async function runCheck(targets: string[]): Promise<number> {
         if (d.help !== undefined) rendered.help = d.help;
         process.stderr.write(renderDiagnostic(rendered, r.source, style));
       }
-      if (r.typeDiagnostics.length === 0 && r.lint.length === 0) process.stdout.write(`${r.file}: ok\n`);
-      const all = [...r.typeDiagnostics, ...r.lint];
+      for (const d of r.preflight) process.stderr.write(renderDiagnostic(d, r.source, style));
+      if (r.typeDiagnostics.length === 0 && r.lint.length === 0 && r.preflight.length === 0) process.stdout.write(`${r.file}: ok\n`);
+      const all = [...r.typeDiagnostics, ...r.lint, ...r.preflight];
       if (all.some((d) => d.severity === "error")) failed = true;
       if (r.strict && all.some((d) => d.severity === "warning")) failed = true;
     }
@@ -162,9 +177,16 @@ export async function runCheck(targets: string[]): Promise<number> {
         typeDiagnostics.push({ severity: d.severity, message: d.message, path: file, span: d.span, ...(d.help ? { help: d.help } : {}) });
       }
     }
+    const severity = flags.preflight ?? config.preflightSeverity ?? "error";
+    const preflightFindings =
+      severity === "off"
+        ? []
+        : preflight(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }).map(
+            (f): Diagnostic => ({ severity, message: f.message, path: file, span: f.span, label: "preflight" }),
+          );
     ctx.graph.addFile(file, program);
     const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules });
-    results.push({ file, source, typeDiagnostics, lint, strict: config.strict });
+    results.push({ file, source, typeDiagnostics, lint, preflight: preflightFindings, strict: config.strict });
   }
   flush();
   return failed ? 1 : 0;
