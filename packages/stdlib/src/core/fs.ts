@@ -3,13 +3,17 @@
  * root and errors (thrown strings) name the resolved path and the Rust
  * `io::Error` text. The calls are synchronous, like the reference: each is
  * one short system call, and a promise per read would cost more than it
- * saves.
+ * saves. The exception is a named pipe, which waits for its other side:
+ * every path is opened non-blocking, and a FIFO is then read or written on
+ * the event loop (fifo.ts), so Ctrl-C and other tasks keep working.
  */
 import * as fs from "node:fs";
 import { compareStrings, err, HarnError, HBytes, HDict, float, ok, typeOf, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
+import { isFifoFd, isFifoPath, nonBlocking, readFifo, writeFifo } from "./fifo";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
+import { CANCELLED } from "./sleep";
 import { lines } from "./text";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -26,9 +30,35 @@ function copyRegularFile(src: string, dst: string): void {
   fs.copyFileSync(src, dst);
 }
 
-/** Read a file as strict UTF-8; the error detail follows Rust. */
-export function readText(path: string): string {
-  const data = fs.readFileSync(path);
+const { O_RDONLY, O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+const WRITE = O_WRONLY | O_CREAT | O_TRUNC;
+const APPEND = O_WRONLY | O_CREAT | O_APPEND;
+
+/** `then` for a value that may be a promise (a FIFO's) or not (a file's). */
+function andThen<T, U>(v: T | Promise<T>, f: (v: T) => U): U | Promise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+/** `path`'s whole content: at once for a file, on the event loop for a
+ * FIFO (until its last writer closes). Devices and the like are read as
+ * before, blocking, since a non-blocking read of them could stop short. */
+function readBytes(rt: Runtime, path: string, signal: AbortSignal): Buffer | Promise<Buffer> {
+  const fd = fs.openSync(path, nonBlocking(O_RDONLY));
+  let kept = false;
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isFIFO()) {
+      kept = true;
+      return readFifo(rt, fd, signal);
+    }
+    return st.isFile() || st.isDirectory() ? fs.readFileSync(fd) : fs.readFileSync(path);
+  } finally {
+    if (!kept) fs.closeSync(fd);
+  }
+}
+
+/** Decode as strict UTF-8; the error detail follows Rust. */
+function utf8(data: Buffer): string {
   try {
     return UTF8.decode(data);
   } catch {
@@ -36,51 +66,118 @@ export function readText(path: string): string {
   }
 }
 
+/** Read a file as strict UTF-8. */
+function readText(rt: Runtime, path: string, signal: AbortSignal): string | Promise<string> {
+  return andThen(readBytes(rt, path, signal), utf8);
+}
+
+/** Opens `path` with `flags` and writes `data` whole. A FIFO is written on
+ * the event loop once it has a reader; a device as before. */
+function writeWhole(rt: Runtime, path: string, flags: number, data: string | Uint8Array, signal: AbortSignal): void | Promise<void> {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, nonBlocking(flags), 0o666);
+  } catch (e) {
+    // a FIFO nobody reads yet
+    if ((e as NodeJS.ErrnoException).code === "ENXIO" && isFifoPath(path)) return writeFifo(rt, { path, flags }, data, signal);
+    throw e;
+  }
+  let kept = false;
+  try {
+    if (isFifoFd(fd)) {
+      kept = true;
+      return writeFifo(rt, { fd }, data, signal);
+    }
+    if (fs.fstatSync(fd).isFile()) fs.writeFileSync(fd, data);
+    else fs.writeFileSync(path, data, { flag: flags & O_APPEND ? "a" : "w" });
+  } finally {
+    if (!kept) fs.closeSync(fd);
+  }
+}
+
+/** A cancelled wait on a FIFO raises the task's cancellation, not a file error. */
+function fileFailure(signal: AbortSignal, e: unknown, message: (e: unknown) => string): HarnError {
+  if (signal.aborted) return e instanceof HarnError ? e : HarnError.thrown(CANCELLED);
+  return HarnError.thrown(message(e));
+}
+
+/** Runs `op` (maybe async), turning its failures into `fileFailure`s. */
+function guarded<T>(signal: AbortSignal, op: () => T | Promise<T>, message: (e: unknown) => string): T | Promise<T> {
+  let result: T | Promise<T>;
+  try {
+    result = op();
+  } catch (e) {
+    throw fileFailure(signal, e, message);
+  }
+  return result instanceof Promise
+    ? result.catch((e: unknown) => {
+        throw fileFailure(signal, e, message);
+      })
+    : result;
+}
+
 function readFileError(path: string, e: unknown): string {
   return `Failed to read file ${path}: ${osErrorText(e)}`;
+}
+
+/** `append_file` on a FIFO: its open or write failures keep their texts. */
+function appendToFifo(rt: Runtime, target: { fd: number } | { path: string; flags: number }, path: string, data: string, signal: AbortSignal): Promise<null> {
+  const opening = !("fd" in target);
+  return writeFifo(rt, target, data, signal).then(
+    () => null,
+    (e: unknown) => {
+      const syscall = (e as NodeJS.ErrnoException).syscall;
+      throw fileFailure(signal, e, (x) => `${opening && syscall === "open" ? "Failed to open file" : "Failed to append to file"} ${path}: ${osErrorText(x)}`);
+    },
+  );
 }
 
 export function installFs(rt: Runtime): void {
   rt.defineBuiltin("read_file", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
-    try {
-      return readText(path);
-    } catch (e) {
-      throw HarnError.thrown(readFileError(path, e));
-    }
+    return guarded(ctx.signal, () => readText(ctx.runtime, path, ctx.signal), (e) => readFileError(path, e));
   });
 
   rt.defineBuiltin("read_file_result", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
-    try {
-      return ok(readText(path));
-    } catch (e) {
+    const failed = (e: unknown) => {
+      if (ctx.signal.aborted) throw fileFailure(ctx.signal, e, String);
       return err(readFileError(path, e));
+    };
+    let text: string | Promise<string>;
+    try {
+      text = readText(ctx.runtime, path, ctx.signal);
+    } catch (e) {
+      return failed(e);
     }
+    return text instanceof Promise ? text.then(ok, failed) : ok(text);
   });
 
   rt.defineBuiltin("write_file", (args, ctx) => {
     if (args.length < 2) return null;
     const path = resolvePath(ctx.runtime, strArg(args, 0));
-    try {
-      fs.writeFileSync(path, strArg(args, 1));
-    } catch (e) {
-      fail(`Failed to write file ${path}`, e);
-    }
-    return null;
+    const data = strArg(args, 1);
+    return andThen(
+      guarded(ctx.signal, () => writeWhole(ctx.runtime, path, WRITE, data, ctx.signal), (e) => `Failed to write file ${path}: ${osErrorText(e)}`),
+      () => null,
+    );
   });
 
   rt.defineBuiltin("append_file", (args, ctx) => {
     if (args.length < 2) return null;
     const path = resolvePath(ctx.runtime, strArg(args, 0));
+    const data = strArg(args, 1);
     let fd: number;
     try {
-      fd = fs.openSync(path, "a");
+      fd = fs.openSync(path, nonBlocking(APPEND), 0o666);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENXIO" && isFifoPath(path)) return appendToFifo(ctx.runtime, { path, flags: APPEND }, path, data, ctx.signal);
       fail(`Failed to open file ${path}`, e);
     }
+    if (isFifoFd(fd)) return appendToFifo(ctx.runtime, { fd }, path, data, ctx.signal);
     try {
-      fs.writeSync(fd, strArg(args, 1));
+      if (fs.fstatSync(fd).isFile()) fs.writeSync(fd, data);
+      else fs.appendFileSync(path, data);
     } catch (e) {
       fail(`Failed to append to file ${path}`, e);
     } finally {
@@ -176,11 +273,10 @@ export function installFs(rt: Runtime): void {
 
   rt.defineBuiltin("read_lines", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
-    try {
-      return lines(readText(path));
-    } catch (e) {
-      fail(`read_lines: ${path}`, e);
-    }
+    return andThen(
+      guarded(ctx.signal, () => readText(ctx.runtime, path, ctx.signal), (e) => `read_lines: ${path}: ${osErrorText(e)}`),
+      lines,
+    );
   });
 
   rt.defineBuiltin("stat", (args, ctx) => {
@@ -203,22 +299,19 @@ export function installFs(rt: Runtime): void {
 
   rt.defineBuiltin("read_file_bytes", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
-    try {
-      return new HBytes(new Uint8Array(fs.readFileSync(path)));
-    } catch (e) {
-      throw HarnError.thrown(readFileError(path, e));
-    }
+    return andThen(
+      guarded(ctx.signal, () => readBytes(ctx.runtime, path, ctx.signal), (e) => readFileError(path, e)),
+      (data) => new HBytes(new Uint8Array(data)),
+    );
   });
 
   rt.defineBuiltin("write_file_bytes", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     const data = arg(args, 1);
     if (!(data instanceof HBytes)) throw HarnError.thrown(`write_file_bytes expects bytes content, got ${typeOf(data)}`);
-    try {
-      fs.writeFileSync(path, data.data);
-    } catch (e) {
-      fail(`Failed to write file ${path}`, e);
-    }
-    return null;
+    return andThen(
+      guarded(ctx.signal, () => writeWhole(ctx.runtime, path, WRITE, data.data, ctx.signal), (e) => `Failed to write file ${path}: ${osErrorText(e)}`),
+      () => null,
+    );
   });
 }
