@@ -18,13 +18,13 @@ export const DEFAULT_COMPLEXITY_THRESHOLD = 25;
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
 
 /** The legacy alias of lint.md §1.5. */
-const ALIASES: Record<string, string> = { "unreachable-code": "dead-code-after-return" };
+const ALIASES: ReadonlyMap<string, string> = new Map([["unreachable-code", "dead-code-after-return"]]);
 
 export function resolveOptions(o: LintOptions = {}): ResolvedLintOptions {
   const disabled = new Set<string>();
   for (const id of o.disabled ?? []) {
     disabled.add(id);
-    const alias = ALIASES[id];
+    const alias = ALIASES.get(id);
     if (alias) disabled.add(alias);
   }
   return {

@@ -254,6 +254,17 @@ describe("redundant-nil-ternary", () => {
   });
 });
 
+describe("names that are special on JavaScript objects", () => {
+  test("functions named constructor, toString, __proto__ lint like any other", () => {
+    const src = "fn constructor(x) { return x }\n\nfn toString(x) { return x }\n\nlog(constructor(1), toString(2), hasOwnProperty(3))\n";
+    expect(lint(src).map((d) => [d.rule, d.message])).toEqual([
+      ["naming-convention", "function `toString` should use snake_case"],
+      ["undefined-function", "function `hasOwnProperty` is not defined"],
+    ]);
+    expect(lint("pipeline main() {\n  log(1)\n}\n", { disabled: ["constructor", "__proto__"] })).toEqual([]);
+  });
+});
+
 describe("unnecessary-cast", () => {
   test.each([
     ['to_string("lit")', "`to_string` is a no-op here \u2014 its argument is already a string", '"lit"'],

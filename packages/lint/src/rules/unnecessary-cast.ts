@@ -2,16 +2,21 @@
 import type { Node } from "@harn/parser";
 import type { Rule } from "../types";
 
-const TARGETS: Record<string, { target: string; already: (n: Node) => boolean }> = {
-  to_string: {
-    target: "string",
-    already: (n) => n.kind === "StringLiteral" || n.kind === "RawStringLiteral" || n.kind === "InterpolatedString",
-  },
-  to_int: { target: "int", already: (n) => n.kind === "IntLiteral" },
-  to_float: { target: "float", already: (n) => n.kind === "FloatLiteral" },
-  to_list: { target: "list", already: (n) => n.kind === "ListLiteral" },
-  to_dict: { target: "dict", already: (n) => n.kind === "DictLiteral" },
-};
+/** A Map, not an object literal: a call named `constructor` or `toString`
+ * must not find Object.prototype's members. */
+const TARGETS: ReadonlyMap<string, { target: string; already: (n: Node) => boolean }> = new Map([
+  [
+    "to_string",
+    {
+      target: "string",
+      already: (n: Node) => n.kind === "StringLiteral" || n.kind === "RawStringLiteral" || n.kind === "InterpolatedString",
+    },
+  ],
+  ["to_int", { target: "int", already: (n: Node) => n.kind === "IntLiteral" }],
+  ["to_float", { target: "float", already: (n: Node) => n.kind === "FloatLiteral" }],
+  ["to_list", { target: "list", already: (n: Node) => n.kind === "ListLiteral" }],
+  ["to_dict", { target: "dict", already: (n: Node) => n.kind === "DictLiteral" }],
+]);
 
 export const unnecessaryCast: Rule = {
   id: "unnecessary-cast",
@@ -21,7 +26,7 @@ export const unnecessaryCast: Rule = {
   create(ctx) {
     return {
       FunctionCall(n) {
-        const t = TARGETS[n.name];
+        const t = TARGETS.get(n.name);
         if (!t || n.args.length !== 1) return;
         const arg = n.args[0]!;
         const nested = arg.kind === "FunctionCall" && arg.name === n.name && arg.args.length === 1;
