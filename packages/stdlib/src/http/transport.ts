@@ -400,7 +400,9 @@ function describe(e: unknown, where: string): TransportError {
       return new TransportError(`${where}: operation timed out`, true);
     case "ECONNRESET":
     case "UND_ERR_SOCKET":
-      return new TransportError(`${where}: connection closed before message completed`, true);
+      // the peer went away after the connection was made: not a connect
+      // or timeout error, so not retried (spec/stdlib.md §19.1)
+      return new TransportError(`${where}: connection closed before message completed`, false);
     case "EHOSTUNREACH":
       return new TransportError(`${where}: error trying to connect: tcp connect error: No route to host (os error 113)`, true);
   }

@@ -294,6 +294,7 @@ describe("http against a real server", () => {
 });
 
 describe("http on the wire", () => {
+  let resets = 0;
   /** A server answering with what it received, gzip-encoded on /gz. */
   async function wireServer(port = 0): Promise<{ server: Server; base: string }> {
     const { gzipSync } = await import("node:zlib");
@@ -305,6 +306,10 @@ describe("http on the wire", () => {
         if (redirect) {
           res.writeHead(302, { Location: redirect });
           return res.end();
+        }
+        if (req.url === "/reset") {
+          resets++;
+          return req.socket.destroy();
         }
         if (req.url === "/badgz") {
           res.setHeader("Content-Encoding", "gzip");
@@ -375,6 +380,20 @@ describe("http on the wire", () => {
       const h = (await settle(r.callP("http_stream_open", `${base}/gzhang`))) as string;
       expect(r.call("http_stream_info", h)).toBeInstanceOf(HDict);
       // the open exchange is aborted at shutdown, with no reader attached
+      await r.rt.shutdown();
+    } finally {
+      await close(server);
+    }
+  });
+  it("does not retry a connection the server dropped: only connect and timeout errors are retried", async () => {
+    const { server, base } = await wireServer();
+    try {
+      const r = setup();
+      resets = 0;
+      expect(await thrownText(() => r.callP("http_get", `${base}/reset`, d({ retry: d({ max: 2, backoff_ms: 0 }) })))).toBe(
+        `http: request failed: error sending request for url (${base}/reset): connection closed before message completed`,
+      );
+      expect(resets).toBe(1);
       await r.rt.shutdown();
     } finally {
       await close(server);
