@@ -475,7 +475,9 @@ export class Compiler {
       case "FnDecl":
         return this.fnDecl(n);
       case "ToolDecl": {
-        const proto = this.compileFunction(n.name, n.params, n.body, n.span, { returnsLast: false, allowRest: true });
+        // The handler is a closure (agents.md §2.4): without a `return` it
+        // gives its last statement's value, as the spec's example relies on.
+        const proto = this.compileFunction(n.name, n.params, n.body, n.span, { returnsLast: true, allowRest: true });
         proto.isTool = true;
         const mk = this.makeClosure(proto);
         const slot = this.scope.declare(n.name, false).slot;
