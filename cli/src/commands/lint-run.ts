@@ -192,6 +192,21 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] });
         continue;
       }
+      // The reference writes first and re-parses after. A fix that breaks
+      // the syntax is a linter bug, and the user's file must not pay for
+      // it: such a text is never written, and the run stops as for a parse
+      // failure.
+      const again = parse(fixed.text, { file: o.file });
+      if (again.errors.length > 0) {
+        const first = again.errors[0]!;
+        stopMessage =
+          `error: ${o.file}: the fixes would make the file unparsable (${first.message}), so it was left unchanged; ` +
+          "please report this\n";
+        const r = { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] };
+        reports.push(r);
+        exit = 1;
+        break;
+      }
       try {
         writeFileSync(o.file, fixed.text);
       } catch (e) {
@@ -200,15 +215,6 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         break;
       }
       const applied = `${o.file}: applied ${fixed.applied} fix(es)\n`;
-      const again = parse(fixed.text, { file: o.file });
-      if (again.errors.length > 0) {
-        const r = fatalReport(o.file, fixed.text, again.errors);
-        reports.push(r);
-        shown.add(r);
-        appliedLines.set(r, applied);
-        exit = 1;
-        break;
-      }
       const diagnostics = ctx.lint(o.file, fixed.text, again.program, again.tokens, job.config);
       const r = { path: o.file, source: fixed.text, diagnostics, fatal: [] };
       reports.push(r);

@@ -25,6 +25,14 @@ describe("legacy-doc-comment", () => {
       "pipeline main() {\n  /**\n   * Loads it.\n   *\n   * Then parses it.\n   */\n  pub fn load() { return 1 }\n  load()\n}\n",
     );
   });
+  test("comment text holding */ or /* is reported without a fix (the block would end early or nest)", () => {
+    for (const text of ["// glob: `**/x` matches\n", "// see a/*b\n"]) {
+      const [d] = only("legacy-doc-comment", `${text}fn load() { return 1 }\nload()\n`);
+      expect(d!.fix).toBeUndefined();
+    }
+    const [ok] = only("legacy-doc-comment", "/// * star, / slash\nfn load() { return 1 }\nload()\n");
+    expect(ok!.fix).toHaveLength(1);
+  });
   test("mixed // and ///", () => {
     expect(only("legacy-doc-comment", "// a\n/// b\nstruct P { x: int }\n").map((d) => d.help)).toEqual([
       "rewrite the line-comment block adjacent to the definition as a canonical `/** ... */` block",

@@ -78,20 +78,31 @@ function check(ctx: RuleContext, line: number): void {
   const first = collected[0]!;
   const last = collected[collected.length - 1]!;
   const indent = /^[ \t]*/.exec(src.line(firstLine))![0];
+  // Comment text holding `*/` would end the new block early, and `/*`
+  // would open a nested one (block comments nest): either breaks the file,
+  // so such a run is reported without a fix.
+  const safe = collected.every((c) => {
+    const body = commentText(c);
+    return !body.includes("*/") && !body.includes("/*");
+  });
   ctx.report({
     span: src.span(first.start, last.end),
     message: `${prefix} doc comment(s) above this item should use \`/** */\` form`,
     help: `rewrite the ${form} as a canonical \`/** ... */\` block`,
-    fix: [{ span: src.span(src.lineStart(firstLine), last.end), replacement: canonicalBlock(collected, indent) }],
+    ...(safe ? { fix: [{ span: src.span(src.lineStart(firstLine), last.end), replacement: canonicalBlock(collected, indent) }] } : {}),
   });
 }
 
+/** A line comment's text: after the marker, one leading space dropped,
+ * trailing whitespace trimmed. */
+function commentText(t: Comment): string {
+  let body = t.image.slice(t.isDoc ? 3 : 2);
+  if (body.startsWith(" ")) body = body.slice(1);
+  return body.trimEnd();
+}
+
 export function canonicalBlock(comments: Comment[], indent: string): string {
-  let texts = comments.map((t) => {
-    let body = t.image.slice(t.isDoc ? 3 : 2);
-    if (body.startsWith(" ")) body = body.slice(1);
-    return body.trimEnd();
-  });
+  let texts = comments.map(commentText);
   while (texts.length > 0 && texts[0] === "") texts = texts.slice(1);
   while (texts.length > 0 && texts[texts.length - 1] === "") texts = texts.slice(0, -1);
   if (texts.length === 0) return `${indent}/** */`;
