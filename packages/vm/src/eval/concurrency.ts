@@ -351,8 +351,12 @@ export class Concurrency {
             linkToSignal(t, parent.signal);
             return t;
           });
+          if (mode === "eachStream") {
+            const stream = this.fanoutStream(tasks);
+            void this.runFanout(tasks, items, impl, fr, limit, stream.settled);
+            return stream.gen;
+          }
           const run = this.runFanout(tasks, items, impl, fr, limit);
-          if (mode === "eachStream") return this.fanoutStream(tasks, run);
           return run.then(() => {
             if (mode === "settle") {
               let failed = 0;
@@ -376,8 +380,9 @@ export class Concurrency {
       );
   }
 
-  /** Start tasks in order, at most `limit` at a time (0: unlimited). */
-  private runFanout(tasks: Task[], items: Value[], impl: ClosureImpl, fr: Frame, limit: number): Promise<void> {
+  /** Start tasks in order, at most `limit` at a time (0: unlimited);
+   * `settled` hears of each task as it finishes. */
+  private runFanout(tasks: Task[], items: Value[], impl: ClosureImpl, fr: Frame, limit: number, settled?: (t: Task) => void): Promise<void> {
     if (tasks.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       let next = 0;
@@ -390,6 +395,7 @@ export class Concurrency {
           running++;
           this.startTask(t, impl, [items[i]!], fr);
           t.promise!.then(() => {
+            settled?.(t);
             running--;
             finished++;
             if (finished === tasks.length) resolve();
@@ -402,15 +408,15 @@ export class Concurrency {
   }
 
   /** `parallel each … as stream`: results in completion order (§9.4). */
-  private fanoutStream(tasks: Task[], all: Promise<void>): HGenerator {
+  /** Tasks report through `settled` (wired by runFanout: with
+   * max_concurrent, a task not started yet has no promise to wait on). */
+  private fanoutStream(tasks: Task[]): { gen: HGenerator; settled: (t: Task) => void } {
     const order: Task[] = [];
     const waiters: (() => void)[] = [];
-    for (const t of tasks)
-      t.promise!.then(() => {
-        order.push(t);
-        waiters.splice(0).forEach((f) => f());
-      });
-    void all;
+    const settled = (t: Task) => {
+      order.push(t);
+      waiters.splice(0).forEach((f) => f());
+    };
     let taken = 0;
     let gen: HGenerator;
     const pull = (): IterStep | Promise<IterStep> => {
@@ -431,7 +437,7 @@ export class Concurrency {
       return new Promise<void>((resolve) => waiters.push(resolve)).then(pull);
     };
     gen = new HGenerator(true, pull, null);
-    return gen;
+    return { gen, settled };
   }
 
   compileSelect(c: Compiler, n: A.SelectExpr): Ev {
