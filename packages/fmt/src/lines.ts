@@ -28,7 +28,8 @@ export function splitLines(source: string, tokens: readonly Token[]): Line[] {
     current = [];
     breaks = new Set();
   };
-  for (const t of tokens) {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
     if (t.kind === "EOF") break;
     if (t.kind === "NL") {
       if (current.length > 0) {
@@ -38,6 +39,9 @@ export function splitLines(source: string, tokens: readonly Token[]): Line[] {
       continue;
     }
     if (t.kind === ";") {
+      // `a; // note` keeps its comment: the `;` just goes
+      const next = tokens[i + 1];
+      if (next?.kind === "Comment" && current.length > 0 && (tokens[i + 2]?.kind === "NL" || tokens[i + 2]?.kind === "EOF")) continue;
       end();
       newlines = 0;
       continue;

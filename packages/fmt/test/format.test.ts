@@ -18,6 +18,8 @@ describe("formatSource", () => {
 
   it("turns `;` separators into newlines", () => {
     expect(fmt("let a = 1; let b = 2;\nprintln(a + b);\n")).toBe("let a = 1\nlet b = 2\nprintln(a + b)\n");
+    expect(fmt("let a = 1; // one\nlet b = 2; /* two */ let c = 3\n")).toBe("let a = 1 // one\nlet b = 2\n/* two */ let c = 3\n");
+    expect(fmt("let a = 1\r\nlet b = 2\r\n")).toBe("let a = 1\nlet b = 2\n");
   });
 
   it("keeps the shebang, comments and multi-line strings; trims trailing spaces", () => {
