@@ -93,6 +93,8 @@ interface FileResult {
   /** Rendered with the label `preflight`. */
   preflight: Diagnostic[];
   strict: boolean;
+  /** The file could not be read: this line, in its place in the output. */
+  readError?: string;
 }
 
 export interface CheckFlags {
@@ -128,6 +130,11 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
   // in `harn lint`).
   const flush = () => {
     for (const r of results) {
+      if (r.readError !== undefined) {
+        process.stderr.write(r.readError);
+        failed = true;
+        continue;
+      }
       r.lint = r.lint.filter((d) => {
         const name = unusedFunctionName(d);
         return name === null || !ctx.graph.externallyImported.has(name);
@@ -160,8 +167,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
     try {
       source = readFileSync(file, "utf8");
     } catch (e) {
-      process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
-      failed = true;
+      results.push({ file, source: "", typeDiagnostics: [], lint: [], preflight: [], strict: false, readError: `Error reading ${file}: ${reason(e)}\n` });
       continue;
     }
     const { program, errors, tokens } = parse(source, { file });
