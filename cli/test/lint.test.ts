@@ -292,6 +292,15 @@ describe("--fix", () => {
     expect([r.code, r.stdout, r.stderr]).toEqual([0, "t.harn: applied 3 fix(es)\n", ""]);
     expect(readFileSync(join(dir, "t.harn"), "utf8")).toBe('pipeline main() {\n  log("n=${1}")\n  log("${2.5} x")\n  log("b: ${true}")\n}\n');
   });
+  test("a top-level name another target imports is reported but not renamed by --fix", () => {
+    // the library sorts first: the importer is seen only later in the run
+    file("a_lib.harn", "let LIMIT = 3\n");
+    file("z_app.harn", 'import { LIMIT } from "a_lib"\n\nlog(LIMIT)\n');
+    expect(harn(["lint", "."]).stderr).toContain("variable `LIMIT` is declared but never used");
+    const r = harn(["lint", "--fix", "."]);
+    expect([r.code, r.stdout]).toEqual([0, ""]);
+    expect(readFileSync(join(dir, "a_lib.harn"), "utf8")).toBe("let LIMIT = 3\n");
+  });
   test("a file with nothing to fix prints nothing", () => {
     file("w.harn", WARN);
     expect(harn(["lint", "--fix", "w.harn"])).toEqual({ code: 0, stdout: "", stderr: "" });

@@ -169,6 +169,17 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     const builtinSet = new Set(known.builtins);
     const ctx = new RunContext(settings);
     imported = ctx.graph.externallyImported;
+    // Every target joins the module graph before any file is fixed, so a
+    // fix knows all names other files import (unused-variable leaves those
+    // alone). Unreadable or unparsable files are reported by the loop below.
+    for (const job of jobs) {
+      try {
+        const pre = parse(readFileSync(job.file, "utf8"), { file: job.file });
+        if (pre.errors.length === 0) ctx.graph.addFile(job.file, pre.program);
+      } catch {
+        // reported when its turn comes
+      }
+    }
     for (const job of jobs) {
       const o = ctx.run(job);
       if (o.readError) {

@@ -15,7 +15,9 @@ export const unusedVariable: Rule = {
       finalize() {
         for (const b of ctx.facts.bindings) {
           if (b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
-          const fix = renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
+          // Still reported (the reference does), but a name another file of
+          // the run imports is not renamed: that would break the importer.
+          const fix = ctx.options.externallyImported.has(b.name) ? null : renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
           ctx.report({
             node: b.node,
             message: `variable \`${b.name}\` is declared but never used`,
