@@ -229,6 +229,18 @@ describe("harn test PATH", () => {
     expect(r.stdout).toContain(`  FAIL  test_typed [${abs}]\n        error: '_a' declared as int, but assigned string\n          --> ${abs}:5:17\n`);
   });
 
+  it("--parallel runs the files concurrently and reports exactly as a sequential run does", () => {
+    for (const i of [1, 2, 3]) {
+      file(`par/test_${i}.harn`, `pipeline test_a${i}() {\n  sleep(50ms)\n  println("out ${i}")\n}\npipeline test_b${i}() {\n  assert(${i} < 3)\n}\n`);
+    }
+    const untimed = (s: string) => s.replace(/\(\d+ ms\)/g, "(T)");
+    const seq = harn(["test", "par"]);
+    const par = harn(["test", "par", "--parallel"]);
+    expect(par.code).toBe(1);
+    expect(untimed(par.stdout)).toBe(untimed(seq.stdout));
+    expect(par.stdout).toMatch(/out 1\n {2}PASS {2}test_a1 .*\n {2}PASS {2}test_b1 .*\nout 2\n/);
+  });
+
   it("reports a missing path", () => {
     expect(harn(["test", "no/such/dir"])).toMatchObject({ code: 1, stderr: "Path not found: no/such/dir\n" });
   });

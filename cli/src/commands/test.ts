@@ -40,6 +40,12 @@ interface Options {
   timing?: boolean;
   junit?: string;
   jobs?: string;
+  parallel?: boolean;
+}
+
+/** Where a test's output goes. */
+interface OutputSink {
+  write(text: string): unknown;
 }
 
 /** Report colours (cli.md §0.3 FIX): on a TTY unless `NO_COLOR` is set;
@@ -65,6 +71,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--timing", "per-test timing and statistics")
     .option("--junit <path>", "write a JUnit XML report")
     .option("--jobs <n>", "run up to N tests at once", "1")
+    .option("--parallel", "user tests: run the files concurrently")
     .action(async (targets: string[], opts: Options, cmd: Command) => {
       const timeout = Number(opts.timeout);
       if (!Number.isFinite(timeout) || timeout <= 0) cmd.error(`error: invalid --timeout value '${opts.timeout}'`, { exitCode: 2 });
@@ -502,16 +509,47 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
     process.stdout.write(`Running ${s(tests.length, "test")} from ${s(usedFiles.size, "file")}...\n\n`);
   }
   let passed = 0;
-  for (const t of tests) {
-    const started = performance.now();
-    const failure = t.parseError ?? (await runUserTest(t, timeoutMs));
-    const ms = Math.round(performance.now() - started);
+  const report = (t: UserTest, failure: string | null, ms: number) => {
     if (failure === null) {
       passed++;
       process.stdout.write(`  ${paint.green("PASS")}  ${t.name} [${t.file}] (${ms} ms)\n`);
     } else {
       process.stdout.write(`  ${paint.red("FAIL")}  ${t.name} [${t.file}]\n`);
       for (const line of failure.trimEnd().split("\n")) process.stdout.write(`        ${line}\n`);
+    }
+  };
+  const runOne = async (t: UserTest, out: OutputSink, err: OutputSink) => {
+    const started = performance.now();
+    const failure = t.parseError ?? (await runUserTest(t, timeoutMs, out, err));
+    return { failure, ms: Math.round(performance.now() - started) };
+  };
+  if (!opts.parallel) {
+    for (const t of tests) {
+      const r = await runOne(t, process.stdout, process.stderr);
+      report(t, r.failure, r.ms);
+    }
+  } else {
+    // --parallel (cli.md §5.0): files run concurrently, the tests of one
+    // file in order; each test's output is held and shown just before its
+    // result, and results are reported in discovery order.
+    const byFile = new Map<string, UserTest[]>();
+    for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
+    const files = [...byFile.values()].map(async (group) => {
+      const done: { t: UserTest; out: string; err: string; failure: string | null; ms: number }[] = [];
+      for (const t of group) {
+        let out = "";
+        let err = "";
+        const r = await runOne(t, { write: (x) => void (out += x) }, { write: (x) => void (err += x) });
+        done.push({ t, out, err, ...r });
+      }
+      return done;
+    });
+    for (const file of files) {
+      for (const r of await file) {
+        process.stdout.write(r.out);
+        process.stderr.write(r.err);
+        report(r.t, r.failure, r.ms);
+      }
     }
   }
   const total = tests.length;
@@ -524,11 +562,11 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
 }
 
 /** Run one test pipeline in a fresh runtime; null when it passed. */
-async function runUserTest(t: UserTest, timeoutMs: number): Promise<string | null> {
+async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, stderr: OutputSink): Promise<string | null> {
   const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource } = await loadEngine();
   const rt = createRuntime({
-    stdout: { write: (x) => void process.stdout.write(x) },
-    stderr: { write: (x) => void process.stderr.write(x) },
+    stdout: { write: (x) => void stdout.write(x) },
+    stderr: { write: (x) => void stderr.write(x) },
     cwd: dirname(t.file),
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],
