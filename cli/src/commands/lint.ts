@@ -11,7 +11,9 @@
  * (reference), after the findings of the files before it. Exit codes otherwise: 1 with an error-severity
  * finding, with a warning under `[check] strict`/`--strict`, or with more
  * warnings than `--max-warnings`; 2 for usage and configuration errors; 0
- * else. `--fix` exits 0 unless a file cannot be read, parsed or written.
+ * else. `--fix` exits 0 unless a file cannot be read, parsed or written;
+ * it prints each file's `applied N fix(es)` line just before that file's
+ * remaining findings, and never writes a text its fixes left unparsable.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { SetExitCode } from "./index";
