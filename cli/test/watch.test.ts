@@ -46,4 +46,19 @@ describe("harn watch", () => {
     expect(out).toBe("v1\nv2\n");
     expect(err).toBe("[watch] running main.harn...\n[watch] running main.harn...\n");
   });
+
+  it("harn test PATH --watch runs the tests again after a change and exits 0 on SIGINT", async () => {
+    const proj = mkdtempSync(join(dir, "t-"));
+    writeFileSync(join(proj, "test_x.harn"), "pipeline test_x() {\n  assert(1 < 1)\n}\n");
+    const child = spawn(process.execPath, [bin, "test", ".", "--watch"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await until(() => out, "0 passed, 1 failed, 1 total");
+    writeFileSync(join(proj, "test_x.harn"), "pipeline test_x() {\n  assert(1 < 2)\n}\n");
+    await until(() => out, "1 passed, 1 total");
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(out).toContain("\n[watch] change detected, running the tests again\n\nRunning 1 test from 1 file...\n");
+  });
 });

@@ -6,7 +6,7 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch, writeFileSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import type { Command } from "commander";
@@ -41,6 +41,7 @@ interface Options {
   junit?: string;
   jobs?: string;
   parallel?: boolean;
+  watch?: boolean;
 }
 
 /** Where a test's output goes. */
@@ -72,6 +73,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--junit <path>", "write a JUnit XML report")
     .option("--jobs <n>", "run up to N tests at once", "1")
     .option("--parallel", "user tests: run the files concurrently")
+    .option("--watch", "user tests: run again whenever a .harn file under PATH changes")
     .action(async (targets: string[], opts: Options, cmd: Command) => {
       const timeout = Number(opts.timeout);
       if (!Number.isFinite(timeout) || timeout <= 0) cmd.error(`error: invalid --timeout value '${opts.timeout}'`, { exitCode: 2 });
@@ -87,8 +89,46 @@ export function register(program: Command, setExitCode: SetExitCode): void {
         if (!existsSync("tests")) cmd.error("error: no path specified and no tests/ directory found", { exitCode: 2 });
         targets = ["tests"];
       }
+      if (opts.watch) {
+        await watchTests(targets[0]!, () => goldenPaths(targets, opts, timeout, jobs));
+        return;
+      }
       setExitCode(await goldenPaths(targets, opts, timeout, jobs));
     });
+}
+
+/**
+ * `--watch` (cli.md §5.0): run, then run again whenever a `.harn` file
+ * under the target (a file target: its directory) is created, changed or
+ * deleted, until SIGINT/SIGTERM (exit 0). Changes during a run start one
+ * more run after it.
+ */
+async function watchTests(target: string, run: () => Promise<number>): Promise<void> {
+  const dir = existsSync(target) && statSync(target).isDirectory() ? target : dirname(resolve(target));
+  let running: Promise<unknown> = run();
+  let timer: NodeJS.Timeout | null = null;
+  await new Promise<void>((done) => {
+    const watcher = watch(dir, { recursive: true }, (_event, name) => {
+      if (name === null || !String(name).endsWith(".harn")) return;
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        running = running.then(() => {
+          process.stdout.write(`\n[watch] change detected, running the tests again\n\n`);
+          return run();
+        });
+      }, 100);
+    });
+    const stop = () => {
+      watcher.close();
+      if (timer !== null) clearTimeout(timer);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      void running.then(() => done());
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
 }
 
 // ---------------------------------------------------------------------------
