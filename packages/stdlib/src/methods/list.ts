@@ -118,6 +118,31 @@ function bestBy(xs: Value[], keys: Value[], sign: 1 | -1): Value {
 }
 
 /** Clamp a possibly negative index to `[0, len]`, counting negatives from the end. */
+/** Rust's stable sort sorts slices of up to 20 elements by insertion. */
+const INSERTION_SORT_MAX = 20;
+
+/**
+ * Sorts `xs` in place, stably, as the reference's Rust `sort_by` does.
+ * Values of different kinds compare as equal, so the comparison is not a
+ * total order and the result depends on the algorithm: short lists use
+ * Rust's insertion sort (`[3, 1, nil, 2]` stays `[1, 3, nil, 2]`, where a
+ * merge sort gives `[1, 2, 3, nil]`). Longer lists use V8's stable sort,
+ * which agrees with Rust's wherever the order is total.
+ */
+function stableSort<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
+  if (xs.length > INSERTION_SORT_MAX) return xs.sort(cmp);
+  for (let i = 1; i < xs.length; i++) {
+    const tail = xs[i]!;
+    let j = i;
+    while (j > 0 && cmp(tail, xs[j - 1]!) < 0) {
+      xs[j] = xs[j - 1]!;
+      j--;
+    }
+    xs[j] = tail;
+  }
+  return xs;
+}
+
 function fromEnd(i: number, len: number): number {
   if (i < 0) i += len;
   return Math.min(Math.max(i, 0), len);
@@ -159,14 +184,14 @@ const METHODS: Record<string, ListMethod> = {
     withCallback(xs, arg(a, 0), null, (f) =>
       andThen(mapList(xs, f, ctx), (keys) => {
         const idx = xs.map((_, i) => i);
-        idx.sort((i, j) => compare(keys[i]!, keys[j]!));
+        stableSort(idx, (i, j) => compare(keys[i]!, keys[j]!));
         return idx.map((i) => xs[i]!);
       }),
     ),
   min_by: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => andThen(mapList(xs, f, ctx), (keys) => bestBy(xs, keys, -1))),
   max_by: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => andThen(mapList(xs, f, ctx), (keys) => bestBy(xs, keys, 1))),
 
-  sort: (xs) => xs.slice().sort(compare),
+  sort: (xs) => stableSort(xs.slice(), compare),
   reverse: (xs) => xs.slice().reverse(),
   join: (xs, a) => joinDisplay(xs, strArg(a, 0)),
   contains: (xs, a) => indexOfEqual(xs, arg(a, 0)) >= 0,
