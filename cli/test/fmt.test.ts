@@ -61,6 +61,16 @@ describe("harn fmt", () => {
     expect(harn(["fmt", "--check", "w"])).toMatchObject({ code: 0, stderr: "" });
   });
 
+  it("never enters node_modules or .git", () => {
+    file("nm/node_modules/dep/x.harn", MESSY);
+    file("nm/.git/hooks/y.harn", MESSY);
+    file("nm/own.harn", MESSY);
+    expect(harn(["fmt", "nm"])).toMatchObject({ code: 0, stdout: `formatted ${join("nm", "own.harn")}\n` });
+    expect(read("nm/node_modules/dep/x.harn")).toBe(MESSY);
+    // named as the target itself, it is formatted
+    expect(harn(["fmt", "nm/node_modules/dep"])).toMatchObject({ code: 0, stdout: `formatted ${join("nm/node_modules/dep", "x.harn")}\n` });
+  });
+
   it("reports a file that does not parse as `{path}: {error}` and goes on with the others", () => {
     file("p/a_bad.harn", "let x = )\n");
     file("p/b.harn", MESSY);

@@ -9,13 +9,17 @@
  * No `.harn` file at all: `No .harn files found`, exit 1.
  */
 import { readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, relative, sep } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { DEFAULT_FORMAT_OPTIONS, formatSource, FormatError, type FormatOptions } from "@harn/fmt";
 import { findManifest } from "@harn/lint";
 import { parse as parseToml } from "smol-toml";
 import { collectHarnFiles, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
+
+/** Directories whose files a directory walk never rewrites: dependencies
+ * and git's own (a file named explicitly is formatted wherever it is). */
+const NEVER_ENTERED: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 
 interface FmtFlags {
   check?: boolean;
@@ -99,7 +103,8 @@ export function runFmt(targets: string[], flags: FmtFlags): number {
   const files: string[] = [];
   for (const target of targets) {
     try {
-      files.push(...collectHarnFiles([target]));
+      const inside = (f: string) => relative(target, f).split(sep);
+      files.push(...collectHarnFiles([target]).filter((f) => !inside(f).some((part) => NEVER_ENTERED.has(part))));
     } catch (e) {
       if (!(e instanceof TargetError)) throw e;
       process.stderr.write(`${e.message}\n`);
