@@ -9,7 +9,7 @@
  */
 import { cpArray, sleepMs } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
-import { stringifyJsonKeepingFloats } from "../../core/json";
+import { JsonFloat, stringifyJsonKeepingFloats } from "../../core/json";
 import { LlmSetupError } from "../../llm/errors";
 import type { LlmCompletedEvent, LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
 import { isObject, type Json, type JsonObject } from "../json";
@@ -155,13 +155,16 @@ function collectStrings(x: unknown, out: string[]): void {
   }
 }
 
-const PLACEHOLDERS: Readonly<Record<string, Json>> = {
-  string: "",
-  integer: 0,
-  number: 0.0,
-  boolean: false,
-  array: [],
-  object: {},
+/** A fresh placeholder per call (the values are mutable containers). The
+ * `number` one is a float, `0.0`: a plain JS `0` would reach the script as
+ * the int 0. */
+const PLACEHOLDERS: Readonly<Record<string, () => Json>> = {
+  string: () => "",
+  integer: () => 0,
+  number: () => new JsonFloat(0) as unknown as Json,
+  boolean: () => false,
+  array: () => [],
+  object: () => ({}),
 };
 
 /** Every required parameter filled with a placeholder of its type. */
@@ -174,7 +177,7 @@ function placeholderArgs(tool: LlmToolDefinition): JsonObject {
     if (typeof name !== "string") continue;
     const p = props[name];
     const type = isObject(p as Json) && typeof (p as JsonObject).type === "string" ? ((p as JsonObject).type as string) : "string";
-    out[name] = structuredClone(PLACEHOLDERS[type] ?? "");
+    out[name] = (PLACEHOLDERS[type] ?? PLACEHOLDERS.string!)();
   }
   return out;
 }
