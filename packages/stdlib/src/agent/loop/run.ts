@@ -549,7 +549,9 @@ export class AgentLoop {
       tool_results: outcomes.map((o) => HDict.of({ tool_name: o.name, status: o.status, rejected: o.status === "rejected" })),
       successful_tool_names: outcomes.filter((o) => o.status === "ok").map((o) => o.name),
       tool_count: outcomes.length,
-      iteration: p.iteration,
+      // The turn's index, the `iteration` of `for iteration in 0 ..< max_iterations`
+      // (agents.md §2.7); `p.iteration` already counts this turn.
+      iteration: p.iteration - 1,
       failed: outcomes.some((o) => o.status !== "ok"),
       consecutive_single_tool_turns: p.consecutiveSingleToolTurns,
       session_tools_used: p.calls.slice(),
