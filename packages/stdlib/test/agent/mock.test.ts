@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { JsonFloat } from "../../src/core/json";
 import { LlmClient } from "../../src/llm/client";
 import { LlmError } from "../../src/llm/errors";
 import type { LlmRequest } from "../../src/llm/types";
@@ -119,7 +120,10 @@ describe("MockProvider through the shared client", () => {
       }),
     );
     expect(res.text).toBe("");
-    expect(res.tool_calls).toEqual([{ id: "mock_call_1", name: "t", arguments: { s: "", i: 0, n: 0, o: {} } }]);
+    expect(res.tool_calls).toEqual([{ id: "mock_call_1", name: "t", arguments: { s: "", i: 0, n: new JsonFloat(0), o: {} } }]);
+    // `number` is the float 0.0 (§3.6), `integer` the int 0.
+    expect(res.tool_calls[0]!.arguments.n).toBeInstanceOf(JsonFloat);
+    expect(res.tool_calls[0]!.arguments.i).toBe(0);
     expect(res.output_tokens).toBe(20);
     expect(res.model).toBe("test-model");
   });
