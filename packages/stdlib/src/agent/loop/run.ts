@@ -17,7 +17,7 @@ import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
 import { isTotalBudget } from "../llm/budget";
-import { callModel } from "../llm/call";
+import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
 import { scriptEventHandler } from "../llm/events";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
@@ -187,6 +187,9 @@ export class AgentLoop {
    * in a task of their own, so the host's Ctrl-C can cancel the turn
    * without cancelling the loop. */
   private turn: { handle: Turn; ctx: CallContext } | null = null;
+  /** Structured-output options (§3.9); `schema_retries` defaults to the
+   * profile's (§2.3). */
+  private readonly structured: StructuredSpec;
 
   constructor(
     readonly rt: Runtime,
@@ -201,6 +204,7 @@ export class AgentLoop {
     readonly start: LoopStart,
   ) {
     this.toolMap = new Map(tools.map((t) => [t.name, t]));
+    this.structured = readStructured(start.options, settings.profile.schemaRetries);
     for (const m of messages) {
       if (typeof m.tool_call_id === "string") this.usedIds.add(m.tool_call_id);
       if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
@@ -429,7 +433,15 @@ export class AgentLoop {
     if (this.prefill !== null) messages.push({ role: "assistant", content: this.prefill });
     this.prefill = null;
     try {
-      return await callModel(this.rt, this.llm, { system: this.systemPrompt(), messages, tools: this.nativeTools }, this.tctx.signal);
+      // Structured output applies to every model call of the loop as it
+      // does to llm_call (§3.9): corrective re-prompts are request-only,
+      // the transcript gets the final reply.
+      const out = await completeStructured(this.rt, this.llm, { system: this.systemPrompt(), messages, tools: this.nativeTools }, this.structured, this.tctx.signal);
+      if (out.errors.length > 0) {
+        if (this.structured.validation === "error") throw schemaError(this.llm, out.errors);
+        this.tctx.err(`warning: LLM output failed schema validation: ${out.errors.join("; ")}\n`);
+      }
+      return out.res;
     } catch (e) {
       if (e instanceof LlmInterrupted && this.ctx.signal.aborted) throw this.ctx.signal.reason;
       // agent_loop does not wrap provider errors (§3.8).
