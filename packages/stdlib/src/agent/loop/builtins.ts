@@ -47,10 +47,13 @@ interface Yielded {
 
 function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
   let dict: JsonObject | null = null;
+  let stored: Msg[] | null = null;
   if (typeof state === "string") {
-    const paused = agentSessions(rt).named.get(state)?.paused;
-    if (!paused) throw HarnError.runtime(`${builtin}: session '${state}' has no yielded loop to resume`);
-    dict = paused;
+    const session = agentSessions(rt).named.get(state);
+    if (!session?.paused) throw HarnError.runtime(`${builtin}: session '${state}' has no yielded loop to resume`);
+    // the paused state holds no transcript: the named session keeps it
+    dict = session.paused;
+    stored = session.messages;
   } else if (state instanceof HDict) {
     const j = toJson(state);
     if (isObject(j) && isObject(j.resume)) {
@@ -64,7 +67,8 @@ function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
   if (typeof dict.session_id !== "string" || dict.session_id === "") {
     throw HarnError.runtime(`${builtin}: malformed yielded state: resume.session_id must be a non-empty string`);
   }
-  return { resume: dict, messages: messagesFromJson(dict.messages ?? []), progress: progressFrom(dict.progress, builtin) };
+  const messages = stored !== null ? stored.slice() : messagesFromJson(dict.messages ?? []);
+  return { resume: dict, messages, progress: progressFrom(dict.progress, builtin) };
 }
 
 /**
