@@ -3,40 +3,13 @@
  * a loop yielded in one process and resumed from its JSON in another, and
  * the grace period for background sub-agents when a script ends.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HARN_LLM_CALLS_DISABLED: "1" };
-  // Node warns when NO_COLOR and FORCE_COLOR are both set, even if empty.
-  delete env.NO_COLOR;
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return name;
-}
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-agent-e2e-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-agent-e2e-", harn: "built", colour: "unset", env: { HARN_LLM_CALLS_DISABLED: "1" }, timeout: 60_000 });
+const { harn, file } = cli;
 
 const DEPLOY_TOOL = `
 tool deploy(env: string) -> dict {
@@ -79,7 +52,7 @@ pipeline main() {
     expect(first.stderr).toBe("");
     expect(first.stdout).toBe("input_required mock_call_1 deploy\n");
     expect(first.code).toBe(0);
-    const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
+    const state = JSON.parse(readFileSync(join(cli.dir, "state.json"), "utf8"));
     expect(state.status).toBe("input_required");
     const second = harn(["run", "finish.harn"]);
     expect(second.stderr).toBe("");
@@ -119,7 +92,7 @@ describe("background sub-agents at exit", () => {
     const r = harn(["run", "bg_wait.harn"]);
     expect(r.stdout).toBe("done: Started in the background.\nrunning\n");
     expect(r.stderr).toMatch(/^Waiting for 1 background task \(up to 5m\)\.\.\.\nBackground task \[[0-9a-f]{8}\] done\n  ✓ \[[0-9a-f]{8}\] done\n$/);
-    expect(readFileSync(join(dir, "marker-wait.txt"), "utf8")).toBe("written");
+    expect(readFileSync(join(cli.dir, "marker-wait.txt"), "utf8")).toBe("written");
     expect(r.code).toBe(0);
   });
 
@@ -128,7 +101,7 @@ describe("background sub-agents at exit", () => {
     const r = harn(["run", "--background-grace", "0", "bg_cancel.harn"]);
     expect(r.stdout).toBe("done: Started in the background.\nrunning\n");
     expect(r.stderr).toMatch(/^Cancelling 1 background task\.\.\.\nBackground task \[[0-9a-f]{8}\] error\n  ✗ \[[0-9a-f]{8}\] cancelled\n$/);
-    expect(existsSync(join(dir, "marker-cancel.txt"))).toBe(false);
+    expect(existsSync(join(cli.dir, "marker-cancel.txt"))).toBe(false);
     expect(r.code).toBe(0);
   });
 
@@ -137,7 +110,7 @@ describe("background sub-agents at exit", () => {
     const r = harn(["run", "--background-grace", "100ms", "bg_short.harn"]);
     expect(r.stderr).toContain("Waiting for 1 background task (up to 100ms)...");
     expect(r.stderr).toMatch(/✗ \[[0-9a-f]{8}\] cancelled\n$/);
-    expect(existsSync(join(dir, "marker-short.txt"))).toBe(false);
+    expect(existsSync(join(cli.dir, "marker-short.txt"))).toBe(false);
     expect(r.code).toBe(0);
   });
 

@@ -3,35 +3,19 @@
  * aggregated LLM usage in the report.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleHarn } from "./harn-bundle";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
-
-function harn(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-bench-"));
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-bench-", harn: "one-file", colour: "inherit", timeout: 60_000 });
+const { harn } = cli;
 
 describe("harn bench", () => {
   it("runs N times on fresh runtimes and sums the LLM calls, tokens and cost", () => {
     // a fresh runtime each run: the appended file grows by one line per run
     writeFileSync(
-      join(dir, "b.harn"),
+      join(cli.dir, "b.harn"),
       'pipeline default() {\n  append_file("runs.txt", "x\\n")\n  let r = llm_call("hello there", nil, {provider: "mock", model: "gpt-4o"})\n  println(r.text)\n}\n',
     );
     const r = harn(["bench", "b.harn", "-n", "3"]);
@@ -44,11 +28,11 @@ describe("harn bench", () => {
     expect(calls).toBe(3);
     expect(input! % 3).toBe(0);
     expect(usd).toBeCloseTo((input! * 2.5 + output! * 10) / 1e6, 4);
-    expect(spawnSync("cat", [join(dir, "runs.txt")], { encoding: "utf8" }).stdout).toBe("x\nx\nx\n");
+    expect(spawnSync("cat", [join(cli.dir, "runs.txt")], { encoding: "utf8" }).stdout).toBe("x\nx\nx\n");
   });
 
   it("stops at a failing run with its rendered error, exit 1; -n must be positive", () => {
-    writeFileSync(join(dir, "bad.harn"), 'throw "nope"\n');
+    writeFileSync(join(cli.dir, "bad.harn"), 'throw "nope"\n');
     const r = harn(["bench", "bad.harn"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^run 1 of 10 failed:\nerror: Thrown: nope\n {2}--> bad\.harn:1:1\n/);

@@ -2,47 +2,13 @@
  * `harn check` end to end: builds the real bundle once, then runs
  * `cli/bin/harn.cjs check` as a child process against files in a temp dir.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdirSync, chmodSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[], env: Record<string, string> = {}) {
-  // Node warns when NO_COLOR and FORCE_COLOR are both set, even if empty.
-  const base = { ...process.env };
-  delete base.NO_COLOR;
-  delete base.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...base, ...env },
-    timeout: 30_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return name;
-}
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-check-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-check-", harn: "built", colour: "unset", timeout: 30_000 });
+const { harn, file } = cli;
 
 describe("harn check", () => {
   it("prints `{path}: ok` on stdout for a file without any diagnostic and exits 0", () => {
@@ -141,8 +107,8 @@ describe("harn check", () => {
   it("plain text without a TTY; colour with FORCE_COLOR, none with NO_COLOR", () => {
     file("c.harn", "let x = )\n");
     expect(harn(["check", "c.harn"]).stderr).not.toContain("\u001b[");
-    expect(harn(["check", "c.harn"], { FORCE_COLOR: "1" }).stderr).toContain("\u001b[");
-    expect(harn(["check", "c.harn"], { NO_COLOR: "1" }).stderr).not.toContain("\u001b[");
+    expect(harn(["check", "c.harn"], { env: { FORCE_COLOR: "1" } }).stderr).toContain("\u001b[");
+    expect(harn(["check", "c.harn"], { env: { NO_COLOR: "1" } }).stderr).not.toContain("\u001b[");
   });
 
   it("walks directories in sorted order, skips .conformance-skip files, and stops at the first file with syntax errors", () => {
@@ -177,7 +143,7 @@ describe("harn check", () => {
     expect(warn.stderr).toContain('warning: Import error: cannot find module "./missing"');
     expect(harn(["check", "--preflight", "off", "pf/main.harn"]).stderr).not.toContain("preflight");
     expect(harn(["check", "--preflight", "loud", "pf/main.harn"]).code).toBe(2);
-    expect(harn(["check", "--bundle-root", join(dir, "pf", "tpl"), "pf/main.harn"]).stderr).toContain("template not found: tpl/there.prompt");
+    expect(harn(["check", "--bundle-root", join(cli.dir, "pf", "tpl"), "pf/main.harn"]).stderr).toContain("template not found: tpl/there.prompt");
   });
 
   it("exits 1 with a one-line reason for a missing file (cli.md §0.6)", () => {
@@ -188,14 +154,14 @@ describe("harn check", () => {
 
   it.skipIf(process.getuid?.() === 0)("exits 1 for an unreadable file", () => {
     const name = file("secret.harn", "log(1)\n");
-    chmodSync(join(dir, name), 0o000);
+    chmodSync(join(cli.dir, name), 0o000);
     const r = harn(["check", name]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error reading secret\.harn: .+\n$/);
   });
 
   it("exits 2 for a directory without .harn files, a bad flag, or no target", () => {
-    mkdirSync(join(dir, "empty"), { recursive: true });
+    mkdirSync(join(cli.dir, "empty"), { recursive: true });
     expect(harn(["check", "empty"])).toMatchObject({ code: 2, stderr: "error: no .harn files found under the given target(s)\n" });
     const flag = harn(["check", "--bogus", "x.harn"]);
     expect(flag.code).toBe(2);

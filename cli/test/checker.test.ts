@@ -2,36 +2,18 @@
  * The static checker through `harn run` and `harn check` (cli.md §2.2 step
  * 2, §4): real bundle, child processes, files in a temp dir.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[]) {
-  const env = { ...process.env };
-  delete env.NO_COLOR;
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env, timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = cliSandbox({ prefix: "harn-checker-cli-", harn: "built", colour: "unset", timeout: 30_000 });
+const { harn, file } = cli;
 
 beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-checker-cli-"));
-  writeFileSync(join(dir, "lib.harn"), "pub fn helper(x) { return x + 1 }\n");
-  writeFileSync(join(dir, "typo.harn"), 'import "./lib"\nprintln("first")\nprintln(helpr(1))\n');
-  writeFileSync(join(dir, "types.harn"), 'println("first")\nlet n: int = "five"\nprintln(false + 1)\n');
-  writeFileSync(join(dir, "fine.harn"), 'import "./lib"\nprintln(helper(1))\n');
+  file("lib.harn", "pub fn helper(x) { return x + 1 }\n");
+  file("typo.harn", 'import "./lib"\nprintln("first")\nprintln(helpr(1))\n');
+  file("types.harn", 'println("first")\nlet n: int = "five"\nprintln(false + 1)\n');
+  file("fine.harn", 'import "./lib"\nprintln(helper(1))\n');
 });
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("harn run", () => {
   it("reports every checker error without a caret line and runs nothing", () => {

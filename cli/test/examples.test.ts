@@ -3,19 +3,17 @@
  * first command runs examples/agent_scan.harn): they must run offline and
  * pass `harn lint` without a finding.
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildCli, harnBin } from "./hang-harness";
+import { buildCli, harnBin, repoRoot as repo, runCli } from "./cli-harness";
 
-const repo = join(harnBin, "..", "..", "..");
 const examples = join(repo, "examples");
 
 function harn(args: string[]) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.endsWith("_API_KEY")) delete env[key];
-  return spawnSync(harnBin, args, { cwd: repo, encoding: "utf8", env });
+  return runCli(harnBin, args, { cwd: repo, env, via: "launcher" });
 }
 
 beforeAll(() => buildCli());
@@ -26,13 +24,13 @@ describe("examples", () => {
     const files = readdirSync(examples).filter((f) => f.endsWith(".harn"));
     expect(files.length).toBeGreaterThan(1);
     expect(r.stdout.trim().split("\n").sort()).toEqual(files.map((f) => `examples/${f}: no issues found`).sort());
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
   });
 
   it("agent_scan runs offline: the scan reports back on a later turn", () => {
     const r = harn(["run", "examples/agent_scan.harn"]);
     expect(r.stderr).toBe("");
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toBe("status: done");
     const packages = readdirSync(join(repo, "packages"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();

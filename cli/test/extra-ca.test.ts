@@ -6,20 +6,19 @@
  * server on 127.0.0.1 whose self-signed certificate (fixtures/tls, valid
  * until 2126, SAN IP:127.0.0.1) is trusted only through the variable.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openAiChatStream } from "../../packages/stdlib/test/llm/wire";
 import { acceptHandshake, frame } from "../../packages/stdlib/test/http/websocket-peer";
+import { buildCli, harnBin, repoRoot } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-const fixtures = join(root, "cli/test/fixtures/tls");
+const bin = harnBin;
+const fixtures = join(repoRoot, "cli/test/fixtures/tls");
 const cert = join(fixtures, "cert.pem");
 
 let server: https.Server;
@@ -38,8 +37,7 @@ function greetOverWebSocket(req: { headers: Record<string, string | string[] | u
 }
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
+  buildCli();
   work = mkdtempSync(join(tmpdir(), "harn-extra-ca-"));
   server = https.createServer({ key: readFileSync(join(fixtures, "key.pem")), cert: readFileSync(cert) }, (req, res) => {
     const chunks: Buffer[] = [];

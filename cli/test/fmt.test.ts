@@ -2,42 +2,18 @@
  * `harn fmt` end to end (spec/cli.md §6): a bundled `harn` run as a child
  * process against files in a temp dir.
  */
-import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleHarn } from "./harn-bundle";
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
+const cli = cliSandbox({ prefix: "harn-fmt-", harn: "one-file", colour: "inherit", timeout: 30_000 });
+const { harn, file } = cli;
 
-function harn(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return name;
-}
-
-const read = (name: string) => readFileSync(join(dir, name), "utf8");
+const read = (name: string) => readFileSync(join(cli.dir, name), "utf8");
 
 const MESSY = "fn f(a,b){\nreturn a+b;}\n";
 const TIDY = "fn f(a, b) {\n  return a + b\n}\n";
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-fmt-"));
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe("harn fmt", () => {
   it("--check names the files that would change, writes nothing, exits 1", () => {
@@ -52,12 +28,12 @@ describe("harn fmt", () => {
   it("rewrites changed files (keeping their mode, through symlinks), prints `formatted {path}`, and is then clean", () => {
     file("w/a.harn", MESSY);
     file("w/b.harn", TIDY);
-    chmodSync(join(dir, "w/a.harn"), 0o640);
-    symlinkSync(join(dir, "w/a.harn"), join(dir, "w/link.harn"));
+    chmodSync(join(cli.dir, "w/a.harn"), 0o640);
+    symlinkSync(join(cli.dir, "w/a.harn"), join(cli.dir, "w/link.harn"));
     const r = harn(["fmt", "w/link.harn", "w"]);
     expect(r).toMatchObject({ code: 0, stdout: "formatted w/link.harn\n", stderr: "" });
     expect(read("w/a.harn")).toBe(TIDY);
-    expect(statSync(join(dir, "w/a.harn")).mode & 0o777).toBe(0o640);
+    expect(statSync(join(cli.dir, "w/a.harn")).mode & 0o777).toBe(0o640);
     expect(harn(["fmt", "--check", "w"])).toMatchObject({ code: 0, stderr: "" });
   });
 
@@ -82,7 +58,7 @@ describe("harn fmt", () => {
   });
 
   it("no .harn files: `No .harn files found`, exit 1; a missing target: `Error reading`; no target: usage error", () => {
-    mkdirSync(join(dir, "none"), { recursive: true });
+    mkdirSync(join(cli.dir, "none"), { recursive: true });
     expect(harn(["fmt", "none"])).toMatchObject({ code: 1, stderr: "No .harn files found\n" });
     file("m/ok.harn", TIDY);
     const missing = harn(["fmt", "m", "nope.harn"]);

@@ -2,25 +2,12 @@
  * Global `harn` behaviour (spec/cli.md §0.1): help, version, and usage
  * errors exiting 2. Runs the real bundle as a child process.
  */
-import { spawnSync } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { buildCli, harnBin, harnEnv, runCli } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
+const harn = (args: string[]) => runCli(harnBin, args, { env: harnEnv("plain"), timeout: 50_000 });
 
-function harn(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env, timeout: 50_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-});
+beforeAll(() => buildCli());
 
 describe("harn (global)", () => {
   it("prints the version line with --version and -V, and a banner with `harn version`", () => {

@@ -7,23 +7,14 @@
  * process was left behind. The guard is a hang detector, not a speed
  * threshold: every outcome the tests expect arrives far sooner.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { buildCli, harnBin } from "./cli-harness";
 import { cleanEnv } from "./llm-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const harnBin = join(root, "cli/bin/harn.cjs");
-
-/** Build cli/dist from the current source (as the other CLI tests do;
- * cli/build.mjs renames its outputs into place, so files building at the
- * same time never see half a bundle). */
-export function buildCli(): void {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  if (build.status !== 0) throw new Error(`cli/build.mjs failed: ${build.stderr}`);
-}
+export { buildCli, harnBin };
 
 /** How long a run may take before it counts as hung. */
 export const GUARD_MS = 20_000;

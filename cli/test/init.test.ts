@@ -2,32 +2,14 @@
  * `harn init` / `harn new` end to end (spec/cli.md §7.2): every template
  * scaffolds a project whose tests pass and which lints and formats clean.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TEMPLATE_NAMES } from "../src/templates";
-import { bundleHarn } from "./harn-bundle";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
-
-function harn(args: string[], cwd = dir) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", timeout: 60_000, env: { ...process.env, HARN_LLM_PROVIDER: "" } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-init-"));
-  mkdirSync(join(dir, ".git")); // keeps harn.toml discovery inside the temp dir
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-init-", harn: "one-file", colour: "inherit", env: { HARN_LLM_PROVIDER: "" }, timeout: 60_000, gitRoot: true });
+const { harn } = cli;
 
 describe("harn new / harn init", () => {
   it("scaffolds the basic project into a new directory and lists what it created", () => {
@@ -37,16 +19,16 @@ describe("harn new / harn init", () => {
       /^ {2}create {2}hello\/harn\.toml\n {2}create {2}hello\/main\.harn\n {2}create {2}hello\/lib\/helpers\.harn\n {2}create {2}hello\/tests\/test_main\.harn\n\n/,
     );
     expect(r.stdout).toContain("  harn run main.harn\n");
-    expect(readFileSync(join(dir, "hello/harn.toml"), "utf8")).toBe('[package]\nname = "hello"\nversion = "0.1.0"\n\n[dependencies]\n');
-    expect(harn(["run", "main.harn", "--", "you"], join(dir, "hello"))).toMatchObject({ code: 0, stdout: "Hello, you!\n" });
+    expect(readFileSync(join(cli.dir, "hello/harn.toml"), "utf8")).toBe('[package]\nname = "hello"\nversion = "0.1.0"\n\n[dependencies]\n');
+    expect(harn(["run", "main.harn", "--", "you"], { cwd: join(cli.dir, "hello") })).toMatchObject({ code: 0, stdout: "Hello, you!\n" });
     expect(harn(["new", "hello"])).toMatchObject({ code: 1, stderr: "Directory 'hello' already exists\n" });
   });
 
   it("init without NAME fills the current directory, skipping files that exist", () => {
-    const here = join(dir, "here");
+    const here = join(cli.dir, "here");
     mkdirSync(here);
     writeFileSync(join(here, "main.harn"), 'println("mine")\n');
-    const r = harn(["init"], here);
+    const r = harn(["init"], { cwd: here });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("  skip  main.harn (already exists)\n");
     expect(r.stdout).toContain("  create  lib/helpers.harn\n");
@@ -56,9 +38,9 @@ describe("harn new / harn init", () => {
 
   it("`new package NAME` and `new connector NAME` pick those templates; `new package` alone is a usage error", () => {
     expect(harn(["new", "package", "strs"]).code).toBe(0);
-    expect(existsSync(join(dir, "strs/lib/strs.harn"))).toBe(true);
+    expect(existsSync(join(cli.dir, "strs/lib/strs.harn"))).toBe(true);
     expect(harn(["new", "connector", "feed"]).code).toBe(0);
-    expect(existsSync(join(dir, "feed/lib/connector.harn"))).toBe(true);
+    expect(existsSync(join(cli.dir, "feed/lib/connector.harn"))).toBe(true);
     const r = harn(["new", "package"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error: `harn new package` requires a NAME\n");
@@ -68,14 +50,14 @@ describe("harn new / harn init", () => {
   it.each(TEMPLATE_NAMES.map((t) => [t]))("the %s template's tests pass, and it lints and formats clean", (template) => {
     const name = `t_${template.replace("-", "_")}`;
     expect(harn(["new", name, "--template", template]).code).toBe(0);
-    const root = join(dir, name);
-    const tests = harn(["test", "tests"], root);
+    const root = join(cli.dir, name);
+    const tests = harn(["test", "tests"], { cwd: root });
     expect(tests.code, tests.stdout + tests.stderr).toBe(0);
     expect(tests.stdout).toMatch(/\n\d+ passed, \d+ total/);
-    const lint = harn(["lint", "."], root);
+    const lint = harn(["lint", "."], { cwd: root });
     expect(lint.stderr).toBe("");
     expect(lint.code).toBe(0);
-    expect(harn(["fmt", "--check", "."], root)).toMatchObject({ code: 0, stderr: "" });
-    if (existsSync(join(root, "main.harn"))) expect(harn(["run", "main.harn"], root).code).toBe(0);
+    expect(harn(["fmt", "--check", "."], { cwd: root })).toMatchObject({ code: 0, stderr: "" });
+    if (existsSync(join(root, "main.harn"))) expect(harn(["run", "main.harn"], { cwd: root }).code).toBe(0);
   });
 });

@@ -7,38 +7,14 @@
  * start-up (the chunks the loader reports, mapped to their sources with the
  * build's metafile), and what it loads comes with a usable code cache.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliSandbox, harnEnv, repoRoot, runCli } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env, timeout: 50_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return name;
-}
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-lazy-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-lazy-", harn: "built", colour: "plain", timeout: 50_000 });
+const { harn, file } = cli;
 
 describe("lazily loaded builtins", () => {
   it("work at the top level of an imported module, which may not suspend", () => {
@@ -78,12 +54,11 @@ type Metafile = { outputs: Record<string, { inputs: Record<string, unknown> }> }
  * reports them), each with the sources bundled into it (from the build's
  * metafile) and whether V8 accepted its code cache. */
 function chunksLoadedByRun(): { chunk: string; sources: string[]; cache: string }[] {
-  const meta = JSON.parse(readFileSync(join(root, "cli/dist/meta.json"), "utf8")) as Metafile;
+  const meta = JSON.parse(readFileSync(join(repoRoot, "cli/dist/meta.json"), "utf8")) as Metafile;
   const sourcesByChunk = new Map(Object.entries(meta.outputs).map(([out, o]) => [basename(out), Object.keys(o.inputs)]));
   file("empty.harn", "");
-  const env: NodeJS.ProcessEnv = { ...process.env, HARN_CODE_CACHE: "report" };
-  const r = spawnSync(process.execPath, [bin, "run", "empty.harn"], { cwd: dir, encoding: "utf8", env, timeout: 50_000 });
-  expect(r.status, r.stderr).toBe(0);
+  const r = runCli(cli.bin, ["run", "empty.harn"], { cwd: cli.dir, env: harnEnv("inherit", { HARN_CODE_CACHE: "report" }), timeout: 50_000 });
+  expect(r.code, r.stderr).toBe(0);
   const loaded = [...r.stderr.matchAll(/^harn code cache: (\S+) (\w+)$/gm)].map((m) => ({ chunk: m[1]!, cache: m[2]! }));
   expect(loaded.length).toBeGreaterThan(1);
   return loaded.map((c) => ({ ...c, sources: sourcesByChunk.get(c.chunk) ?? [] }));
@@ -119,13 +94,13 @@ describe("a build replaced under a running harn", () => {
     // a private copy of the build, minus the chunk holding the regex builtins
     const copy = mkdtempSync(join(tmpdir(), "harn-lazy-dist-"));
     try {
-      cpSync(join(root, "cli/dist"), copy, { recursive: true, filter: (src) => !src.endsWith(".v8") });
+      cpSync(join(repoRoot, "cli/dist"), copy, { recursive: true, filter: (src) => !src.endsWith(".v8") });
       const meta = JSON.parse(readFileSync(join(copy, "meta.json"), "utf8")) as Metafile;
       const regexChunk = Object.entries(meta.outputs).find(([, o]) => "packages/stdlib/src/regex/builtins.ts" in o.inputs)![0];
       rmSync(join(copy, "chunks", basename(regexChunk)));
       file("regex.harn", 'println(regex_match("a+", "caat"))\n');
-      const r = spawnSync(process.execPath, [join(copy, "harn.cjs"), "run", "regex.harn"], { cwd: dir, encoding: "utf8", timeout: 50_000 });
-      expect(r.status).toBe(1);
+      const r = runCli(join(copy, "harn.cjs"), ["run", "regex.harn"], { cwd: cli.dir, timeout: 50_000 });
+      expect(r.code).toBe(1);
       expect(r.stderr).toContain("this harn's build was replaced while it ran");
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {

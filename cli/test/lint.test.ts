@@ -3,53 +3,18 @@
  * `cli/bin/harn.cjs lint` as a child process on files in temp dirs.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[], env: Record<string, string> = {}) {
-  // stderr is a pipe, so no colour; neither variable may leak in from the
-  // parent (Node warns when both are set)
-  const base = { ...process.env };
-  delete base.NO_COLOR;
-  delete base.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    env: { ...base, ...env },
-    timeout: 30_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return name;
-}
+// stderr is a pipe, so no colour; neither variable may leak in from the parent
+const cli = cliSandbox({ prefix: "harn-lint-", harn: "built", colour: "unset", timeout: 30_000, dirPerTest: true, gitRoot: true });
+const { harn, file } = cli;
 
 const CLEAN = "pipeline main() {\n  log(1)\n}\n";
 const WARN = 'pipeline main() {\n  let handle = walk_dir("docs", {long_running: true})\n  log(handle)\n}\n';
 const ERROR = "pipeline main() {\n  break\n}\n";
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-});
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "harn-lint-"));
-  mkdirSync(join(dir, ".git")); // stop harn.toml discovery at the temp dir
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe("exit codes and streams", () => {
   test("a clean file: `no issues found` on stdout, exit 0", () => {
@@ -110,19 +75,19 @@ describe("exit codes and streams", () => {
     expect(harn(["lint"]).code).toBe(2);
     expect(harn(["lint", "--format", "xml", "."]).code).toBe(2);
     expect(harn(["lint", "--max-warnings", "-1", "."]).code).toBe(2);
-    mkdirSync(join(dir, "empty"));
+    mkdirSync(join(cli.dir, "empty"));
     const r = harn(["lint", "empty"]);
     expect([r.code, r.stderr]).toEqual([2, "error: no .harn files found under the given target(s)\n"]);
   });
   test("a file that is not UTF-8 cannot be read (as the reference's read_to_string)", () => {
-    writeFileSync(join(dir, "bin.harn"), Buffer.from([0x6c, 0x6f, 0x67, 0x28, 0xff, 0x29, 0x0a]));
+    writeFileSync(join(cli.dir, "bin.harn"), Buffer.from([0x6c, 0x6f, 0x67, 0x28, 0xff, 0x29, 0x0a]));
     expect(harn(["lint", "bin.harn"])).toEqual({ code: 2, stdout: "", stderr: "Error reading bin.harn: stream did not contain valid UTF-8\n" });
   });
   test("an unreadable file exits 2", () => {
     file("locked.harn", CLEAN);
-    chmodSync(join(dir, "locked.harn"), 0o000);
+    chmodSync(join(cli.dir, "locked.harn"), 0o000);
     const r = harn(["lint", "locked.harn"]);
-    chmodSync(join(dir, "locked.harn"), 0o644);
+    chmodSync(join(cli.dir, "locked.harn"), 0o644);
     if (process.getuid?.() === 0) return; // root reads anything
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Error reading locked.harn");
@@ -220,7 +185,7 @@ describe("the module graph", () => {
     const r = harn(["lint", "--format", "json", "."]);
     const byFile = Object.fromEntries(
       JSON.parse(r.stdout).map((f: { filePath: string; messages: { ruleId: string; message: string }[] }) => [
-        f.filePath.slice(dir.length + 1),
+        f.filePath.slice(cli.dir.length + 1),
         f.messages.map((m) => m.message),
       ]),
     );
@@ -234,8 +199,8 @@ describe("worker threads", () => {
     file("a_lib.harn", "fn shared_helper() {\n  return 1\n}\n");
     for (let i = 0; i < 6; i++) file(`m${i}.harn`, WARN);
     file("z_app.harn", 'import { shared_helper } from "a_lib"\n\npipeline main() {\n  log(shared_helper())\n  break\n}\n');
-    const one = harn(["lint", "--format", "json", "."], { HARN_LINT_THREADS: "1" });
-    const two = harn(["lint", "--format", "json", "."], { HARN_LINT_THREADS: "2" });
+    const one = harn(["lint", "--format", "json", "."], { env: { HARN_LINT_THREADS: "1" } });
+    const two = harn(["lint", "--format", "json", "."], { env: { HARN_LINT_THREADS: "2" } });
     expect(two.code).toBe(1);
     expect(two).toEqual(one);
     // the import in the last file clears the finding of the first file
@@ -244,7 +209,7 @@ describe("worker threads", () => {
   test("the run still stops at the first file that does not parse", () => {
     file("a.harn", "let x = )\n");
     for (let i = 0; i < 5; i++) file(`b${i}.harn`, CLEAN);
-    const r = harn(["lint", "."], { HARN_LINT_THREADS: "2" });
+    const r = harn(["lint", "."], { env: { HARN_LINT_THREADS: "2" } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("error: expected expression, found )");
@@ -271,7 +236,7 @@ describe("--fix", () => {
     const r = harn(["lint", "--fix", "f.harn"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("f.harn: applied 2 fix(es)\n");
-    expect(readFileSync(join(dir, "f.harn"), "utf8")).toBe('pipeline main() {\n  let count = 0\n  log("n: ${nil}", count)\n  break\n}\n');
+    expect(readFileSync(join(cli.dir, "f.harn"), "utf8")).toBe('pipeline main() {\n  let count = 0\n  log("n: ${nil}", count)\n  break\n}\n');
     expect(r.stderr).toContain(" 4 |   break");
     expect(harn(["lint", "f.harn"]).code).toBe(1);
   });
@@ -280,7 +245,7 @@ describe("--fix", () => {
     file("a.harn", text);
     file("b.harn", text);
     // one pipe for both streams shows the order a user sees in a terminal
-    const r = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" lint --fix a.harn b.harn 2>&1`], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync("sh", ["-c", `"${process.execPath}" "${cli.bin}" lint --fix a.harn b.harn 2>&1`], { cwd: cli.dir, encoding: "utf8" });
     expect(r.status).toBe(0);
     const lines = r.stdout.split("\n").filter((l) => l.includes("applied") || l.includes("-->"));
     expect(lines).toEqual(["a.harn: applied 1 fix(es)", "  --> a.harn:4:3", "b.harn: applied 1 fix(es)", "  --> b.harn:4:3"]);
@@ -290,7 +255,7 @@ describe("--fix", () => {
     const r = harn(["lint", "--fix", "t.harn"]);
     // the bool case is also invalid-binary-op-literal's fix: identical edits count once
     expect([r.code, r.stdout, r.stderr]).toEqual([0, "t.harn: applied 3 fix(es)\n", ""]);
-    expect(readFileSync(join(dir, "t.harn"), "utf8")).toBe('pipeline main() {\n  log("n=${1}")\n  log("${2.5} x")\n  log("b: ${true}")\n}\n');
+    expect(readFileSync(join(cli.dir, "t.harn"), "utf8")).toBe('pipeline main() {\n  log("n=${1}")\n  log("${2.5} x")\n  log("b: ${true}")\n}\n');
   });
   test("a top-level name another target imports is reported but not renamed by --fix", () => {
     // the library sorts first: the importer is seen only later in the run
@@ -299,7 +264,7 @@ describe("--fix", () => {
     expect(harn(["lint", "."]).stderr).toContain("variable `LIMIT` is declared but never used");
     const r = harn(["lint", "--fix", "."]);
     expect([r.code, r.stdout]).toEqual([0, ""]);
-    expect(readFileSync(join(dir, "a_lib.harn"), "utf8")).toBe("let LIMIT = 3\n");
+    expect(readFileSync(join(cli.dir, "a_lib.harn"), "utf8")).toBe("let LIMIT = 3\n");
   });
   test("a file with nothing to fix prints nothing", () => {
     file("w.harn", WARN);

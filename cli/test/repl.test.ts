@@ -3,25 +3,11 @@
  * a piped session end to end.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isComplete, ReplSession } from "../src/repl-session";
-import { bundleHarn } from "./harn-bundle";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-repl-"));
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-repl-", harn: "one-file", colour: "inherit", timeout: 30_000 });
 
 describe("isComplete", () => {
   it("waits while brackets are open or a string is unterminated", () => {
@@ -63,7 +49,7 @@ describe("ReplSession", () => {
 describe("harn repl", () => {
   it("runs a piped session: new output only, errors on stderr, failing entries dropped, Goodbye at the end", () => {
     const input = '1 + 2\nlet x = 5\nfn sq(n) {\n  return n * n\n}\nsq(x)\nprintln("side")\nnope\nx\n';
-    const r = spawnSync(process.execPath, [bin, "repl"], { cwd: dir, input, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [cli.bin, "repl"], { cwd: cli.dir, input, encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
       "Harn REPL v0.1.0\nType expressions or statements. Ctrl+C or Ctrl+D to exit.\n3\n25\nside\n5\nGoodbye!\n",
@@ -72,7 +58,7 @@ describe("harn repl", () => {
   });
 
   it("exit(n) ends the session with that code", () => {
-    const r = spawnSync(process.execPath, [bin, "repl"], { cwd: dir, input: 'println("a")\nexit(3)\nprintln("b")\n', encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(process.execPath, [cli.bin, "repl"], { cwd: cli.dir, input: 'println("a")\nexit(3)\nprintln("b")\n', encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(3);
     expect(r.stdout).toContain("a\nGoodbye!\n");
     expect(r.stdout).not.toContain("b\n");

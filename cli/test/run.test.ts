@@ -5,45 +5,16 @@
  * that nothing keeps the process alive after the script ends.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliSandbox, harnEnv } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-/** The environment of a plain, colourless terminal-less run. */
-function plainEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
-  delete env.FORCE_COLOR;
-  return env;
-}
-
-function harn(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", env: plainEnv(), timeout: 50_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return name;
-}
+const cli = cliSandbox({ prefix: "harn-run-", harn: "built", colour: "plain", timeout: 50_000 });
+const { harn, file } = cli;
 
 /** A JS stack frame line, e.g. `    at foo (file.js:1:2)`. */
 const JS_STACK = /^\s+at .+\(.*:\d+:\d+\)$|^\s+at .*:\d+:\d+$/m;
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-run-"));
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe("harn run", () => {
   it("runs the default pipeline and prints its output", () => {
@@ -157,12 +128,12 @@ describe("harn run", () => {
 
   it("reads a missing file as an error, exit 1", () => {
     expect(harn(["run", "nope.harn"])).toMatchObject({ code: 1, stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
-    mkdirSync(join(dir, "adir.harn"), { recursive: true });
+    mkdirSync(join(cli.dir, "adir.harn"), { recursive: true });
     expect(harn(["run", "adir.harn"])).toMatchObject({ code: 1, stderr: "Error reading adir.harn: Is a directory (os error 21)\n" });
   });
 
   it("rejects a source that is not UTF-8 instead of reading replacement characters, exit 1", () => {
-    writeFileSync(join(dir, "latin1.harn"), Buffer.from([...Buffer.from('println("caf'), 0xe9, ...Buffer.from('")\n')]));
+    writeFileSync(join(cli.dir, "latin1.harn"), Buffer.from([...Buffer.from('println("caf'), 0xe9, ...Buffer.from('")\n')]));
     expect(harn(["run", "latin1.harn"])).toEqual({ code: 1, stdout: "", stderr: "Error reading latin1.harn: stream did not contain valid UTF-8\n" });
   });
 
@@ -213,7 +184,7 @@ describe("harn run", () => {
   // extensions.md §3.3: a SIGINT while no agent turn runs ends the program with 130
   it("exits 130 on SIGINT, running the script's cleanup", async () => {
     file("wait.harn", 'defer { eprintln("cleanup ran") }\nprintln("ready")\nsleep(1h)\n');
-    const child = spawn(process.execPath, [bin, "run", "wait.harn"], { cwd: dir, env: plainEnv() });
+    const child = spawn(process.execPath, [cli.bin, "run", "wait.harn"], { cwd: cli.dir, env: harnEnv("plain") });
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
@@ -231,7 +202,7 @@ describe("harn run", () => {
 
   it("exits 124 on SIGTERM", async () => {
     file("term.harn", 'println("ready")\nsleep(1h)\n');
-    const child = spawn(process.execPath, [bin, "run", "term.harn"], { cwd: dir, env: plainEnv() });
+    const child = spawn(process.execPath, [cli.bin, "run", "term.harn"], { cwd: cli.dir, env: harnEnv("plain") });
     const code = await new Promise<number | null>((resolveExit) => {
       child.stdout.on("data", () => child.kill("SIGTERM"));
       child.on("exit", (c) => resolveExit(c));
@@ -241,7 +212,7 @@ describe("harn run", () => {
 
   it("stops quietly with 141 when the reader of its output goes away, running cleanup", async () => {
     file("flood.harn", 'defer { eprintln("cleanup ran") }\nvar i = 0\nwhile true {\n  println("line ${i}")\n  i += 1\n}\n');
-    const child = spawn(process.execPath, [bin, "run", "flood.harn"], { cwd: dir, env: plainEnv() });
+    const child = spawn(process.execPath, [cli.bin, "run", "flood.harn"], { cwd: cli.dir, env: harnEnv("plain") });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const code = await new Promise<number | null>((resolveExit) => {
@@ -255,7 +226,7 @@ describe("harn run", () => {
 
   it("interrupts a CPU-bound loop on SIGINT", async () => {
     file("spin.harn", 'println("spinning")\nvar i = 0\nwhile true { i += 1 }\n');
-    const child = spawn(process.execPath, [bin, "run", "spin.harn"], { cwd: dir, env: plainEnv() });
+    const child = spawn(process.execPath, [cli.bin, "run", "spin.harn"], { cwd: cli.dir, env: harnEnv("plain") });
     const code = await new Promise<number | null>((resolveExit) => {
       child.stdout.on("data", () => child.kill("SIGINT"));
       child.on("exit", (c) => resolveExit(c));
@@ -268,12 +239,12 @@ describe("harn run start-up", () => {
   /** The Node built-in modules loaded while `harn run` ran `args`, read from
    * process.moduleLoadList at exit by a preloaded script. */
   function builtinsLoadedBy(args: string[]): { code: number | null; stdout: string; loaded: Set<string> } {
-    const report = join(dir, "modules.json");
+    const report = join(cli.dir, "modules.json");
     const preload = file(
       "report-modules.cjs",
       `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`,
     );
-    const r = spawnSync(process.execPath, ["--require", join(dir, preload), bin, ...args], { cwd: dir, encoding: "utf8", env: plainEnv(), timeout: 50_000 });
+    const r = spawnSync(process.execPath, ["--require", join(cli.dir, preload), cli.bin, ...args], { cwd: cli.dir, encoding: "utf8", env: harnEnv("plain"), timeout: 50_000 });
     const list = JSON.parse(readFileSync(report, "utf8")) as string[];
     const loaded = new Set(list.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice("NativeModule ".length)));
     return { code: r.status, stdout: r.stdout, loaded };

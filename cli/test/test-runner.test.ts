@@ -4,34 +4,16 @@
  * (trailing whitespace, CRLF, timer lines, `re:` specs), failure messages,
  * exit codes, timeouts of hanging tests, --filter, --jobs and --junit.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cliSandbox, harnEnv, runCli } from "./cli-harness";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const bin = join(root, "cli/bin/harn.cjs");
-let dir: string;
-
-function harn(args: string[], cwd = dir) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
-  delete env.FORCE_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env, timeout: 50_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): void {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
+const cli = cliSandbox({ prefix: "harn-test-", harn: "built", colour: "plain", timeout: 50_000 });
+const { harn, file } = cli;
 
 beforeAll(() => {
-  const build = spawnSync(process.execPath, [join(root, "cli/build.mjs")], { encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
-  dir = mkdtempSync(join(tmpdir(), "harn-test-"));
   const c = "conformance/tests/";
   file(c + "a_pass.harn", 'println("one")\nprintln("two  ")\nprintln("")\n');
   // trailing whitespace at the end and CRLF line ends are tolerated
@@ -57,10 +39,6 @@ beforeAll(() => {
   file(e + "h_succeeds.error", "should fail\n");
   file(e + "i_syntax.harn", "let = 5\n");
   file(e + "i_syntax.error", "re:^Expected .* at 1:5$\n");
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("harn test conformance", () => {
@@ -115,7 +93,7 @@ describe("harn test conformance", () => {
     mkdirSync(join(other, "conformance/errors"), { recursive: true });
     writeFileSync(join(other, "conformance/errors/bad_re.harn"), 'throw "x"\n');
     writeFileSync(join(other, "conformance/errors/bad_re.error"), "re:(unclosed\n");
-    const r = harn(["test", "conformance"], other);
+    const r = harn(["test", "conformance"], { cwd: other });
     rmSync(other, { recursive: true, force: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("    warning: invalid regex in .error file: (unclosed\n");
@@ -128,13 +106,13 @@ describe("harn test conformance", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^Conformance target not found: nowhere\. Expected a file or directory under /);
     const other = mkdtempSync(join(tmpdir(), "harn-test-empty-"));
-    const r = harn(["test", "conformance"], other);
+    const r = harn(["test", "conformance"], { cwd: other });
     rmSync(other, { recursive: true, force: true });
     expect(r).toMatchObject({ code: 1, stderr: "Directory not found: conformance\n" });
   });
 
   it("writes a JUnit report", () => {
-    const out = join(dir, "report.xml");
+    const out = join(cli.dir, "report.xml");
     const r = harn(["test", "conformance", "tests", "--junit", out]);
     expect(r.stdout).toContain(`JUnit XML written to ${out}`);
     const xml = readFileSync(out, "utf8");
@@ -146,11 +124,8 @@ describe("harn test conformance", () => {
 
 describe("report colours (cli.md §0.3)", () => {
   it("plain in a pipe, coloured with FORCE_COLOR", () => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env.NO_COLOR;
-    delete env.FORCE_COLOR;
-    const run = (extra: NodeJS.ProcessEnv) =>
-      spawnSync(process.execPath, [bin, "test", "conformance", "--filter", "a_pass"], { cwd: dir, encoding: "utf8", env: { ...env, ...extra }, timeout: 50_000 }).stdout;
+    const run = (extra: Record<string, string>) =>
+      runCli(cli.bin, ["test", "conformance", "--filter", "a_pass"], { cwd: cli.dir, env: harnEnv("unset", extra), timeout: 50_000 }).stdout;
     expect(run({})).toBe("  PASS  tests/a_pass.harn\n\n1 passed, 0 failed, 1 total\n");
     expect(run({ FORCE_COLOR: "1" })).toBe("  \u001b[32mPASS\u001b[39m  tests/a_pass.harn\n\n\u001b[32m1 passed, 0 failed, 1 total\u001b[39m\n");
   });
@@ -191,7 +166,7 @@ describe("harn test PATH", () => {
     file("user/other.harn", "pipeline main() {}\n");
     const r = harn(["test", "user"]);
     expect(r.code).toBe(1);
-    const abs = realpathSync(join(dir, "user/test_things.harn"));
+    const abs = realpathSync(join(cli.dir, "user/test_things.harn"));
     expect(r.stdout).toMatch(/^Running 3 tests from 1 file\.\.\.\n\n/);
     expect(r.stdout).toMatch(new RegExp(`  PASS  test_add \\[${abs.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\] \\(\\d+ ms\\)\n`));
     expect(r.stdout).toContain(`  PASS  tagged [${abs}]`);
@@ -224,7 +199,7 @@ describe("harn test PATH", () => {
     file("typed/test_t.harn", 'pipeline test_fine() {\n  assert(true)\n}\npipeline test_typed() {\n  let _a: int = "s"\n}\n');
     const r = harn(["test", "typed"]);
     expect(r.code).toBe(1);
-    const abs = realpathSync(join(dir, "typed/test_t.harn"));
+    const abs = realpathSync(join(cli.dir, "typed/test_t.harn"));
     expect(r.stdout).toContain(`  PASS  test_fine [${abs}]`);
     expect(r.stdout).toContain(`  FAIL  test_typed [${abs}]\n        error: '_a' declared as int, but assigned string\n          --> ${abs}:5:17\n`);
   });

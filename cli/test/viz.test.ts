@@ -1,30 +1,13 @@
 /**
  * `harn viz` (spec/cli.md §7.5): the Mermaid flowchart of a file.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleHarn } from "./harn-bundle";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
-
-function harn(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-viz-"));
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-viz-", harn: "one-file", colour: "inherit", timeout: 30_000 });
+const { harn } = cli;
 
 const SCRIPT = `fn check(x) {
   if x > 1 {
@@ -62,15 +45,15 @@ const CHART = `flowchart TD
 
 describe("harn viz", () => {
   it("prints the flowchart of pipelines, functions, branches, loops and calls", () => {
-    writeFileSync(join(dir, "a.harn"), SCRIPT);
+    writeFileSync(join(cli.dir, "a.harn"), SCRIPT);
     expect(harn(["viz", "a.harn"])).toMatchObject({ code: 0, stdout: CHART, stderr: "" });
   });
 
   it("-o writes the chart to a file; a syntax error is rendered, exit 1", () => {
-    writeFileSync(join(dir, "a.harn"), SCRIPT);
+    writeFileSync(join(cli.dir, "a.harn"), SCRIPT);
     expect(harn(["viz", "a.harn", "-o", "chart.mmd"])).toMatchObject({ code: 0, stdout: "" });
-    expect(readFileSync(join(dir, "chart.mmd"), "utf8")).toBe(CHART);
-    writeFileSync(join(dir, "bad.harn"), "let x = )\n");
+    expect(readFileSync(join(cli.dir, "chart.mmd"), "utf8")).toBe(CHART);
+    writeFileSync(join(cli.dir, "bad.harn"), "let x = )\n");
     const r = harn(["viz", "bad.harn"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error: expected expression, found )\n  --> bad.harn:1:9\n");

@@ -3,24 +3,12 @@
  * `.harn` file beside it changes, and stops cleanly on SIGINT.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleHarn } from "./harn-bundle";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
 
-let dir: string;
-let bin: string;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "harn-watch-"));
-  bin = join(dir, "harn.mjs");
-  await bundleHarn(bin);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const cli = cliSandbox({ prefix: "harn-watch-", harn: "one-file", colour: "inherit", timeout: 30_000 });
 
 /** Resolves once `read()` contains `text` (polls; the test's own timeout bounds it). */
 async function until(read: () => string, text: string): Promise<void> {
@@ -29,9 +17,9 @@ async function until(read: () => string, text: string): Promise<void> {
 
 describe("harn watch", () => {
   it("re-runs on a .harn change, not on other files, and exits 0 on SIGINT", async () => {
-    const proj = mkdtempSync(join(dir, "p-"));
+    const proj = mkdtempSync(join(cli.dir, "p-"));
     writeFileSync(join(proj, "main.harn"), 'println("v1")\n');
-    const child = spawn(process.execPath, [bin, "watch", "main.harn"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli.bin, "watch", "main.harn"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -48,9 +36,9 @@ describe("harn watch", () => {
   });
 
   it("harn test PATH --watch runs the tests again after a change and exits 0 on SIGINT", async () => {
-    const proj = mkdtempSync(join(dir, "t-"));
+    const proj = mkdtempSync(join(cli.dir, "t-"));
     writeFileSync(join(proj, "test_x.harn"), "pipeline test_x() {\n  assert(1 < 1)\n}\n");
-    const child = spawn(process.execPath, [bin, "test", ".", "--watch"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli.bin, "test", ".", "--watch"], { cwd: proj, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
