@@ -13,17 +13,12 @@
  *   llm    {calls} calls, {input} input tokens, {output} output tokens, ${cost}
  * ```
  */
-import { readFileSync } from "node:fs";
-import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic } from "@harn/parser";
-import { type Command, InvalidArgumentError } from "commander";
+import { checkStructure, renderDiagnostic } from "@harn/parser";
+import type { Command } from "commander";
 import { loadEngine } from "../engine";
-import { reason } from "../targets";
+import { positiveInt } from "../int-options";
+import { readAndParse } from "../parse-file";
 import type { SetExitCode } from "./index";
-
-function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError("expected a positive integer");
-  return Number(value);
-}
 
 export function register(program: Command, setExitCode: SetExitCode): void {
   program
@@ -44,18 +39,9 @@ interface LlmTotals {
 }
 
 async function bench(file: string, runs: number): Promise<number> {
-  let source: string;
-  try {
-    source = readFileSync(file, "utf8");
-  } catch (e) {
-    process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
-    return 1;
-  }
-  const { program, errors } = parse(source, { file });
-  if (errors.length > 0) {
-    for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err, file), source));
-    return 1;
-  }
+  const parsed = readAndParse(file);
+  if (parsed === undefined) return 1;
+  const { source, program } = parsed;
   const structural = checkStructure(program);
   if (structural.length > 0) {
     const s = structural[0]!;

@@ -10,10 +10,11 @@
  */
 import { readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { DEFAULT_FORMAT_OPTIONS, formatSource, FormatError, type FormatOptions } from "@harn/fmt";
 import { findManifest } from "@harn/lint";
 import { parse as parseToml } from "smol-toml";
+import { positiveInt } from "../int-options";
 import { collectHarnFiles, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
 
@@ -25,11 +26,6 @@ interface FmtFlags {
   check?: boolean;
   lineWidth?: number;
   separatorWidth?: number;
-}
-
-function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError("expected a positive integer");
-  return Number(value);
 }
 
 export function register(program: Command, setExitCode: SetExitCode): void {

@@ -11,9 +11,10 @@
  * functions (a box with a dotted edge to the function). Other statements
  * are left out.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { forEachChild, parse, renderDiagnostic, syntaxDiagnostic, type Node } from "@harn/parser";
+import { writeFileSync } from "node:fs";
+import { forEachChild, type Node } from "@harn/parser";
 import type { Command } from "commander";
+import { readAndParse } from "../parse-file";
 import { reason } from "../targets";
 import type { SetExitCode } from "./index";
 
@@ -29,18 +30,9 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 }
 
 function viz(file: string, out: string | undefined): number {
-  let source: string;
-  try {
-    source = readFileSync(file, "utf8");
-  } catch (e) {
-    process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
-    return 1;
-  }
-  const { program, errors } = parse(source, { file });
-  if (errors.length > 0) {
-    for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err, file), source));
-    return 1;
-  }
+  const parsed = readAndParse(file);
+  if (parsed === undefined) return 1;
+  const { source, program } = parsed;
   const chart = new Flowchart(source).draw(program.items);
   if (out === undefined) {
     process.stdout.write(chart);
