@@ -4,12 +4,8 @@
  * `[lint]` keys, default complexity, no file-header rule), `[check].strict`
  * (warnings fail the run) and `[workspace].pipelines` (for `--workspace`).
  */
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { findManifest } from "@harn/lint";
-import { parse as parseToml } from "smol-toml";
-
-export class CheckConfigError extends Error {}
+import { ConfigError, ManifestResolver, manifestTable, readManifest } from "@harn/lint";
 
 export interface CheckConfig {
   /** The manifest it came from (null: defaults). */
@@ -29,37 +25,22 @@ export const PREFLIGHT_SEVERITIES: readonly PreflightSeverity[] = ["error", "war
 
 const DEFAULTS: CheckConfig = { path: null, disableRules: [], strict: false, preflightSeverity: null, pipelines: null };
 
-type Table = Record<string, unknown>;
-
-function table(doc: Table, name: string, path: string): Table {
-  const v = doc[name];
-  if (v === undefined) return {};
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new CheckConfigError(`${path}: [${name}] must be a table`);
-  return v as Table;
-}
-
 function strings(v: unknown, path: string, key: string): string[] | null {
   if (v === undefined) return null;
   if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v as string[];
-  throw new CheckConfigError(`${path}: ${key} must be a list of strings`);
+  throw new ConfigError(path, `${path}: ${key} must be a list of strings`);
 }
 
 export function readCheckConfig(manifest: string): CheckConfig {
-  let doc: Table;
-  try {
-    doc = parseToml(readFileSync(manifest, "utf8")) as Table;
-  } catch (e) {
-    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
-    throw new CheckConfigError(`failed to parse ${manifest}: ${msg}`);
-  }
-  const check = table(doc, "check", manifest);
-  const workspace = table(doc, "workspace", manifest);
+  const doc = readManifest(manifest);
+  const check = manifestTable(doc.check, manifest, "check");
+  const workspace = manifestTable(doc.workspace, manifest, "workspace");
   const strict = check.strict;
-  if (strict !== undefined && typeof strict !== "boolean") throw new CheckConfigError(`${manifest}: [check].strict must be true or false`);
+  if (strict !== undefined && typeof strict !== "boolean") throw new ConfigError(manifest, `${manifest}: [check].strict must be true or false`);
   const pipelines = strings(workspace.pipelines, manifest, "[workspace].pipelines");
   const severity = check.preflight_severity;
   if (severity !== undefined && !PREFLIGHT_SEVERITIES.includes(severity as PreflightSeverity)) {
-    throw new CheckConfigError(`${manifest}: [check].preflight_severity must be "error", "warning" or "off"`);
+    throw new ConfigError(manifest, `${manifest}: [check].preflight_severity must be "error", "warning" or "off"`);
   }
   return {
     path: manifest,
@@ -75,23 +56,9 @@ function shown(abs: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }
 
-/** Finds and reads manifests, each directory and manifest once per run. */
-export class CheckConfigResolver {
-  private readonly byDir = new Map<string, string | null>();
-  private readonly byPath = new Map<string, CheckConfig>();
-
-  /** The configuration for a file (its directory) or a directory target. Throws CheckConfigError. */
-  forDir(dir: string): CheckConfig {
-    const abs = resolve(dir);
-    let manifest = this.byDir.get(abs);
-    if (manifest === undefined) this.byDir.set(abs, (manifest = findManifest(abs)));
-    if (manifest === null) return DEFAULTS;
-    let cfg = this.byPath.get(manifest);
-    if (!cfg) this.byPath.set(manifest, (cfg = readCheckConfig(manifest)));
-    return cfg;
-  }
-
-  forFile(file: string): CheckConfig {
-    return this.forDir(dirname(resolve(file)));
+/** The `harn check` configuration of each file or directory. Throws ConfigError (from @harn/lint). */
+export class CheckConfigResolver extends ManifestResolver<CheckConfig> {
+  constructor() {
+    super(readCheckConfig, DEFAULTS);
   }
 }

@@ -23,10 +23,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Command, Option } from "commander";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
-import { DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
+import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import pc from "picocolors";
-import { CheckConfigError, CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
+import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
 import { preflight } from "../preflight";
 import { loadEngine } from "../engine";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
@@ -76,7 +76,7 @@ function workspaceTargets(targets: string[]): string[] | string {
   try {
     cfg = configs.forDir(start);
   } catch (e) {
-    if (e instanceof CheckConfigError) return e.message;
+    if (e instanceof ConfigError) return e.message;
     throw e;
   }
   if (cfg.path === null) return "--workspace could not find a harn.toml walking up from the target(s)";
@@ -158,7 +158,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
     try {
       config = configs.forFile(file);
     } catch (e) {
-      if (!(e instanceof CheckConfigError)) throw e;
+      if (!(e instanceof ConfigError)) throw e;
       flush();
       process.stderr.write(`error: ${e.message}\n`);
       return 2;

@@ -68,7 +68,20 @@ export function findManifest(dir: string): string | null {
 
 type Table = Record<string, unknown>;
 
-function table(v: unknown, path: string, name: string): Table {
+/** A manifest's TOML document; one that cannot be read or parsed is a
+ * ConfigError (`failed to parse PATH: ` and the parser's first line). */
+export function readManifest(path: string): Table {
+  try {
+    return parseToml(readFileSync(path, "utf8")) as Table;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+    throw new ConfigError(path, `failed to parse ${path}: ${msg}`);
+  }
+}
+
+/** The table `[name]` of the manifest at `path`, given its value `v` ({}
+ * when absent); any other value is a ConfigError. */
+export function manifestTable(v: unknown, path: string, name: string): Table {
   if (v === undefined) return {};
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ConfigError(path, `${path}: [${name}] must be a table`);
   return v as Table;
@@ -94,7 +107,7 @@ const SEVERITIES = new Set(["error", "warning", "info", "off"]);
 
 /** `[lint.severity]`: `rule-id = "error" | "warning" | "info" | "off"`. */
 function severities(v: unknown, path: string): { severities: Record<string, Severity>; off: string[] } {
-  const t = table(v, path, "lint.severity");
+  const t = manifestTable(v, path, "lint.severity");
   const out: Record<string, Severity> = {};
   const off: string[] = [];
   for (const [rule, level] of Object.entries(t)) {
@@ -109,15 +122,9 @@ function severities(v: unknown, path: string): { severities: Record<string, Seve
 
 /** Read the lint-relevant keys of one manifest. */
 export function readLintConfig(path: string): LintConfig {
-  let doc: Table;
-  try {
-    doc = parseToml(readFileSync(path, "utf8")) as Table;
-  } catch (e) {
-    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
-    throw new ConfigError(path, `failed to parse ${path}: ${msg}`);
-  }
-  const lint = table(doc.lint, path, "lint");
-  const check = table(doc.check, path, "check");
+  const doc = readManifest(path);
+  const lint = manifestTable(doc.lint, path, "lint");
+  const check = manifestTable(doc.check, path, "check");
   const threshold = pick(lint, "complexity_threshold", "complexity-threshold");
   if (threshold !== undefined && !(typeof threshold === "bigint" || (typeof threshold === "number" && Number.isInteger(threshold)))) {
     throw new ConfigError(path, `${path}: [lint].complexity_threshold must be an integer`);
@@ -138,22 +145,38 @@ export function readLintConfig(path: string): LintConfig {
   };
 }
 
-/** Finds and reads manifests, each directory and manifest once per run. */
-export class ConfigResolver {
+/** Finds and reads manifests, each directory and manifest once per run:
+ * `read` turns the nearest manifest into a configuration, `defaults`
+ * applies where there is none. */
+export class ManifestResolver<T> {
   private readonly byDir = new Map<string, string | null>();
-  private readonly byPath = new Map<string, LintConfig>();
+  private readonly byPath = new Map<string, T>();
 
-  /** The configuration that applies to `file`. Throws ConfigError. */
-  forFile(file: string): LintConfig {
-    const dir = dirname(resolve(file));
-    let manifest = this.byDir.get(dir);
-    if (manifest === undefined) {
-      manifest = findManifest(dir);
-      this.byDir.set(dir, manifest);
-    }
-    if (manifest === null) return DEFAULT_CONFIG;
+  constructor(
+    private readonly read: (manifest: string) => T,
+    private readonly defaults: T,
+  ) {}
+
+  /** The configuration for a directory. Throws what `read` throws. */
+  forDir(dir: string): T {
+    const abs = resolve(dir);
+    let manifest = this.byDir.get(abs);
+    if (manifest === undefined) this.byDir.set(abs, (manifest = findManifest(abs)));
+    if (manifest === null) return this.defaults;
     let cfg = this.byPath.get(manifest);
-    if (!cfg) this.byPath.set(manifest, (cfg = readLintConfig(manifest)));
+    if (!cfg) this.byPath.set(manifest, (cfg = this.read(manifest)));
     return cfg;
+  }
+
+  /** The configuration that applies to `file` (its directory's). */
+  forFile(file: string): T {
+    return this.forDir(dirname(resolve(file)));
+  }
+}
+
+/** The lint configuration of each file. Throws ConfigError. */
+export class ConfigResolver extends ManifestResolver<LintConfig> {
+  constructor() {
+    super(readLintConfig, DEFAULT_CONFIG);
   }
 }

@@ -21,7 +21,17 @@ export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
 export { typeErrorFixes } from "./string-concat-fix";
-export { ConfigError, ConfigResolver, DEFAULT_CONFIG, findManifest, readLintConfig, type LintConfig } from "./config";
+export {
+  ConfigError,
+  ConfigResolver,
+  DEFAULT_CONFIG,
+  findManifest,
+  ManifestResolver,
+  manifestTable,
+  readLintConfig,
+  readManifest,
+  type LintConfig,
+} from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
 export { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 export { lintFiles, shares, type PoolOptions } from "./worker-pool";
