@@ -4,7 +4,6 @@
  * speaks it and `agent_resume` must accept a state that went through
  * `json_stringify` / `json_parse`); scripts see Harn values.
  */
-import { nodeCrypto } from "../core/node-builtins";
 import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
 import { JsonFloat } from "../core/json";
@@ -35,20 +34,6 @@ export { jsonToValue as fromJson } from "../longrun/json";
 
 /** A JSON object (not a list, not a `JsonFloat`). */
 export const isObject: (x: unknown) => x is JsonObject = isJsonObject;
-
-/** A UUID v7 (time-ordered), for anonymous session and transcript ids. */
-export function uuidV7(nowMs: number = Date.now()): string {
-  const b = nodeCrypto().randomBytes(16);
-  let t = BigInt(nowMs);
-  for (let i = 5; i >= 0; i--) {
-    b[i] = Number(t & 0xffn);
-    t >>= 8n;
-  }
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /** Whole-number JS value of an int-or-float option, or undefined. */
 export function numberOf(v: Value): number | undefined {

@@ -184,7 +184,7 @@ function counterSeed(): number {
  * a 42-bit counter in `rand_a` and the top of `rand_b`, seeded randomly each
  * millisecond and incremented within one, keeps the values of one run
  * strictly increasing (a clock step back reuses the last timestamp). */
-function uuidV7(rt: Runtime): string {
+export function uuidV7(rt: Runtime): string {
   const st = rt.slot(UUID_V7);
   const now = Date.now();
   if (now > st.ms) {

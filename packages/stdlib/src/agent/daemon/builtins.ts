@@ -11,7 +11,8 @@ import { mkdir, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
-import { fromJson, toJson, uuidV7 } from "../json";
+import { fromJson, toJson } from "../json";
+import { uuidV7 } from "../../core/encoding";
 import { num } from "../llm/options";
 import { Daemon, SETTLE_MS, type DaemonIdentity } from "./daemon";
 import { DIR_MODE, fileError, ioDetail, readStateFile } from "./durable";
@@ -68,8 +69,8 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   if (!locked.ok) throw HarnError.runtime(busy + lockedBy(locked.owner));
   let daemon: Daemon;
   try {
-    const id = `daemon_${uuidV7()}`;
-    const session = text(config.get("session_id")) ?? `daemon_session_${uuidV7()}`;
+    const id = `daemon_${uuidV7(rt)}`;
+    const session = text(config.get("session_id")) ?? `daemon_session_${uuidV7(rt)}`;
     const cap = num(config.get("event_queue_capacity") ?? config.get("queue_capacity"));
     const identity: DaemonIdentity = {
       id,
@@ -150,10 +151,10 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
     if (metaText === null) throw fileError("meta", "read", ioDetail(metaPath, { code: "ENOENT" }));
     const meta = parseMeta(metaText, metaPath);
     if (meta === null) throw HarnError.runtime(`daemon_resume: metadata at '${metaPath}' is not a dict`);
-    const id = meta.id || `daemon_${uuidV7()}`;
+    const id = meta.id || `daemon_${uuidV7(rt)}`;
     const other = registry.daemons.get(id);
     if (other?.running) throw HarnError.runtime(`daemon_resume: daemon '${id}' is already running from '${other.identity.root}'`);
-    const session = meta.session_id || `daemon_session_${uuidV7()}`;
+    const session = meta.session_id || `daemon_session_${uuidV7(rt)}`;
     const identity: DaemonIdentity = {
       id,
       name: meta.name || id,

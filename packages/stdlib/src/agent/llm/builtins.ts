@@ -6,7 +6,8 @@ import { display, float, HarnError, HDict, type CallContext, type Runtime, type 
 import { extractJsonText, parseJson } from "../../core/json";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
 import type { LlmResponse } from "../../llm/types";
-import { fromJson, toJson, uuidV7, type JsonObject } from "../json";
+import { fromJson, toJson, type JsonObject } from "../json";
+import { uuidV7 } from "../../core/encoding";
 import { transcriptDict } from "../loop/result";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
@@ -54,7 +55,7 @@ function wantsJson(options: HDict): boolean {
 }
 
 /** The result dict of one call. */
-export function callResult(res: LlmResponse, provider: string, sent: Msg[], options: HDict): HDict {
+export function callResult(rt: Runtime, res: LlmResponse, provider: string, sent: Msg[], options: HDict): HDict {
   const m = new Map<string, Value>();
   const prose = visibleText(res.text);
   m.set("text", res.text);
@@ -92,7 +93,7 @@ export function callResult(res: LlmResponse, provider: string, sent: Msg[], opti
   }
   const reply: JsonObject = { role: "assistant", content: res.text };
   if (res.tool_calls.length > 0) reply.tool_calls = res.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as JsonObject }));
-  m.set("transcript", transcriptDict(`transcript_${uuidV7()}`, [...sent, reply as Msg], "active"));
+  m.set("transcript", transcriptDict(`transcript_${uuidV7(rt)}`, [...sent, reply as Msg], "active"));
   return new HDict(m);
 }
 
@@ -129,7 +130,7 @@ async function call(p: Prepared, ctx: CallContext): Promise<HDict> {
     ctx.err(`warning: LLM output failed schema validation: ${out.errors.join("; ")}\n`);
   }
   const intercepted = p.llm.provider === "mock" || out.res.provider === "mock";
-  return callResult(out.res, intercepted ? "mock" : out.res.provider, p.sent, p.options);
+  return callResult(ctx.runtime, out.res, intercepted ? "mock" : out.res.provider, p.sent, p.options);
 }
 
 async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
@@ -139,7 +140,7 @@ async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
     p = prepare(ctx, args[0] ?? null, args[1] ?? null, options);
     return await call(p, ctx);
   } catch (e) {
-    if (e instanceof LlmInterrupted && p && !ctx.signal.aborted) return interruptedResult(e.partial, p);
+    if (e instanceof LlmInterrupted && p && !ctx.signal.aborted) return interruptedResult(ctx.runtime, e.partial, p);
     throw llmCallError(e, ctx);
   }
 }
@@ -150,10 +151,10 @@ async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
  * text ending in ` [interrupted]`, with `stop_reason: "interrupted"` and
  * `interrupted: true`; tool calls that were still arriving are dropped.
  */
-function interruptedResult(partial: LlmResponse, p: Prepared): HDict {
+function interruptedResult(rt: Runtime, partial: LlmResponse, p: Prepared): HDict {
   const res: LlmResponse = { ...partial, text: markInterrupted(partial.text), tool_calls: [], stop_reason: "interrupted" };
   const provider = p.llm.provider === "mock" || partial.provider === "mock" ? "mock" : partial.provider;
-  return callResult(res, provider, p.sent, p.options).with("interrupted", true);
+  return callResult(rt, res, provider, p.sent, p.options).with("interrupted", true);
 }
 
 /** `llm_call`'s failure shapes (§3.8): a thrown dict for provider errors.

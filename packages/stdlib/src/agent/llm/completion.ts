@@ -48,7 +48,7 @@ function llmCompletion(args: Value[], ctx: CallContext): HDict {
     cache_write_tokens: 0,
     stop_reason: "stop",
   };
-  return callResult(res, "mock", [userMessage(prefix)], options);
+  return callResult(ctx.runtime, res, "mock", [userMessage(prefix)], options);
 }
 
 const TIERS = ["small", "mid", "frontier"];

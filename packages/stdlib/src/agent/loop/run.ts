@@ -15,7 +15,8 @@ import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { isObject, toJson, uuidV7, type Json, type JsonObject } from "../json";
+import { isObject, toJson, type Json, type JsonObject } from "../json";
+import { uuidV7 } from "../../core/encoding";
 import { isTotalBudget } from "../llm/budget";
 import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
 import { scriptEventHandler } from "../llm/events";
@@ -78,7 +79,7 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
   const daemon = DaemonMode.from(ctx, start.options, start.daemonHost ?? null);
   const restored = daemon ? await daemon.prepare() : null;
-  const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7()}`;
+  const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7(rt)}`;
   const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
   let messages: Msg[];
   if (start.resumed) messages = start.resumed.messages;
