@@ -107,13 +107,17 @@ export async function completeStructured(
   req: ModelRequest,
   spec: StructuredSpec,
   signal: AbortSignal,
+  /** Which replies are validated (all by default). An agent loop skips
+   * replies that call tools: they are steps, not the answer the schema
+   * describes. */
+  validates: (res: LlmResponse) => boolean = () => true,
 ): Promise<StructuredOutcome> {
   const original = req.messages;
   for (let attempt = 1; ; attempt++) {
     const res = await callModel(rt, llm, req, signal);
     const { data, found, extracted } = replyData(res.text);
     let errors: string[] = [];
-    if (spec.validation !== "off") {
+    if (spec.validation !== "off" && validates(res)) {
       if (!found) errors = ["response did not contain parseable JSON"];
       else if (spec.schema !== null) errors = validate(rt, data, spec.schema, false).errors;
     }

@@ -434,10 +434,13 @@ export class AgentLoop {
     if (this.prefill !== null) messages.push({ role: "assistant", content: this.prefill });
     this.prefill = null;
     try {
-      // Structured output applies to every model call of the loop as it
-      // does to llm_call (§3.9): corrective re-prompts are request-only,
-      // the transcript gets the final reply.
-      const out = await completeStructured(this.rt, this.llm, { system: this.systemPrompt(), messages, tools: this.nativeTools }, this.structured, this.tctx.signal);
+      // Structured output applies to the loop's model calls as it does to
+      // llm_call (§3.9): corrective re-prompts are request-only, the
+      // transcript gets the final reply. A reply that calls tools (natively
+      // or in the text protocol) is a step, not the answer: not validated.
+      const req = { system: this.systemPrompt(), messages, tools: this.nativeTools };
+      const callsTools = (res: LlmResponse) => res.tool_calls.length > 0 || (this.hasTools && parseTextToolCalls(res.text).calls.length > 0);
+      const out = await completeStructured(this.rt, this.llm, req, this.structured, this.tctx.signal, (res) => !callsTools(res));
       if (out.errors.length > 0) {
         if (this.structured.validation === "error") throw schemaError(this.llm, out.errors);
         this.tctx.err(`warning: LLM output failed schema validation: ${out.errors.join("; ")}\n`);
