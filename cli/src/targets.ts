@@ -6,6 +6,7 @@
  * target is taken as given, whatever its extension.
  */
 import { readdirSync, statSync } from "node:fs";
+import { osErrorText } from "@harn/stdlib/oserror";
 
 export class TargetError extends Error {}
 
@@ -95,26 +96,9 @@ function walk(dir: string, out: string[]): void {
   }
 }
 
-/** Rust's `io::Error` text for the errors reading targets can meet (glibc
- * strerror plus the errno), as the reference prints after
- * `Error reading {path}: ` (spec/cli.md §0.6). */
-const OS_ERRORS: Record<string, [string, number]> = {
-  ENOENT: ["No such file or directory", 2],
-  EACCES: ["Permission denied", 13],
-  ENOTDIR: ["Not a directory", 20],
-  EISDIR: ["Is a directory", 21],
-  ENOSPC: ["No space left on device", 28],
-  EROFS: ["Read-only file system", 30],
-  ENAMETOOLONG: ["File name too long", 36],
-  ELOOP: ["Too many levels of symbolic links", 40],
-};
-
 /** The OS reason without Node's `ENOENT: ` prefix and syscall suffix, in
- * the reference's words: `No such file or directory (os error 2)`. */
-export function reason(e: unknown): string {
-  if (e && typeof e === "object" && "code" in e) {
-    const known = OS_ERRORS[(e as { code?: string }).code ?? ""];
-    if (known) return `${known[0]} (os error ${known[1]})`;
-  }
-  return e instanceof Error ? e.message : String(e);
-}
+ * the reference's words (Rust's `io::Error` text, as it prints after
+ * `Error reading {path}: `, spec/cli.md §0.6): `No such file or directory
+ * (os error 2)`. The stdlib's table, so every command and the file
+ * builtins word an OS error alike. */
+export const reason: (e: unknown) => string = osErrorText;
