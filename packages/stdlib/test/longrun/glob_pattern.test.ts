@@ -31,6 +31,18 @@ describe("compileGlob", () => {
     expect(matches("**/?.md", "deep/er/cc.md")).toBe(false);
   });
 
+  it("reads a brace group without a comma as a one-branch alternation", () => {
+    // the reference's glob set: `{a}` is an alternation of one, `{}` of none
+    expect(matches("{a}", "a")).toBe(true);
+    expect(matches("{a}", "{a}")).toBe(false);
+    expect(matches("{*.md}", "docs/a.md")).toBe(true);
+    expect(matches("x{}y", "xy")).toBe(true);
+    expect(matches("x{}y", "x{}y")).toBe(false);
+    expect(matches("{a,{b}}.ts", "b.ts")).toBe(true);
+    expect(matches("\\{a\\}", "{a}")).toBe(true);
+    expect(matches("[{]a[}]", "{a}")).toBe(true);
+  });
+
   it("lets a negated class match `/` unless it excludes it", () => {
     expect(matches("a[!x]b", "a/b")).toBe(true);
     expect(matches("a[!x]b", "axb")).toBe(false);
