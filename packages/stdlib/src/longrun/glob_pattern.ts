@@ -72,7 +72,9 @@ function fail(pattern: string, kind: string): never {
 /** The reference dialect rewritten for picomatch (see the module comment). */
 export function adaptDialect(pattern: string): string {
   let out = "";
-  let braces = 0;
+  // open `{` groups, innermost last: where the group's text starts in
+  // `out` and whether it has a comma of its own
+  const groups: { start: number; comma: boolean }[] = [];
   let i = 0;
   const n = pattern.length;
   while (i < n) {
@@ -92,12 +94,24 @@ export function adaptDialect(pattern: string): string {
       out += "\\" + c;
       i++;
     } else if (c === "{") {
-      braces++;
+      groups.push({ start: out.length + 1, comma: false });
       out += c;
       i++;
     } else if (c === "}") {
-      if (braces === 0) fail(pattern, "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)");
-      braces--;
+      const group = groups.pop();
+      if (!group) fail(pattern, "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)");
+      // The reference reads `{a}` as an alternation of one branch (and `{}`
+      // of none, matching the empty string); picomatch, like bash, keeps a
+      // group without a comma literal. Doubling the branch keeps the
+      // meaning and gives picomatch its comma.
+      if (!group.comma) {
+        const branch = out.slice(group.start);
+        out += "," + branch;
+      }
+      out += c;
+      i++;
+    } else if (c === "," && groups.length > 0) {
+      groups[groups.length - 1]!.comma = true;
       out += c;
       i++;
     } else {
@@ -105,7 +119,7 @@ export function adaptDialect(pattern: string): string {
       i++;
     }
   }
-  if (braces > 0) fail(pattern, "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)");
+  if (groups.length > 0) fail(pattern, "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)");
   if (pattern.endsWith("/**") && !pattern.endsWith("\\/**")) out = out.slice(0, -1);
   return out;
 }
