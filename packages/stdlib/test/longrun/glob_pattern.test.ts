@@ -39,6 +39,14 @@ describe("compileGlob", () => {
     expect(matches("x{}y", "xy")).toBe(true);
     expect(matches("x{}y", "x{}y")).toBe(false);
     expect(matches("{a,{b}}.ts", "b.ts")).toBe(true);
+  });
+
+  it("lets `**/` opening an alternation branch match no directory too", () => {
+    expect(matches("{**/x,y}", "x")).toBe(true);
+    expect(matches("{**/x,y}", "a/b/x")).toBe(true);
+    expect(matches("{**/x,y}", "ax")).toBe(false);
+    expect(matches("{y,**/x.md}", "x.md")).toBe(true);
+    expect(matches("{y,a**/x}", "ab/x")).toBe(true);
     expect(matches("\\{a\\}", "{a}")).toBe(true);
     expect(matches("[{]a[}]", "{a}")).toBe(true);
   });
