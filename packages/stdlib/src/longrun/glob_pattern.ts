@@ -74,7 +74,7 @@ export function adaptDialect(pattern: string): string {
   let out = "";
   // open `{` groups, innermost last: where the group's text starts in
   // `out` and whether it has a comma of its own
-  const groups: { start: number; comma: boolean }[] = [];
+  const groups: { start: number; comma: boolean; branch: number }[] = [];
   let i = 0;
   const n = pattern.length;
   while (i < n) {
@@ -94,7 +94,7 @@ export function adaptDialect(pattern: string): string {
       out += "\\" + c;
       i++;
     } else if (c === "{") {
-      groups.push({ start: out.length + 1, comma: false });
+      groups.push({ start: out.length + 1, comma: false, branch: out.length + 1 });
       out += c;
       i++;
     } else if (c === "}") {
@@ -111,9 +111,17 @@ export function adaptDialect(pattern: string): string {
       out += c;
       i++;
     } else if (c === "," && groups.length > 0) {
-      groups[groups.length - 1]!.comma = true;
+      const group = groups[groups.length - 1]!;
+      group.comma = true;
       out += c;
       i++;
+      group.branch = out.length;
+    } else if (c === "*" && pattern.startsWith("**/", i) && groups.length > 0 && groups[groups.length - 1]!.branch === out.length) {
+      // `**/` opening a branch is the reference's recursive prefix, which
+      // also matches nothing (`{**/x,y}` matches a top-level `x`);
+      // picomatch only knows that at the start of the whole pattern
+      out += "{,**/}";
+      i += 3;
     } else {
       out += c;
       i++;
