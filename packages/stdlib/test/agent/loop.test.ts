@@ -200,3 +200,18 @@ describe("background pool", () => {
     void stop;
   });
 });
+
+describe("token sums (agents.md §2.10 [TS decision])", () => {
+  it("a turn's schema re-prompts count toward the loop's own token sums", async () => {
+    const out = await lines(`
+pipeline main() {
+  let schema = {type: "object", properties: {n: {type: "integer"}}, required: ["n"]}
+  llm_mock({text: "{}", input_tokens: 5, output_tokens: 7})
+  llm_mock({text: "{\\"n\\": 2}", input_tokens: 11, output_tokens: 13})
+  let v = agent_loop("count", nil, {provider: "mock", output_schema: schema, output_validation: "error", schema_retries: 1})
+  println([v.llm.input_tokens, v.llm.output_tokens, v.llm.iterations])
+}
+`);
+    expect(out).toEqual(["[16, 20, 1]"]);
+  });
+});

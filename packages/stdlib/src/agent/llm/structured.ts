@@ -94,6 +94,9 @@ export interface StructuredOutcome {
   /** Validation errors of the last attempt ([] when valid or not checked). */
   errors: string[];
   attempts: number;
+  /** Tokens of every attempt (an agent loop reports its own sums, §2.10). */
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /**
@@ -113,15 +116,19 @@ export async function completeStructured(
   validates: (res: LlmResponse) => boolean = () => true,
 ): Promise<StructuredOutcome> {
   const original = req.messages;
+  let inputTokens = 0;
+  let outputTokens = 0;
   for (let attempt = 1; ; attempt++) {
     const res = await callModel(rt, llm, req, signal);
+    inputTokens += res.input_tokens;
+    outputTokens += res.output_tokens;
     const { data, found, extracted } = replyData(res.text);
     let errors: string[] = [];
     if (spec.validation !== "off" && validates(res)) {
       if (!found) errors = ["response did not contain parseable JSON"];
       else if (spec.schema !== null) errors = validate(rt, data, spec.schema, false).errors;
     }
-    if (errors.length === 0 || attempt > spec.retries) return { res, data, found, extracted, errors, attempts: attempt };
+    if (errors.length === 0 || attempt > spec.retries) return { res, data, found, extracted, errors, attempts: attempt, inputTokens, outputTokens };
     const text = correction(spec, errors);
     agentTrace(rt).push(
       HDict.of({

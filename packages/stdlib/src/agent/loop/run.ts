@@ -445,7 +445,8 @@ export class AgentLoop {
         if (this.structured.validation === "error") throw schemaError(this.llm, out.errors);
         this.tctx.err(`warning: LLM output failed schema validation: ${out.errors.join("; ")}\n`);
       }
-      return out.res;
+      // The turn's tokens include its schema re-prompts.
+      return out.attempts === 1 ? out.res : { ...out.res, input_tokens: out.inputTokens, output_tokens: out.outputTokens };
     } catch (e) {
       if (e instanceof LlmInterrupted && this.ctx.signal.aborted) throw this.ctx.signal.reason;
       // agent_loop does not wrap provider errors (§3.8).
