@@ -9,7 +9,8 @@
 export const BUILTIN_NAMES: ReadonlySet<string> = new Set([
   "Err", "None", "Ok", "Some", "abs", "add", "advance_time", "agent", "agent_config",
   "agent_inject_feedback", "agent_loop", "agent_name", "agent_resume", "agent_session_current_id",
-  "agent_session_open", "agent_subscribe", "agent_trace", "agent_update", "all", "any",
+  "agent_session_fork", "agent_session_inject", "agent_session_length", "agent_session_open",
+  "agent_session_snapshot", "agent_subscribe", "agent_trace", "agent_update", "all", "any",
   "append_file", "arch", "argsort", "artifact", "assert", "assert_eq", "assert_host_call_count",
   "assert_host_called", "assert_ne", "asset_root", "atan2", "atomic", "atomic_add", "atomic_cas",
   "atomic_get", "atomic_set", "avg", "await", "background_task", "background_task_wait",

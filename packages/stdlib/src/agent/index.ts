@@ -10,6 +10,7 @@ import { installDaemons } from "./daemon/index";
 import { installLlmCall } from "./llm/builtins";
 import { installLlmStream } from "./llm/stream";
 import { installAgentLoop } from "./loop/builtins";
+import { installSessionBuiltins } from "./session_builtins";
 import { installAgentValues } from "./agent_values";
 import { installCompletion } from "./llm/completion";
 import { installRateLimits } from "./llm/rate_limit";
@@ -34,6 +35,7 @@ export function installAgents(rt: Runtime): void {
   installToolRegistry(rt);
   installToolHooks(rt);
   installAgentLoop(rt);
+  installSessionBuiltins(rt);
   installBackgroundBuiltins(rt);
   installDaemons(rt);
 }

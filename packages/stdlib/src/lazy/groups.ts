@@ -24,7 +24,9 @@ export const LAZY_GROUPS: readonly LazyGroup[] = [
       "tool_count", "tool_find", "tool_select", "tool_remove", "tool_describe", "tool_schema",
       "tool_prompt", "tool_parse_call", "tool_format_result", "register_tool_hook", "clear_tool_hooks",
       "agent_subscribe", "transcript_auto_compact", "transcript_summary", "agent_loop", "agent_resume",
-      "agent_update", "agent_resolve", "agent_session_current_id", "background_tasks",
+      "agent_update", "agent_resolve", "agent_session_current_id", "agent_session_open",
+      "agent_session_exists", "agent_session_length", "agent_session_snapshot", "agent_session_inject",
+      "agent_session_fork", "agent_session_reset", "agent_session_close", "background_tasks",
       "background_task_wait", "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop",
       "daemon_resume"
     ],

@@ -98,6 +98,9 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
   loop.daemon = daemon;
   loop.compaction = compaction;
+  // A named session exists from its first loop's start (agent_session_exists
+  // inside its tool handlers); the final transcript replaces this entry.
+  if (!anonymous && !sessions.named.has(sessionId)) sessions.named.set(sessionId, { messages: [], paused: null });
   sessions.active.add(sessionId);
   let status: LoopStatus | null = null;
   const started = Date.now();
