@@ -1,7 +1,8 @@
 /**
  * The `harn.toml` keys `harn check` reads (spec/cli.md §4, §0.5):
  * `[check].disable_rules` (the only lint configuration check honours: no
- * `[lint]` keys, default complexity, no file-header rule), `[check].strict`
+ * `[lint]` keys, default complexity, no file-header rule), [extension]
+ * `[check].checked_handles`, `[check].strict`
  * (warnings fail the run) and `[workspace].pipelines` (for `--workspace`).
  */
 import { dirname, isAbsolute, relative, resolve } from "node:path";
@@ -11,6 +12,8 @@ export interface CheckConfig {
   /** The manifest it came from (null: defaults). */
   path: string | null;
   disableRules: string[];
+  /** [extension] `[check].checked_handles` (extensions.md §4). */
+  checkedHandles: boolean;
   strict: boolean;
   /** `[check].preflight_severity` (null: not set). */
   preflightSeverity: PreflightSeverity | null;
@@ -23,7 +26,7 @@ export interface CheckConfig {
 export type PreflightSeverity = "error" | "warning" | "off";
 export const PREFLIGHT_SEVERITIES: readonly PreflightSeverity[] = ["error", "warning", "off"];
 
-const DEFAULTS: CheckConfig = { path: null, disableRules: [], strict: false, preflightSeverity: null, pipelines: null };
+const DEFAULTS: CheckConfig = { path: null, disableRules: [], checkedHandles: false, strict: false, preflightSeverity: null, pipelines: null };
 
 function strings(v: unknown, path: string, key: string): string[] | null {
   if (v === undefined) return null;
@@ -37,6 +40,8 @@ export function readCheckConfig(manifest: string): CheckConfig {
   const workspace = manifestTable(doc.workspace, manifest, "workspace");
   const strict = check.strict;
   if (strict !== undefined && typeof strict !== "boolean") throw new ConfigError(manifest, `${manifest}: [check].strict must be true or false`);
+  const checkedHandles = check.checked_handles;
+  if (checkedHandles !== undefined && typeof checkedHandles !== "boolean") throw new ConfigError(manifest, `${manifest}: [check].checked_handles must be true or false`);
   const pipelines = strings(workspace.pipelines, manifest, "[workspace].pipelines");
   const severity = check.preflight_severity;
   if (severity !== undefined && !PREFLIGHT_SEVERITIES.includes(severity as PreflightSeverity)) {
@@ -45,6 +50,7 @@ export function readCheckConfig(manifest: string): CheckConfig {
   return {
     path: manifest,
     disableRules: strings(check.disable_rules, manifest, "[check].disable_rules") ?? [],
+    checkedHandles: checkedHandles ?? false,
     strict: strict ?? false,
     preflightSeverity: (severity as PreflightSeverity | undefined) ?? null,
     pipelines: pipelines && pipelines.map((p) => shown(resolve(dirname(manifest), p))),

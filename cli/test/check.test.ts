@@ -54,6 +54,23 @@ describe("harn check", () => {
     expect(harn(["check", "proj/w.harn"])).toMatchObject({ code: 0, stdout: "proj/w.harn: ok\n", stderr: "" });
   });
 
+  it("[extension] follows handles along every path with [check].checked_handles or --checked-handles, not [lint].checked_handles", () => {
+    file("ch/.git/HEAD", "");
+    // the handle goes back to the caller: settled for the checked analysis,
+    // unguarded for the reference rule
+    file("ch/tool.harn", 'fn start(dir) {\n  return walk_dir(dir, {long_running: true})\n}\nprintln(start("."))\n');
+    file("ch/harn.toml", "[lint]\nchecked_handles = true\n");
+    const plain = harn(["check", "ch/tool.harn"]);
+    expect(plain.stderr).toContain("lint[long-running-without-cleanup]");
+    expect(harn(["check", "--checked-handles", "ch/tool.harn"])).toMatchObject({ code: 0, stdout: "ch/tool.harn: ok\n", stderr: "" });
+    file("ch/harn.toml", "[check]\nchecked_handles = true\n");
+    expect(harn(["check", "ch/tool.harn"])).toMatchObject({ code: 0, stdout: "ch/tool.harn: ok\n", stderr: "" });
+    file("ch/harn.toml", '[check]\nchecked_handles = "yes"\n');
+    const bad = harn(["check", "ch/tool.harn"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("[check].checked_handles must be true or false");
+  });
+
   it("--workspace adds [workspace].pipelines of the nearest harn.toml; without one it is a usage error", () => {
     file("ws/.git/HEAD", "");
     file("ws/harn.toml", "[workspace]\npipelines = [\"jobs\"]\n");

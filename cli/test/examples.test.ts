@@ -1,7 +1,8 @@
 /**
  * The examples are what a new user runs and copies first (the README's
- * first command runs examples/agent_scan.harn): they must run offline and
- * pass `harn lint` without a finding.
+ * first command runs examples/agent_scan.harn): they must run offline,
+ * pass `harn lint` and `harn check` without a finding and be formatted as
+ * `harn fmt` writes them.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +26,17 @@ describe("examples", () => {
     expect(files.length).toBeGreaterThan(1);
     expect(r.stdout.trim().split("\n").sort()).toEqual(files.map((f) => `examples/${f}: no issues found`).sort());
     expect(r.code).toBe(0);
+  });
+
+  it("check clean and formatted", () => {
+    const files = readdirSync(examples).filter((f) => f.endsWith(".harn")).map((f) => `examples/${f}`);
+    const checked = harn(["check", ...files]);
+    expect(checked.stderr).toBe("");
+    expect(checked.stdout.trim().split("\n").sort()).toEqual(files.map((f) => `${f}: ok`).sort());
+    expect(checked.code).toBe(0);
+    const formatted = harn(["fmt", "--check", "examples"]);
+    expect(formatted.stderr).toBe("");
+    expect(formatted.code).toBe(0);
   });
 
   it("agent_scan runs offline: the scan reports back on a later turn", () => {

@@ -2,7 +2,9 @@
  * `harn check [--workspace] [TARGET...]` (spec/cli.md §4): for each file,
  * the static checks (structural errors, then the type checker of
  * @harn/checker), then the linter with `[check].disable_rules` only (default
- * complexity, no file-header rule). Every diagnostic goes to stderr through
+ * complexity, no file-header rule; [extension] `[check].checked_handles` or
+ * `--checked-handles` switch on the path-sensitive handle analysis of
+ * extensions.md §4, as `[lint].checked_handles` does for `harn lint`). Every diagnostic goes to stderr through
  * the shared renderer: type diagnostics without a label, lint findings
  * with the label `lint[rule]`. A file with no diagnostic at all gets
  * `{path}: ok` on stdout.
@@ -52,13 +54,14 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--workspace", "also check every path in `[workspace].pipelines` of the nearest harn.toml")
     .addOption(new Option("--preflight <severity>", "severity of preflight findings (overrides [check].preflight_severity)").choices([...PREFLIGHT_SEVERITIES]))
     .option("--bundle-root <dir>", "resolve render/template paths from this directory")
+    .option("--checked-handles", "lint: follow each long-running handle along every path (extensions.md §4)")
     .action(async (targets: string[], opts: { workspace?: boolean } & CheckFlags, cmd: Command) => {
       if (opts.workspace) {
         const found = workspaceTargets(targets);
         if (typeof found === "string") cmd.error(`error: ${found}`, { exitCode: 2 });
         targets = [...targets, ...found];
       } else if (targets.length === 0) cmd.error(`error: ${NO_TARGETS}`, { exitCode: 2 });
-      setExitCode(await runCheck(targets, { preflight: opts.preflight, bundleRoot: opts.bundleRoot }));
+      setExitCode(await runCheck(targets, { preflight: opts.preflight, bundleRoot: opts.bundleRoot, checkedHandles: opts.checkedHandles }));
     });
 }
 
@@ -100,6 +103,10 @@ interface FileResult {
 export interface CheckFlags {
   preflight?: PreflightSeverity;
   bundleRoot?: string;
+  /** `--checked-handles`: the linter follows each long-running handle along
+   * every path (extensions.md §4), as `[check].checked_handles` asks per
+   * file. */
+  checkedHandles?: boolean;
 }
 
 export async function runCheck(targets: string[], flags: CheckFlags = {}): Promise<number> {
@@ -120,7 +127,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
   const configs = new CheckConfigResolver();
   const known = await runtimeKnowledge();
   const stdModules = new Set(known.stdModules.map(([name]) => name));
-  const ctx = new RunContext({ requireFileHeader: false, checkedHandles: false, builtins: known.builtins, stdModules: known.stdModules });
+  const ctx = new RunContext({ requireFileHeader: false, checkedHandles: flags.checkedHandles ?? false, builtins: known.builtins, stdModules: known.stdModules });
   const style = stderrStyle();
   const results: FileResult[] = [];
   let failed = false;
@@ -191,7 +198,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
             (f): Diagnostic => ({ severity, message: f.message, path: file, span: f.span, label: "preflight" }),
           );
     ctx.graph.addFile(file, program);
-    const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules });
+    const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules, checkedHandles: config.checkedHandles });
     results.push({ file, source, typeDiagnostics, lint, preflight: preflightFindings, strict: config.strict });
   }
   flush();
