@@ -17,7 +17,7 @@ import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink,
 // when a script first uses it (the stdlib's lazy groups), or through
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { HarnError } from "@harn/vm";
-export { cancelBackgroundTasks, costUsd, interruptTurns, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
+export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
  * loads the agent layer. Rejects with the fixture's error. */

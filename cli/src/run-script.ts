@@ -17,6 +17,7 @@ import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
 import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "./engine";
 import type { Paint } from "./host";
+import { FixtureRecorder } from "./mock-record";
 import { StreamRenderer } from "./stream-render";
 import { readSourceText } from "./source-file";
 
@@ -99,6 +100,9 @@ export interface RunArgs {
   allow?: string;
   backgroundGraceMs?: number;
   llmMock?: string;
+  /** `--llm-mock-record`: write the run's real model responses here as
+   * `--llm-mock` fixture lines. */
+  llmMockRecord?: string;
   stream?: boolean;
 }
 
@@ -134,9 +138,25 @@ export async function runCommand(args: RunArgs): Promise<number> {
       return 1;
     }
   }
+  let recorder: FixtureRecorder | null = null;
   try {
-    return await execute(path, source, args);
+    if (args.llmMockRecord !== undefined) {
+      try {
+        recorder = new FixtureRecorder(args.llmMockRecord);
+      } catch (e) {
+        process.stderr.write(`${(e as Error).message}\n`);
+        return 1;
+      }
+    }
+    const code = await execute(path, source, args, recorder);
+    // A fixture that lost a response would replay the wrong answers: the
+    // run reports it and fails.
+    const failure = recorder?.close() ?? null;
+    if (failure === null) return code;
+    process.stderr.write(`${failure}\n`);
+    return code === 0 ? 1 : code;
   } finally {
+    recorder?.close();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
 }
@@ -153,7 +173,7 @@ function colorOn(): boolean {
   return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
 }
 
-async function execute(path: string, source: string, args: RunArgs): Promise<number> {
+async function execute(path: string, source: string, args: RunArgs, recorder: FixtureRecorder | null): Promise<number> {
   const {
     cancelBackgroundTasks,
     createRuntime,
@@ -161,8 +181,10 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
     HarnError,
     interruptTurns,
     loadMockFixtures,
+    mockFixtureLine,
     plainPaint,
     readSourceFile,
+    recordLlmResponses,
     renderRuntimeError,
     runSource,
     setBackgroundGrace,
@@ -193,6 +215,7 @@ async function execute(path: string, source: string, args: RunArgs): Promise<num
       return 1;
     }
   }
+  if (recorder) recordLlmResponses(rt, (res) => recorder.write(mockFixtureLine(res)));
   if (renderer) setTurnObserver(rt, renderer);
   // The exit status once a signal ends the program; the program then runs
   // its pending defer/finally blocks and the runtime's cleanup first.

@@ -2,7 +2,7 @@
  * `harn run FILE [-- ARGS]` and `harn run -e CODE` (spec/cli.md §2): the
  * command-line surface. The running itself is in ../run-script.ts.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_BACKGROUND_GRACE_MS, runCommand } from "../run-script";
 import type { SetExitCode } from "./index";
 
@@ -26,10 +26,13 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       parseGrace,
       DEFAULT_BACKGROUND_GRACE_MS,
     )
-    .option("--llm-mock <file.jsonl>", "answer LLM calls from these fixtures (one llm_mock config per line); unmatched calls fail")
+    .addOption(
+      new Option("--llm-mock <file.jsonl>", "answer LLM calls from these fixtures (one llm_mock config per line); unmatched calls fail").conflicts("llmMockRecord"),
+    )
+    .option("--llm-mock-record <file.jsonl>", "record the LLM responses of this run to a fixture that --llm-mock replays")
     .option("--stream", "show model output as it arrives (stdout) and each tool call and result (one line each on stderr)")
     .passThroughOptions()
-    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string; stream?: boolean }, cmd: Command) => {
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string; llmMockRecord?: string; stream?: boolean }, cmd: Command) => {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
@@ -53,6 +56,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
         allow: opts.allow,
         backgroundGraceMs: opts.backgroundGrace,
         llmMock: opts.llmMock,
+        llmMockRecord: opts.llmMockRecord,
         stream: opts.stream === true,
       });
       setExitCode(code);

@@ -115,6 +115,7 @@ export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson
  * usable before that layer loads. */
 export type * from "./llm/index";
 export { interruptTurns, setTurnObserver } from "./llm/turns";
+export { mockFixtureLine, recordLlmResponses } from "./llm/record";
 export { costUsd } from "./agent/llm/budget";
 
 /** Host controls of background sub-agents, usable before the agent layer

@@ -59,6 +59,10 @@ export interface LlmClientOptions {
   /** Told once when resolution fell back to the offline mock because no
    * provider was configured (a one-line notice for the user). */
   onImplicitMock?: () => void;
+  /** Told about every successful response from a provider that is not
+   * offline (so never the mock's), complete and in call order: the hook
+   * `--llm-mock-record` hangs on (record.ts). */
+  onResponse?: (response: LlmResponse) => void;
 }
 
 export interface RetryNotice {
@@ -276,7 +280,9 @@ export class LlmClient {
       throw e;
     }
     if (callbackFailure) throw callbackFailure.error;
-    return acc.result();
+    const res = acc.result();
+    if (!provider.offline) this.options.onResponse?.(res);
+    return res;
   }
 }
 

@@ -7,6 +7,7 @@
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { extraCaDispatcher } from "../http/transport";
 import { LlmClient } from "./client";
+import { LLM_RECORDER } from "./record";
 
 export type {
   LlmClock,
@@ -37,6 +38,8 @@ export {
 } from "./resolve";
 export type { Env as LlmEnv, Target as LlmTarget, TargetInput as LlmTargetInput } from "./resolve";
 export { LlmClient, DEFAULT_BACKOFF_MS } from "./client";
+export { LLM_RECORDER, mockFixtureLine, recordLlmResponses } from "./record";
+export type { LlmResponseRecorder } from "./record";
 export { TurnControl, TurnInterrupt, interruptTurns, markInterrupted, setTurnObserver, turnControl } from "./turns";
 export type { ToolOutcomeStatus, Turn, TurnObserver } from "./turns";
 export type { CompleteOptions as LlmCompleteOptions, LlmClientOptions, RetryNotice as LlmRetryNotice } from "./client";
@@ -49,6 +52,7 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
     new LlmClient({
       env: rt.env,
       fetch: fetchTrustingExtraCa(rt),
+      onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
       onImplicitMock: () =>
         rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
     }),
