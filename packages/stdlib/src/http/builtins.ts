@@ -4,7 +4,7 @@
  * `{status, headers, body, ok}`; non-2xx statuses never throw.
  */
 import { writeFile } from "node:fs/promises";
-import { display, HarnError, HBytes, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, isPromise, raceSignal, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { osErrorText } from "../core/oserror";
 import { resolvePath } from "../core/paths";
@@ -192,7 +192,9 @@ export function installHttp(rt: Runtime): void {
           const read = s.reading;
           let value: Uint8Array | null;
           try {
-            value = await untilAborted(read, ctx.signal);
+            // the reading task may be cancelled (Ctrl-C, `cancel`) while the
+            // task that opened the stream runs on: its wait ends with it
+            value = await raceSignal(read, ctx.signal);
           } catch (e) {
             // cancelled: the read stays for the next caller; failed: it is spent
             if (!ctx.signal.aborted && s.reading === read) s.reading = null;
@@ -229,23 +231,6 @@ export function installHttp(rt: Runtime): void {
     s.close();
     h.streams.delete(id);
     return true;
-  });
-}
-
-/**
- * `p`, or the abort reason once `signal` fires first: the task reading a
- * stream may be cancelled (Ctrl-C, `cancel`) while another task opened it,
- * and a read must not outlive its task.
- */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
-      (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
-    );
   });
 }
 
