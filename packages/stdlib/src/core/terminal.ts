@@ -5,8 +5,9 @@
  */
 import { fstatSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
-import { display, HarnError, HDict, type CallContext, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
+import { display, HarnError, HDict, raceSignal, type CallContext, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
+import { andThen } from "./maybe";
 import { roundHalfAway } from "./math";
 
 type Stream = "stdin" | "stdout" | "stderr";
@@ -205,15 +206,7 @@ function fillStdinAsync(rt: Runtime, st: TerminalState, signal: AbortSignal): Pr
       stdin.resume();
     });
   }
-  const fill = st.stdinFill;
-  return new Promise<boolean>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void fill.then((more) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(more);
-    });
-  });
+  return raceSignal(st.stdinFill, signal);
 }
 
 /** Take the next line out of the buffer, or at EOF (`eof`) what is left. */
@@ -328,9 +321,7 @@ export function installTerminal(rt: Runtime): void {
   rt.defineBuiltin("read_stdin", (_a, ctx) => readAll(ctx.runtime, ctx.signal));
   rt.defineBuiltin("prompt_user", (args, ctx) => {
     if (args.length > 0) ctx.out(strArg(args, 0));
-    const trim = (line: string | null) => (line === null ? null : line.replace(/\s+$/u, ""));
-    const line = readLine(ctx.runtime, ctx.signal);
-    return line instanceof Promise ? line.then(trim) : trim(line);
+    return andThen(readLine(ctx.runtime, ctx.signal), (line) => (line === null ? null : line.replace(/\s+$/u, "")));
   });
   rt.defineBuiltin("mock_stdin", (args, ctx) => {
     ctx.runtime.slot(TERMINAL).stdinMock = strArg(args, 0);
