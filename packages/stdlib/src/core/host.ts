@@ -105,8 +105,8 @@ function defaultShellInfo(rt: Runtime, shells: ShellInfo[]): ShellInfo | null {
   return shells[0] ?? null;
 }
 
-/** The shell named by `shell` (an id or a path) or `shell_id` params. */
-/** `what` prefixes the error texts; stdlib.md §15.4 spells them
+/** The shell named by `shell` (an id or a path) or `shell_id` params.
+ * `what` prefixes the error texts; stdlib.md §15.4 spells them
  * `host_call process.exec: …` but `process.shell_invocation: …`. */
 function pickShell(rt: Runtime, params: HDict, what: string): ShellInfo {
   const shells = availableShells(rt);

@@ -68,13 +68,13 @@ function str(v: Value): string {
   return typeof v === "string" ? v : display(v);
 }
 
-/** Options are a dict or nothing. */
 /** The `timeout_ms` / `timeout` option (ms or a duration), else the
  * default of 30 s (spec/stdlib.md §19.1). */
 export function timeoutOption(options: HDict | null): number {
   return msValue(opt(options, "timeout_ms")) ?? msValue(opt(options, "timeout")) ?? 30_000;
 }
 
+/** Options are a dict or nothing. */
 export function optionsArg(v: Value | undefined): HDict | null {
   return v instanceof HDict ? v : null;
 }

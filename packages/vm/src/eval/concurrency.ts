@@ -407,8 +407,8 @@ export class Concurrency {
     });
   }
 
-  /** `parallel each … as stream`: results in completion order (§9.4). */
-  /** Tasks report through `settled` (wired by runFanout: with
+  /** `parallel each … as stream`: results in completion order (§9.4).
+   * Tasks report through `settled` (wired by runFanout: with
    * max_concurrent, a task not started yet has no promise to wait on). */
   private fanoutStream(tasks: Task[]): { gen: HGenerator; settled: (t: Task) => void } {
     const order: Task[] = [];
