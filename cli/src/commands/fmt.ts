@@ -12,8 +12,7 @@ import { readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync
 import { dirname, relative, sep } from "node:path";
 import { Command } from "commander";
 import { DEFAULT_FORMAT_OPTIONS, formatSource, FormatError, type FormatOptions } from "@harn/fmt";
-import { findManifest } from "@harn/lint";
-import { parse as parseToml } from "smol-toml";
+import { ConfigError, findManifest, manifestTable, readManifest } from "@harn/lint";
 import { positiveInt } from "../int-options";
 import { collectHarnFiles, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
@@ -54,29 +53,21 @@ function configuredOptions(firstTarget: string): FormatOptions {
   const manifest = findManifest(dir);
   if (manifest === null) return options;
   try {
-    let doc: Record<string, unknown>;
-    try {
-      doc = parseToml(readFileSync(manifest, "utf8")) as Record<string, unknown>;
-    } catch (e) {
-      throw new Error(`failed to parse ${manifest}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    const fmt = doc.fmt;
-    if (fmt === undefined) return options;
-    if (typeof fmt !== "object" || fmt === null || Array.isArray(fmt)) throw new Error(`${manifest}: [fmt] must be a table`);
-    const table = fmt as Record<string, unknown>;
+    const table = manifestTable(readManifest(manifest).fmt, manifest, "fmt");
     const width = (snake: string, kebab: string): number | undefined => {
       const v = table[snake] ?? table[kebab];
       if (v === undefined) return undefined;
       if ((typeof v === "number" || typeof v === "bigint") && Number.isInteger(Number(v)) && Number(v) > 0) return Number(v);
-      throw new Error(`${manifest}: [fmt].${snake} must be a positive integer`);
+      throw new ConfigError(manifest, `${manifest}: [fmt].${snake} must be a positive integer`);
     };
     return {
       lineWidth: width("line_width", "line-width") ?? options.lineWidth,
       separatorWidth: width("separator_width", "separator-width") ?? options.separatorWidth,
     };
   } catch (e) {
-    process.stderr.write(`warning: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}\n`);
-    return { ...DEFAULT_FORMAT_OPTIONS };
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`warning: ${e.message.split("\n")[0]}\n`);
+    return options;
   }
 }
 
