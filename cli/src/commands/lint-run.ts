@@ -172,31 +172,26 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     // Every target joins the module graph before any file is fixed, so a
     // fix knows all names other files import (unused-variable leaves those
     // alone). Unreadable or unparsable files are reported by the loop below.
+    for (const job of jobs) ctx.load(job);
     for (const job of jobs) {
-      try {
-        const pre = parse(readFileSync(job.file, "utf8"), { file: job.file });
-        if (pre.errors.length === 0) ctx.graph.addFile(job.file, pre.program);
-      } catch {
-        // reported when its turn comes
-      }
-    }
-    for (const job of jobs) {
-      const o = ctx.run(job);
+      // Loaded again: a file named twice (`a.harn ./a.harn`) is seen as the
+      // first fix left it.
+      const { outcome: o, parsed } = ctx.load(job);
       if (o.readError) {
         stopMessage = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
         exit = 2;
         break;
       }
-      if (o.parseErrors.length > 0) {
+      if (parsed === null) {
         const r = fatalReport(o.file, o.source, o.parseErrors);
         reports.push(r);
         shown.add(r);
         exit = 1;
         break;
       }
+      o.diagnostics = ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config);
       // Type-check findings count only for their fixes; they are not printed.
-      const typed = parse(o.source, { file: o.file });
-      const typeFixes = typeErrorFixes(typed.program, o.source, check(typed.program, { file: o.file, builtins: builtinSet, resolveImport: () => null }));
+      const typeFixes = typeErrorFixes(parsed.program, o.source, check(parsed.program, { file: o.file, builtins: builtinSet, resolveImport: () => null }));
       const fixed = applyFixes(o.source, [...o.diagnostics, ...typeFixes]);
       if (fixed.applied === 0) {
         // nothing to fix: the reference prints nothing for the file

@@ -5,7 +5,7 @@
  * cross thread boundaries as they are.
  */
 import { readFileSync } from "node:fs";
-import { parse, type Program, type SyntaxDiagnostic } from "@harn/parser";
+import { parse, type ParseResult, type Program, type SyntaxDiagnostic } from "@harn/parser";
 import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
 import { lintProgram } from "./linter";
@@ -81,21 +81,31 @@ export class RunContext {
 
   /** Read, parse and lint one file; its tree is dropped afterwards. */
   run(job: FileJob): FileOutcome {
-    const out: FileOutcome = { index: job.index, file: job.file, source: "", readError: null, parseErrors: [], diagnostics: [] };
+    const { outcome, parsed } = this.load(job);
+    if (parsed !== null) outcome.diagnostics = this.lint(job.file, outcome.source, parsed.program, parsed.tokens, job.config);
+    return outcome;
+  }
+
+  /** Read and parse a file and add it to the module graph, without linting
+   * it: the outcome so far, and the parse when it succeeded (so a caller
+   * that loads every file first, as `harn lint --fix` does, need not read
+   * or parse a file again). */
+  load(job: FileJob): { outcome: FileOutcome; parsed: ParseResult | null } {
+    const outcome: FileOutcome = { index: job.index, file: job.file, source: "", readError: null, parseErrors: [], diagnostics: [] };
     try {
-      out.source = readSourceText(job.file);
+      outcome.source = readSourceText(job.file);
     } catch (e) {
       const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
-      out.readError = { code, message: e instanceof Error ? e.message : String(e) };
-      return out;
+      outcome.readError = { code, message: e instanceof Error ? e.message : String(e) };
+      return { outcome, parsed: null };
     }
-    const parsed = parse(out.source, { file: job.file });
+    const parsed = parse(outcome.source, { file: job.file });
     if (parsed.errors.length > 0) {
-      out.parseErrors = parsed.errors;
-      return out;
+      outcome.parseErrors = parsed.errors;
+      return { outcome, parsed: null };
     }
     this.graph.addFile(job.file, parsed.program);
-    out.diagnostics = this.lint(job.file, out.source, parsed.program, parsed.tokens, job.config);
-    return out;
+    return { outcome, parsed };
   }
+
 }
