@@ -1,6 +1,8 @@
 /**
- * The directory crawler behind `walk_dir`, `glob` and `find_text`
- * (agents.md §1.4, §1.8). Two strategies, one result: every entry, the root
+ * The directory crawlers behind `walk_dir`, `find_text` (agents.md §1.4,
+ * §1.8) and `glob` (§1.5). `glob` sorts its result itself, so it uses
+ * `listUnordered` at the end of this file, which lists on two cores. The
+ * ordered `crawl` has two strategies, one result: every entry, the root
  * first, in pre-order with siblings sorted by name (code-unit order), handed
  * to a visitor as it is emitted (no intermediate entry objects: a 100,000
  * entry walk is dominated by allocation otherwise).
@@ -28,7 +30,8 @@
  * 2026-11-22); that second core is what `fd` has over this crawler, which
  * is at par with single-threaded tools (`find` 142-162 ms).
  *
- * Why there is no second thread for big synchronous crawls (yet): it wins
+ * Why there is no second thread for big synchronous crawls (yet; the glob
+ * figures below are from when glob still used this crawler): it wins
  * ~10% here, short of the 15% on both glob and walk_dir that would pay for
  * its code and its CPU (~40 ms per worker boot). Two designs were measured on
  * the 2-core bench machine, in process (the call alone, one crawl per
