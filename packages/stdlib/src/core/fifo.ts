@@ -32,11 +32,6 @@ export function nonBlocking(flags: number): number {
   return flags | O_NONBLOCK;
 }
 
-/** Whether `fd` (just opened) is a FIFO. */
-export function isFifoFd(fd: number): boolean {
-  return fs.fstatSync(fd).isFIFO();
-}
-
 /** Whether `path` names a FIFO (an open that failed with ENXIO). */
 export function isFifoPath(path: string): boolean {
   return fs.statSync(path, { throwIfNoEntry: false })?.isFIFO() === true;

@@ -8,9 +8,10 @@
  * the event loop (fifo.ts), so Ctrl-C and other tasks keep working.
  */
 import * as fs from "node:fs";
-import { compareStrings, err, HarnError, HBytes, HDict, float, ok, typeOf, type Runtime, type Value } from "@harn/vm";
+import { compareStrings, err, HarnError, HBytes, HDict, float, isPromise, ok, typeOf, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
-import { isFifoFd, isFifoPath, nonBlocking, readFifo, writeFifo } from "./fifo";
+import { isFifoPath, nonBlocking, readFifo, writeFifo } from "./fifo";
+import { andThen, type Maybe } from "./maybe";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { CANCELLED } from "./sleep";
@@ -34,15 +35,10 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
 const WRITE = O_WRONLY | O_CREAT | O_TRUNC;
 const APPEND = O_WRONLY | O_CREAT | O_APPEND;
 
-/** `then` for a value that may be a promise (a FIFO's) or not (a file's). */
-function andThen<T, U>(v: T | Promise<T>, f: (v: T) => U): U | Promise<U> {
-  return v instanceof Promise ? v.then(f) : f(v);
-}
-
 /** `path`'s whole content: at once for a file, on the event loop for a
  * FIFO (until its last writer closes). Devices and the like are read as
  * before, blocking, since a non-blocking read of them could stop short. */
-function readBytes(rt: Runtime, path: string, signal: AbortSignal): Buffer | Promise<Buffer> {
+function readBytes(rt: Runtime, path: string, signal: AbortSignal): Maybe<Buffer> {
   const fd = fs.openSync(path, nonBlocking(O_RDONLY));
   let kept = false;
   try {
@@ -67,13 +63,13 @@ function utf8(data: Buffer): string {
 }
 
 /** Read a file as strict UTF-8. */
-function readText(rt: Runtime, path: string, signal: AbortSignal): string | Promise<string> {
+function readText(rt: Runtime, path: string, signal: AbortSignal): Maybe<string> {
   return andThen(readBytes(rt, path, signal), utf8);
 }
 
 /** Opens `path` with `flags` and writes `data` whole. A FIFO is written on
  * the event loop once it has a reader; a device as before. */
-function writeWhole(rt: Runtime, path: string, flags: number, data: string | Uint8Array, signal: AbortSignal): void | Promise<void> {
+function writeWhole(rt: Runtime, path: string, flags: number, data: string | Uint8Array, signal: AbortSignal): Maybe<void> {
   let fd: number;
   try {
     fd = fs.openSync(path, nonBlocking(flags), 0o666);
@@ -84,11 +80,12 @@ function writeWhole(rt: Runtime, path: string, flags: number, data: string | Uin
   }
   let kept = false;
   try {
-    if (isFifoFd(fd)) {
+    const st = fs.fstatSync(fd);
+    if (st.isFIFO()) {
       kept = true;
       return writeFifo(rt, { fd }, data, signal);
     }
-    if (fs.fstatSync(fd).isFile()) fs.writeFileSync(fd, data);
+    if (st.isFile()) fs.writeFileSync(fd, data);
     else fs.writeFileSync(path, data, { flag: flags & O_APPEND ? "a" : "w" });
   } finally {
     if (!kept) fs.closeSync(fd);
@@ -102,14 +99,14 @@ function fileFailure(signal: AbortSignal, e: unknown, message: (e: unknown) => s
 }
 
 /** Runs `op` (maybe async), turning its failures into `fileFailure`s. */
-function guarded<T>(signal: AbortSignal, op: () => T | Promise<T>, message: (e: unknown) => string): T | Promise<T> {
-  let result: T | Promise<T>;
+function guarded<T>(signal: AbortSignal, op: () => Maybe<T>, message: (e: unknown) => string): Maybe<T> {
+  let result: Maybe<T>;
   try {
     result = op();
   } catch (e) {
     throw fileFailure(signal, e, message);
   }
-  return result instanceof Promise
+  return isPromise<T>(result)
     ? result.catch((e: unknown) => {
         throw fileFailure(signal, e, message);
       })
@@ -144,13 +141,13 @@ export function installFs(rt: Runtime): void {
       if (ctx.signal.aborted) throw fileFailure(ctx.signal, e, String);
       return err(readFileError(path, e));
     };
-    let text: string | Promise<string>;
+    let text: Maybe<string>;
     try {
       text = readText(ctx.runtime, path, ctx.signal);
     } catch (e) {
       return failed(e);
     }
-    return text instanceof Promise ? text.then(ok, failed) : ok(text);
+    return isPromise<string>(text) ? text.then(ok, failed) : ok(text);
   });
 
   rt.defineBuiltin("write_file", (args, ctx) => {
@@ -174,14 +171,19 @@ export function installFs(rt: Runtime): void {
       if ((e as NodeJS.ErrnoException).code === "ENXIO" && isFifoPath(path)) return appendToFifo(ctx.runtime, { path, flags: APPEND }, path, data, ctx.signal);
       fail(`Failed to open file ${path}`, e);
     }
-    if (isFifoFd(fd)) return appendToFifo(ctx.runtime, { fd }, path, data, ctx.signal);
+    let kept = false;
     try {
-      if (fs.fstatSync(fd).isFile()) fs.writeSync(fd, data);
+      const st = fs.fstatSync(fd);
+      if (st.isFIFO()) {
+        kept = true;
+        return appendToFifo(ctx.runtime, { fd }, path, data, ctx.signal);
+      }
+      if (st.isFile()) fs.writeSync(fd, data);
       else fs.appendFileSync(path, data);
     } catch (e) {
       fail(`Failed to append to file ${path}`, e);
     } finally {
-      fs.closeSync(fd);
+      if (!kept) fs.closeSync(fd);
     }
     return null;
   });
