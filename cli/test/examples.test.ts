@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildCli, harnBin, repoRoot as repo, runCli } from "./cli-harness";
 
 const examples = join(repo, "examples");
+const files = readdirSync(examples).filter((f) => f.endsWith(".harn"));
 
 function harn(args: string[]) {
   const env = { ...process.env };
@@ -22,17 +23,16 @@ beforeAll(() => buildCli());
 describe("examples", () => {
   it("lint clean, with the examples' harn.toml", () => {
     const r = harn(["lint", "examples"]);
-    const files = readdirSync(examples).filter((f) => f.endsWith(".harn"));
     expect(files.length).toBeGreaterThan(1);
     expect(r.stdout.trim().split("\n").sort()).toEqual(files.map((f) => `examples/${f}: no issues found`).sort());
     expect(r.code).toBe(0);
   });
 
   it("check clean and formatted", () => {
-    const files = readdirSync(examples).filter((f) => f.endsWith(".harn")).map((f) => `examples/${f}`);
-    const checked = harn(["check", ...files]);
+    const paths = files.map((f) => `examples/${f}`);
+    const checked = harn(["check", ...paths]);
     expect(checked.stderr).toBe("");
-    expect(checked.stdout.trim().split("\n").sort()).toEqual(files.map((f) => `${f}: ok`).sort());
+    expect(checked.stdout.trim().split("\n").sort()).toEqual(paths.map((p) => `${p}: ok`).sort());
     expect(checked.code).toBe(0);
     const formatted = harn(["fmt", "--check", "examples"]);
     expect(formatted.stderr).toBe("");

@@ -117,7 +117,6 @@ function bestBy(xs: Value[], keys: Value[], sign: 1 | -1): Value {
   return xs[bi]!;
 }
 
-/** Clamp a possibly negative index to `[0, len]`, counting negatives from the end. */
 /** Rust's stable sort sorts slices of up to 20 elements by insertion. */
 const INSERTION_SORT_MAX = 20;
 
@@ -143,6 +142,7 @@ function stableSort<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
   return xs;
 }
 
+/** Clamp a possibly negative index to `[0, len]`, counting negatives from the end. */
 function fromEnd(i: number, len: number): number {
   if (i < 0) i += len;
   return Math.min(Math.max(i, 0), len);
