@@ -115,13 +115,13 @@ describe("a daemon handling a trigger", () => {
   let n = 0;
   const root = () => join(work.dir, `root${++n}`);
 
-  it("daemon_stop while its tool runs a command: stopped, the command killed, the event re-queued", async () => {
-    const pidFile = join(work.dir, "tool.pid");
-    const run = harn(
-      work.dir,
-      `tool work(n: int) -> string {
+  /** A script whose daemon is triggered into calling the `work` tool,
+   * which records its shell's pid in `pidFile` and runs `command`; once
+   * the pid is written, the pipeline goes on with `then` (`d` is the
+   * daemon). */
+  const whileToolRuns = (pidFile: string, command: string, then: string) => `tool work(n: int) -> string {
   description "Do the work"
-  shell("echo $$ > ${pidFile}; sleep 100 & sleep 100")
+  shell("echo $$ > ${pidFile}; ${command}")
   return "ok"
 }
 pipeline main() {
@@ -130,10 +130,20 @@ pipeline main() {
   let d = daemon_spawn({task: "Work", provider: "mock", tools: work, persist_path: "${root()}"})
   daemon_trigger(d, "go")
   while !file_exists("${pidFile}") { sleep(10) }
-  println(daemon_stop(d).status)
-  println(daemon_snapshot(d).pending_event_count)
+  ${then}
 }
-`,
+`;
+
+  it("daemon_stop while its tool runs a command: stopped, the command killed, the event re-queued", async () => {
+    const pidFile = join(work.dir, "tool.pid");
+    const run = harn(
+      work.dir,
+      whileToolRuns(
+        pidFile,
+        "sleep 100 & sleep 100",
+        `println(daemon_stop(d).status)
+  println(daemon_snapshot(d).pending_event_count)`,
+      ),
     );
     expect(await run.exit).toEqual({ code: 0, signal: null });
     expect(run.stderr()).toBe("");
@@ -177,21 +187,12 @@ pipeline main() {
     const pidFile = join(work.dir, "sigint-tool.pid");
     const run = harn(
       work.dir,
-      `tool work(n: int) -> string {
-  description "Do the work"
-  shell("echo $$ > ${pidFile}; trap '' TERM; sleep 100")
-  return "ok"
-}
-pipeline main() {
-  llm_mock({match: "*go*", tool_calls: [{name: "work", arguments: {n: 1}}]})
-  llm_mock({match: "*", text: "idle"})
-  let d = daemon_spawn({task: "Work", provider: "mock", tools: work, persist_path: "${root()}"})
-  daemon_trigger(d, "go")
-  while !file_exists("${pidFile}") { sleep(10) }
-  println("in flight")
-  sleep(600000)
-}
-`,
+      whileToolRuns(
+        pidFile,
+        "trap '' TERM; sleep 100",
+        `println("in flight")
+  sleep(600000)`,
+      ),
     );
     const { code } = await interrupt(run, () => run.stdout().includes("in flight"), "the tool to run");
     expect(code).toBe(130);
