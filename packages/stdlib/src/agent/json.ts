@@ -20,13 +20,19 @@ export function toJson(v: Value): Json {
   if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
   if (Array.isArray(v)) return v.map(toJson);
-  if (v instanceof HFloat) return Number.isInteger(v.v) ? new JsonFloat(v.v) : v.v;
+  if (v instanceof HFloat) return floatToJson(v);
   if (v instanceof HDict) {
     const o: JsonObject = {};
     for (const k of v.keys()) o[k] = toJson(v.get(k));
     return o;
   }
   return isInt(v) ? Number(v) : display(v);
+}
+
+/** A Harn float as JSON: an integral one as a `JsonFloat`, so it is written
+ * `2.0` and read back as a float. */
+export function floatToJson(f: HFloat): Json {
+  return Number.isInteger(f.v) ? new JsonFloat(f.v) : f.v;
 }
 
 /** JSON → Harn value; integral numbers become ints. */

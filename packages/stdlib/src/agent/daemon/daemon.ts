@@ -31,8 +31,8 @@
  */
 import { join } from "node:path";
 import { HarnError, HDict, HDuration, HFloat, type CallContext, type SessionCallContext, type Value } from "@harn/vm";
-import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { fromJson, type Json, type JsonObject } from "../json";
+import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
+import { floatToJson, fromJson, type Json, type JsonObject } from "../json";
 import { runAgentLoop } from "../loop/run";
 import { DirectoryWriter } from "./durable";
 import { defaultSnapshot, encodeState, META_FILE, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent } from "./files";
@@ -424,7 +424,7 @@ function dataOnly(v: Value): Json | undefined {
     }
     return o;
   }
-  if (v instanceof HFloat) return Number.isInteger(v.v) ? new JsonFloat(v.v) : v.v;
+  if (v instanceof HFloat) return floatToJson(v);
   if (v instanceof HDuration) return v.ms;
   // closures, builtin references and other host objects are dropped
   return undefined;
