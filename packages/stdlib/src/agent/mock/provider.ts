@@ -161,7 +161,7 @@ function collectStrings(x: unknown, out: string[]): void {
 const PLACEHOLDERS: Readonly<Record<string, () => Json>> = {
   string: () => "",
   integer: () => 0,
-  number: () => new JsonFloat(0) as unknown as Json,
+  number: () => new JsonFloat(0),
   boolean: () => false,
   array: () => [],
   object: () => ({}),
