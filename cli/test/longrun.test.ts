@@ -9,11 +9,12 @@
  * group to look for. The CLI is bundled from source into the test's own
  * temp directory first (other test files may be rebuilding cli/dist).
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleHarn } from "./harn-bundle";
+import { eventually as eventuallyWithin, liveInGroup } from "./hang-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 
@@ -26,24 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Live (non-zombie) members of a process group, from `ps`. */
-function liveInGroup(pgid: number): number[] {
-  const out = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" });
-  const pids: number[] = [];
-  for (const line of out.split("\n")) {
-    const [pid, group, stat] = line.trim().split(/\s+/);
-    if (Number(group) === pgid && stat && !stat.startsWith("Z")) pids.push(Number(pid));
-  }
-  return pids;
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The waits here give up after 10 s (a hang detector, not a threshold). */
+const eventually = (check: () => boolean, what: string) => eventuallyWithin(check, what, 10_000);
 
 /** SIGKILL was sent before harn exited; the kernel may take a moment to
  * tear the processes down, but none may stay. */
