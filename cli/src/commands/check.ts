@@ -28,6 +28,7 @@ import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
 import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import pc from "picocolors";
+import { colorEnabled } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
 import { preflight } from "../preflight";
 import { loadEngine } from "../engine";
@@ -35,13 +36,9 @@ import { collectHarnFilesSorted, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
 import { runtimeKnowledge } from "./lint-run";
 
-/** Colour only on a TTY with `NO_COLOR` unset; `FORCE_COLOR` forces it. */
+/** Diagnostic colours for stderr (color.ts decides when). */
 export function stderrStyle(): DiagnosticStyle {
-  const env = process.env;
-  let enabled: boolean;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "") enabled = env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
-  else enabled = (env.NO_COLOR === undefined || env.NO_COLOR === "") && process.stderr.isTTY === true;
-  return pc.createColors(enabled);
+  return pc.createColors(colorEnabled(process.stderr));
 }
 
 const NO_TARGETS = "`harn check` requires at least one target path, or `--workspace` with `[workspace].pipelines`";

@@ -11,6 +11,7 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
+import { colorEnabled } from "../color";
 import { loadEngine } from "../engine";
 import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
@@ -49,16 +50,9 @@ interface OutputSink {
   write(text: string): unknown;
 }
 
-/** Report colours (cli.md §0.3 FIX): on a TTY unless `NO_COLOR` is set;
- * `FORCE_COLOR` forces them (or, as `0`/`false`, turns them off). */
-function colorEnabled(): boolean {
-  const env = process.env;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "") return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
-  return process.stdout.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
-}
 const paint = {
-  red: (s: string) => pc.createColors(colorEnabled()).red(s),
-  green: (s: string) => pc.createColors(colorEnabled()).green(s),
+  red: (s: string) => pc.createColors(colorEnabled(process.stdout)).red(s),
+  green: (s: string) => pc.createColors(colorEnabled(process.stdout)).green(s),
 };
 
 export function register(program: Command, setExitCode: SetExitCode): void {
