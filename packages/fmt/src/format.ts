@@ -32,7 +32,7 @@ export function formatSource(source: string, options: FormatOptions = DEFAULT_FO
   const lines = splitLines(source, tokens);
   for (const wrap of [true, false]) {
     const out = layout(source, lines, { ...options, wrap });
-    if (sameProgram(source, out)) return out;
+    if (sameProgram(source, tokens, out)) return out;
   }
   throw new FormatError("the formatter could not keep this file's meaning; it was left unchanged");
 }

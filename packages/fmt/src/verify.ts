@@ -52,13 +52,13 @@ function same(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** Does `formatted` parse and hold the same program as `source`? */
-export function sameProgram(source: string, formatted: string): boolean {
+/** Does `formatted` parse and hold the same program as `source`, given
+ * the source's tokens (comments included)? */
+export function sameProgram(source: string, sourceTokens: readonly Token[], formatted: string): boolean {
   if (parse(formatted).errors.length > 0) return false;
-  const before = tokenize(source, { comments: true });
   const after = tokenize(formatted, { comments: true });
-  if (before.error !== null || after.error !== null) return false;
-  const x = shape(source, before.tokens);
+  if (after.error !== null) return false;
+  const x = shape(source, sourceTokens);
   const y = shape(formatted, after.tokens);
   return same(x.code, y.code) && same(x.comments, y.comments);
 }
