@@ -6,13 +6,14 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { colorEnabled } from "../color";
 import { loadEngine } from "../engine";
+import { onInterrupt, watchHarnChanges } from "../harn-changes";
 import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
 
@@ -100,28 +101,17 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 async function watchTests(target: string, run: () => Promise<number>): Promise<void> {
   const dir = existsSync(target) && statSync(target).isDirectory() ? target : dirname(resolve(target));
   let running: Promise<unknown> = run();
-  let timer: NodeJS.Timeout | null = null;
   await new Promise<void>((done) => {
-    const watcher = watch(dir, { recursive: true }, (_event, name) => {
-      if (name === null || !String(name).endsWith(".harn")) return;
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        running = running.then(() => {
-          process.stdout.write(`\n[watch] change detected, running the tests again\n\n`);
-          return run();
-        });
-      }, 100);
+    const unwatch = watchHarnChanges(dir, () => {
+      running = running.then(() => {
+        process.stdout.write(`\n[watch] change detected, running the tests again\n\n`);
+        return run();
+      });
     });
-    const stop = () => {
-      watcher.close();
-      if (timer !== null) clearTimeout(timer);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+    onInterrupt(() => {
+      unwatch();
       void running.then(() => done());
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    });
   });
 }
 

@@ -8,14 +8,12 @@
  * watcher and exits 0.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, watch } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import pc from "picocolors";
+import { onInterrupt, watchHarnChanges } from "../harn-changes";
 import type { SetExitCode } from "./index";
-
-/** Changes closer together than this start one run. */
-const SETTLE_MS = 100;
 
 interface WatchFlags {
   deny?: string;
@@ -49,7 +47,6 @@ function watchFile(file: string, flags: WatchFlags): Promise<number> {
 
   let child: ChildProcess | null = null;
   let again = false;
-  let timer: NodeJS.Timeout | null = null;
   let stopping = false;
 
   const start = () => {
@@ -73,26 +70,14 @@ function watchFile(file: string, flags: WatchFlags): Promise<number> {
   };
 
   return new Promise<number>((done) => {
-    const watcher = watch(resolve(dirname(file)), { recursive: true }, (_event, name) => {
-      if (name === null || !String(name).endsWith(".harn")) return;
-      if (timer !== null) clearTimeout(timer);
-      timer = setTimeout(() => {
-        timer = null;
-        start();
-      }, SETTLE_MS);
-    });
-    const stop = () => {
+    const unwatch = watchHarnChanges(resolve(dirname(file)), start);
+    onInterrupt(() => {
       stopping = true;
-      watcher.close();
-      if (timer !== null) clearTimeout(timer);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      unwatch();
       if (child === null) return done(0);
       child.once("exit", () => done(0));
       child.kill("SIGTERM");
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    });
     start();
   });
 }

@@ -1,0 +1,38 @@
+/**
+ * What `harn watch` and `harn test --watch` share: noticing that the
+ * `.harn` files under a directory changed, and stopping on Ctrl+C.
+ */
+import { watch } from "node:fs";
+
+/** Changes closer together than this count as one. */
+const SETTLE_MS = 100;
+
+/** Call `onChange` whenever a `.harn` file under `dir` (recursively) is
+ * created, changed or deleted, once the changes have settled. Returns the
+ * function that stops watching (and drops a pending call). */
+export function watchHarnChanges(dir: string, onChange: () => void): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  const watcher = watch(dir, { recursive: true }, (_event, name) => {
+    if (name === null || !String(name).endsWith(".harn")) return;
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      onChange();
+    }, SETTLE_MS);
+  });
+  return () => {
+    watcher.close();
+    if (timer !== null) clearTimeout(timer);
+  };
+}
+
+/** Call `stop` once, on the first SIGINT or SIGTERM. */
+export function onInterrupt(stop: () => void): void {
+  const handler = () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+    stop();
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+}
