@@ -6,7 +6,7 @@
  * (warnings fail the run) and `[workspace].pipelines` (for `--workspace`).
  */
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { ConfigError, ManifestResolver, manifestTable, readManifest } from "@harn/lint";
+import { ConfigError, manifestBool, ManifestResolver, manifestTable, readManifest } from "@harn/lint";
 
 export interface CheckConfig {
   /** The manifest it came from (null: defaults). */
@@ -38,10 +38,8 @@ export function readCheckConfig(manifest: string): CheckConfig {
   const doc = readManifest(manifest);
   const check = manifestTable(doc.check, manifest, "check");
   const workspace = manifestTable(doc.workspace, manifest, "workspace");
-  const strict = check.strict;
-  if (strict !== undefined && typeof strict !== "boolean") throw new ConfigError(manifest, `${manifest}: [check].strict must be true or false`);
-  const checkedHandles = check.checked_handles;
-  if (checkedHandles !== undefined && typeof checkedHandles !== "boolean") throw new ConfigError(manifest, `${manifest}: [check].checked_handles must be true or false`);
+  const strict = manifestBool(check.strict, manifest, "[check].strict");
+  const checkedHandles = manifestBool(check.checked_handles, manifest, "[check].checked_handles");
   const pipelines = strings(workspace.pipelines, manifest, "[workspace].pipelines");
   const severity = check.preflight_severity;
   if (severity !== undefined && !PREFLIGHT_SEVERITIES.includes(severity as PreflightSeverity)) {

@@ -92,7 +92,8 @@ function pick(t: Table, ...keys: string[]): unknown {
   return undefined;
 }
 
-function bool(v: unknown, path: string, key: string): boolean | undefined {
+/** A `harn.toml` boolean (undefined when absent); `key` names it in the error. */
+export function manifestBool(v: unknown, path: string, key: string): boolean | undefined {
   if (v === undefined || typeof v === "boolean") return v;
   throw new ConfigError(path, `${path}: ${key} must be true or false`);
 }
@@ -137,10 +138,10 @@ export function readLintConfig(path: string): LintConfig {
       ...ids(check.disable_rules, path, "[check].disable_rules"),
       ...sev.off,
     ],
-    requireFileHeader: bool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
+    requireFileHeader: manifestBool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
     complexityThreshold: threshold === undefined ? null : Number(threshold),
-    checkedHandles: bool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
-    strict: bool(check.strict, path, "[check].strict") ?? false,
+    checkedHandles: manifestBool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
+    strict: manifestBool(check.strict, path, "[check].strict") ?? false,
     severities: sev.severities,
   };
 }

@@ -26,6 +26,7 @@ export {
   ConfigResolver,
   DEFAULT_CONFIG,
   findManifest,
+  manifestBool,
   ManifestResolver,
   manifestTable,
   readLintConfig,
