@@ -14,7 +14,13 @@ export interface Classification {
 const NETWORK =
   /connection (?:reset|refused|closed)|broken pipe|dns error|stream error|\beof\b|econnreset|econnrefused|enotfound|socket hang up|other side closed/i;
 
-/** §5.3 step 1: message phrases, first match wins. */
+/** §5.3 step 1: message phrases, first match wins. Apart from the
+ * open-ended context-overflow and content-policy families, the lists are
+ * the spec's own: a phrase added here would change how a mock error of a
+ * non-transient category is classified (and whether it is retried). HTTP
+ * errors do not need more phrases: their status tag (`[rate_limited]`,
+ * `[http_error]`) and the client-error rule below decide them. Network
+ * phrases include Node's spellings of the reference's OS errors. */
 const MESSAGE_RULES: ReadonlyArray<readonly [RegExp, LlmErrorKind, LlmErrorReason]> = [
   [
     /maximum context length|context length|context_length_exceeded|prompt is too long|context[^\n]*exceed|exceed[^\n]*context|max_tokens[^\n]*exceed|input is too long/i,
@@ -23,17 +29,17 @@ const MESSAGE_RULES: ReadonlyArray<readonly [RegExp, LlmErrorKind, LlmErrorReaso
   ],
   [/content[_ ]policy|content[_ ]filter|usage polic|safety system/i, "terminal", "content_policy"],
   [
-    /invalid_api_key|authentication_error|unauthorized|forbidden|permission_error|invalid x-api-key|incorrect api key/i,
+    /invalid_api_key|authentication_error|unauthorized|forbidden/i,
     "terminal",
     "auth_failure",
   ],
   [/model_not_found|not_found_error|model not found|model unavailable/i, "terminal", "model_unavailable"],
   [
-    /\[rate_limited\]|too many requests|insufficient_quota|billing_hard_limit_reached|rate_limit_error/i,
+    /\[rate_limited\]|too many requests|insufficient_quota|billing_hard_limit_reached/i,
     "transient",
     "rate_limit",
   ],
-  [/\[http_error\]|bad gateway|service unavailable|overloaded|api_error|internal server error/i, "transient", "server_error"],
+  [/\[http_error\]|bad gateway|service unavailable|overloaded|api_error/i, "transient", "server_error"],
   [/timed out|timeout/i, "transient", "timeout"],
   [NETWORK, "transient", "network_error"],
   [/invalid_request|bad request/i, "terminal", "invalid_request"],
