@@ -76,21 +76,40 @@ function toolChoice(v: Value): LlmToolChoice | undefined {
   return undefined;
 }
 
-/** `thinking` normalised as §3.7 describes (a dict tagged by `mode`). */
+/**
+ * `thinking` normalised as §3.7 describes (a dict tagged by `mode`). The
+ * spec gives the normalised shapes, not every spelling; accepted (a
+ * decision, pinned by conformance/tests/agents/thinking_option_forms):
+ * `true`, `"enabled"`, `"on"` or an int budget → enabled; `false`, nil,
+ * `"disabled"`, `"off"`, `"none"` → disabled; `"adaptive"`; any other
+ * string is an effort level (`"high"`, as `reasoning_effort` takes it);
+ * a dict by its `mode` (or Anthropic's wire key `type`), `effort`/`level`
+ * and `budget_tokens`. Without `thinking`, `reasoning_effort` gives the
+ * effort form.
+ */
 function thinkingOf(options: HDict): JsonObject {
   const t = options.get("thinking");
   const effort = options.get("reasoning_effort");
   if (t === true) return { mode: "enabled", budget_tokens: null };
-  if (t === "adaptive") return { mode: "adaptive" };
+  const budget = num(t);
+  if (budget !== undefined) return { mode: "enabled", budget_tokens: budget };
+  if (typeof t === "string" && t.trim() !== "") {
+    const word = t.trim().toLowerCase();
+    if (word === "enabled" || word === "on") return { mode: "enabled", budget_tokens: null };
+    if (word === "disabled" || word === "off" || word === "none") return { mode: "disabled" };
+    if (word === "adaptive") return { mode: "adaptive" };
+    return { mode: "effort", level: t.trim() };
+  }
   if (t instanceof HDict) {
-    const mode = t.get("mode");
+    const mode = t.get("mode") ?? t.get("type");
     if (mode === "adaptive") return { mode: "adaptive" };
     if (mode === "disabled" || t.get("enabled") === false) return { mode: "disabled" };
     const level = t.get("effort") ?? t.get("level");
     if (typeof level === "string") return { mode: "effort", level };
     return { mode: "enabled", budget_tokens: num(t.get("budget_tokens")) ?? null };
   }
-  if (typeof effort === "string") return { mode: "effort", level: effort };
+  if (t === false) return { mode: "disabled" };
+  if (typeof effort === "string" && effort !== "") return { mode: "effort", level: effort };
   return { mode: "disabled" };
 }
 
