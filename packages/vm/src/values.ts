@@ -880,6 +880,11 @@ export function equals(a: Value, b: Value): boolean {
     }
     case Tag.Set: {
       if (b.tag !== Tag.Set || a.items.length !== b.items.length) return false;
+      if (a.items.length > 16) {
+        const ia = new EqualityIndex(a.items);
+        const ib = new EqualityIndex(b.items);
+        return a.items.every((x) => ib.has(x)) && b.items.every((y) => ia.has(y));
+      }
       return a.items.every((x) => b.items.some((y) => equals(x, y))) && b.items.every((y) => a.items.some((x) => equals(x, y)));
     }
     case Tag.Builtin:
@@ -1031,5 +1036,87 @@ export function identityKey(v: Value): string | null {
       return "y" + Array.from(v.data, hex2).join("");
     default:
       return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Equality buckets: a coarse key with `equals(a, b)` ⇒ `equalityBucket(a) ===
+// equalityBucket(b)`, so collections compared with `==` (set methods,
+// `iter.to_set`, set equality) can look members up in a hash map and call
+// `equals` only within a bucket instead of scanning every member. Unlike
+// `identityKey` it is type-blind for numbers (`1` and `1.0` share a bucket)
+// and need not be injective.
+
+export function equalityBucket(v: Value): string {
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+      return "n" + String(Number(v)); // the int as a double, like equals' mixed comparison
+    case "string":
+      return "s" + v;
+    case "boolean":
+      return v ? "T" : "F";
+  }
+  if (v === null) return "N";
+  if (Array.isArray(v)) return "[" + v.map(equalityBucket).join(",") + "]";
+  switch (v.tag) {
+    case Tag.Float:
+      return "n" + String(v.v); // -0 and 0 share "n0"
+    case Tag.Dict: {
+      const keys = v.keys();
+      let s = "{";
+      for (let i = 0; i < keys.length; i++) s += JSON.stringify(keys[i]) + ":" + equalityBucket(v.valueAt(i)) + ",";
+      return s + "}";
+    }
+    case Tag.Set:
+      // mutual membership: equal sets have the same distinct member buckets
+      return "S(" + [...new Set(v.items.map(equalityBucket))].sort().join(",") + ")";
+    case Tag.Enum:
+      return "E" + v.enumName + "." + v.variant + "(" + v.fields.map(equalityBucket).join(",") + ")";
+    case Tag.Struct:
+      return "R" + v.name + "{" + [...v.fields.keys()].sort().map((k) => k + ":" + equalityBucket(v.fields.get(k)!)).join(",") + "}";
+    case Tag.Range:
+      return `r${v.start}:${v.end}:${v.inclusive ? 1 : 0}`;
+    case Tag.Pair:
+      return "P(" + equalityBucket(v.first) + "," + equalityBucket(v.second) + ")";
+    case Tag.Builtin:
+      return "b" + v.name;
+    case Tag.Task:
+      return "t" + v.id;
+    case Tag.Atomic:
+      return "a" + equalityBucket(v.value);
+    case Tag.Bytes:
+      return "y" + v.data.length;
+    default:
+      return "o" + v.tag; // identity-compared or never-equal kinds
+  }
+}
+
+/** Members of a collection indexed for `==` lookups (see equalityBucket). */
+export class EqualityIndex {
+  private readonly buckets = new Map<string, Value[]>();
+
+  constructor(items: Iterable<Value> = []) {
+    for (const v of items) this.add(v);
+  }
+
+  has(v: Value): boolean {
+    const b = this.buckets.get(equalityBucket(v));
+    if (b === undefined) return false;
+    for (let i = 0; i < b.length; i++) if (equals(b[i]!, v)) return true;
+    return false;
+  }
+
+  /** Adds `v` unless an `==` member is present; true when added. */
+  add(v: Value): boolean {
+    const key = equalityBucket(v);
+    const b = this.buckets.get(key);
+    if (b === undefined) {
+      this.buckets.set(key, [v]);
+      return true;
+    }
+    for (let i = 0; i < b.length; i++) if (equals(b[i]!, v)) return false;
+    b.push(v);
+    return true;
   }
 }

@@ -8,7 +8,7 @@
  */
 import {
   compare,
-  equals,
+  EqualityIndex,
   HarnError,
   HDict,
   HIter,
@@ -264,10 +264,10 @@ function toList(it: HIter): Maybe<Value> {
 
 function toSet(it: HIter): Maybe<Value> {
   const out: Value[] = [];
+  const seen = new EqualityIndex();
   return andThen(
     drain(it, (v) => {
-      for (const x of out) if (equals(x, v)) return;
-      out.push(v);
+      if (seen.add(v)) out.push(v);
     }),
     () => new HSet(out),
   );

@@ -1,9 +1,10 @@
 /**
  * Set methods (spec/stdlib.md §22.4). Unlike `set()` and the `set_*`
  * builtins, set methods compare members with `==` (semantics.md §2.5), so
- * `set(1).contains(1.0)` is true.
+ * `set(1).contains(1.0)` is true. Operations between two sets look members
+ * up in an EqualityIndex, so they stay linear in the set sizes.
  */
-import { equals, HSet, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { EqualityIndex, equals, HSet, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg, isCallableValue } from "../core/args";
 import { hasEqual } from "../core/collections";
 import { iterList } from "../core/iter";
@@ -13,9 +14,15 @@ import { filterList, findIndex, mapList } from "./list";
 type SetMethod = (s: HSet, args: Value[], ctx: CallContext) => Value | Promise<Value>;
 
 function dedupEqual(xs: Value[]): Value[] {
-  const out: Value[] = [];
-  for (const x of xs) if (!hasEqual(out, x)) out.push(x);
-  return out;
+  const seen = new EqualityIndex();
+  return xs.filter((x) => seen.add(x));
+}
+
+/** The members of `xs` that are (`keep`) or are not (`!keep`) `==` to a
+ * member of `o`. */
+function membersIn(xs: Value[], o: HSet, keep: boolean): Value[] {
+  const index = new EqualityIndex(o.items);
+  return xs.filter((x) => index.has(x) === keep);
 }
 
 const METHODS: Record<string, SetMethod> = {
@@ -35,36 +42,35 @@ const METHODS: Record<string, SetMethod> = {
   union: (s, a) => {
     const o = arg(a, 0);
     if (!(o instanceof HSet)) return s;
-    const out = s.items.slice();
-    for (const x of o.items) if (!hasEqual(out, x)) out.push(x);
-    return new HSet(out);
+    const seen = new EqualityIndex(s.items);
+    return new HSet([...s.items, ...o.items.filter((x) => seen.add(x))]);
   },
   intersect: (s, a) => {
     const o = arg(a, 0);
     if (!(o instanceof HSet)) return new HSet([]);
-    return new HSet(s.items.filter((x) => hasEqual(o.items, x)));
+    return new HSet(membersIn(s.items, o, true));
   },
   difference: (s, a) => {
     const o = arg(a, 0);
     if (!(o instanceof HSet)) return s;
-    return new HSet(s.items.filter((x) => !hasEqual(o.items, x)));
+    return new HSet(membersIn(s.items, o, false));
   },
   symmetric_difference: (s, a) => {
     const o = arg(a, 0);
     if (!(o instanceof HSet)) return s;
-    return new HSet([...s.items.filter((x) => !hasEqual(o.items, x)), ...o.items.filter((x) => !hasEqual(s.items, x))]);
+    return new HSet([...membersIn(s.items, o, false), ...membersIn(o.items, s, false)]);
   },
   is_subset: (s, a) => {
     const o = arg(a, 0);
-    return o instanceof HSet && s.items.every((x) => hasEqual(o.items, x));
+    return o instanceof HSet && membersIn(s.items, o, false).length === 0;
   },
   is_superset: (s, a) => {
     const o = arg(a, 0);
-    return o instanceof HSet && o.items.every((x) => hasEqual(s.items, x));
+    return o instanceof HSet && membersIn(o.items, s, false).length === 0;
   },
   is_disjoint: (s, a) => {
     const o = arg(a, 0);
-    return !(o instanceof HSet) || !s.items.some((x) => hasEqual(o.items, x));
+    return !(o instanceof HSet) || membersIn(s.items, o, true).length === 0;
   },
   map: (s, a, ctx) => {
     const f = arg(a, 0);
