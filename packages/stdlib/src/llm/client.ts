@@ -40,6 +40,7 @@ import {
   type ProviderSpec,
   type Target,
   type TargetInput,
+  type WireStyle,
   IMPLICIT_OFFLINE_PROVIDER,
 } from "./resolve";
 import { budgetExhausted, DEFAULT_MAX_DELAY_MS, retryDelay, systemClock, type RetryBudget } from "./retry";
@@ -148,6 +149,13 @@ export class LlmClient {
     const spec = BUILTIN_PROVIDERS[provider];
     if (!spec) throw unknownProviderError(provider, this.knownProviders());
     if (!hasKey(spec, this.options.env)) throw missingKeyError(spec);
+  }
+
+  /** The wire format a provider name speaks (`undefined` for registered
+   * providers and unknown names). */
+  wireStyle(provider: string): WireStyle | undefined {
+    if (this.registered.has(provider)) return undefined;
+    return BUILTIN_PROVIDERS[provider]?.style;
   }
 
   /** Whether a provider could serve a call right now (fallback filter). */

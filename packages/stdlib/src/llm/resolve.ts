@@ -246,7 +246,12 @@ export function resolveProvider(input: TargetInput, env: Env, spec: (name: strin
 export const IMPLICIT_OFFLINE_PROVIDER = "mock";
 
 /** Model resolution (spec §5.1): explicit model → tier → `HARN_LLM_MODEL`
- * when it belongs to the provider → the provider's default. */
+ * when it belongs to the provider → the provider's default.
+ *
+ * "Aliases resolved": the spec names no alias table beyond the tier names
+ * (`small`, `mid`, `frontier`, §2.2 `model_tier`), so those are the
+ * aliases: `model: "small"` is the provider's small-tier model. Any other
+ * model string is sent as written; we do not invent vendor nicknames. */
 export function resolveModel(provider: string, input: TargetInput, env: Env, spec: ProviderSpec | undefined): string {
   const model = nonEmpty(input.model);
   if (model !== undefined) return spec?.tiers?.[model] ?? model;

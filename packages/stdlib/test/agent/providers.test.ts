@@ -70,6 +70,67 @@ describe("agent_loop over real provider wire formats", () => {
     expect(results).toContainEqual(expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_1" }));
   });
 
+  // §2.6 step 9: what a script sees of the conversation follows the
+  // provider's style (OpenAI-compatible for the mock and OpenAI-style
+  // providers, Anthropic-style tool_result blocks for Anthropic), and a
+  // session stored in either style continues on the other provider.
+  const SHAPE_SCRIPT = `
+tool lookup(city: string) -> string {
+  description "Weather for a city"
+  return "sunny in " + city
+}
+pipeline main() {
+  let r = agent_loop("Weather in Lisbon?", nil, {PROVIDER, tools: lookup, tool_format: "native", llm_retries: 0, session_id: "s"})
+  println(json_stringify(r.transcript.messages[2]))
+  println(json_stringify(agent_session_snapshot("s").messages[2]))
+}
+`;
+
+  it("stores Anthropic tool results as tool_result blocks", async () => {
+    server = await startServer((_req, res, i) => sendStream(res, anthropicStream(i === 0 ? toolTurn("toolu_1") : textTurn)));
+    const out = await lines(SHAPE_SCRIPT.replace("PROVIDER", 'provider: "anthropic", model: "claude-sonnet-4-20250514"'), {
+      env: { ANTHROPIC_API_KEY: "sk-ant-test-key-123456", ANTHROPIC_BASE_URL: server.url, HARN_LLM_CALLS_DISABLED: "" },
+    });
+    const expected = '{"content":[{"content":"sunny in Lisbon","tool_use_id":"toolu_1","type":"tool_result"}],"role":"user"}';
+    expect(out).toEqual([expected, expected]);
+  });
+
+  it("stores OpenAI-style tool results as tool messages", async () => {
+    server = await startServer((_req, res, i) => sendStream(res, openAiChatStream(i === 0 ? toolTurn("call_abc") : textTurn)));
+    const out = await lines(SHAPE_SCRIPT.replace("PROVIDER", 'provider: "local", model: "test-model"'), {
+      env: { LOCAL_LLM_BASE_URL: server.url, HARN_LLM_CALLS_DISABLED: "" },
+    });
+    const expected = '{"content":"sunny in Lisbon","role":"tool","tool_call_id":"call_abc"}';
+    expect(out).toEqual([expected, expected]);
+  });
+
+  it("continues an Anthropic-style session on an OpenAI-compatible provider", async () => {
+    const anthropic = await startServer((_req, res, i) => sendStream(res, anthropicStream(i === 0 ? toolTurn("toolu_1") : textTurn)));
+    server = await startServer((_req, res) => sendStream(res, openAiChatStream(textTurn)));
+    try {
+      const out = await lines(
+        `
+tool lookup(city: string) -> string {
+  description "Weather for a city"
+  return "sunny in " + city
+}
+pipeline main() {
+  agent_loop("Weather in Lisbon?", nil, {provider: "anthropic", model: "claude-sonnet-4-20250514", tools: lookup, tool_format: "native", session_id: "s"})
+  let r = agent_loop("And tomorrow?", nil, {provider: "local", model: "m", tools: lookup, tool_format: "native", session_id: "s"})
+  println(r.status)
+}
+`,
+        { env: { ANTHROPIC_API_KEY: "sk-ant-test-key-123456", ANTHROPIC_BASE_URL: anthropic.url, LOCAL_LLM_BASE_URL: server.url, HARN_LLM_CALLS_DISABLED: "" } },
+      );
+      expect(out).toEqual(["done"]);
+      const sent = server.requests[0]!.body.messages;
+      expect(sent[1].tool_calls[0].id).toBe("toolu_1");
+      expect(sent[2]).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "sunny in Lisbon" });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it("HARN_LLM_CALLS_DISABLED stops a real loop before any request", async () => {
     server = await startServer((_req, res) => sendStream(res, openAiChatStream(textTurn)));
     await expect(

@@ -35,6 +35,24 @@ describe("runtime feedback and consolidation", () => {
     ]);
   });
 
+  it("native format, Anthropic style: updates keep the tool_result shape and replace the original in the request", () => {
+    const block = (id: string, content: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content }] });
+    const msgs: Msg[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }] },
+      toolMessage("c1", "pending", "anthropic"),
+    ];
+    expect(msgs[2]).toEqual(block("c1", "pending"));
+    appendUpdate(msgs, "c1", "done: ok");
+    expect(msgs[3]).toEqual({ ...block("c1", "done: ok"), update_of: "c1" });
+    expect(msgs[2]!.superseded).toBe(true);
+    expect(requestMessages(msgs)).toEqual([
+      { role: "user", content: "go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "build", arguments: {} }] },
+      block("c1", "done: ok"),
+    ]);
+  });
+
   it("text format: the results message is re-rendered with the latest response", () => {
     const msgs: Msg[] = [
       { role: "user", content: "go" },

@@ -19,7 +19,7 @@ import { cpArray, display, HarnError, HBuiltinRef, HClosure, HDict, isPromise, t
 import { fromJson, isObject, toJson } from "../json";
 import { callModel } from "../llm/call";
 import { num, type LlmSettings } from "../llm/options";
-import { type Msg } from "./transcript";
+import { toolResultOf, type Msg } from "./transcript";
 
 export type CompactStrategy = "llm" | "truncate" | "custom" | "observation_mask";
 
@@ -101,18 +101,25 @@ export function estimateTokens(messages: readonly Msg[], system: string | null):
  * result without its call). */
 function splitPoint(messages: readonly Msg[], keepFirst: number, keepLast: number): number {
   let split = messages.length - keepLast;
-  for (let s = split; s > keepFirst; s--) if (messages[s]!.role === "user") return s;
-  while (split > keepFirst && messages[split]!.role === "tool") split--;
+  for (let s = split; s > keepFirst; s--) if (messages[s]!.role === "user" && !isNativeResult(messages[s]!)) return s;
+  while (split > keepFirst && isNativeResult(messages[split]!)) split--;
   return split;
+}
+
+/** A native tool result in either stored shape (§2.6 step 9). */
+function isNativeResult(m: Msg): boolean {
+  return m.role === "tool" || toolResultOf(m) !== undefined;
 }
 
 function contentText(m: Msg): string {
   if (typeof m.content === "string") return m.content;
+  const result = toolResultOf(m);
+  if (result !== undefined && result.text !== null) return result.text;
   return m.content === undefined || m.content === null ? "" : JSON.stringify(m.content);
 }
 
 function isToolOutput(m: Msg): boolean {
-  return m.role === "tool" || (typeof m.content === "string" && m.content.startsWith('<runtime_feedback kind="tool_results">'));
+  return isNativeResult(m) || (typeof m.content === "string" && m.content.startsWith('<runtime_feedback kind="tool_results">'));
 }
 
 /** One line per archived message, each cut to its first 200 characters. */

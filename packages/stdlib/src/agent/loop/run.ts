@@ -20,6 +20,7 @@ import { uuidV7 } from "../../core/encoding";
 import { isTotalBudget } from "../llm/budget";
 import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
 import { scriptEventHandler } from "../llm/events";
+import { agentClient } from "../llm/client";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
 import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
@@ -36,9 +37,11 @@ import {
   requestMessages,
   textResultsMessage,
   toolMessage,
+  toolResultOf,
   userMessage,
   type CallResult,
   type Msg,
+  type ResultShape,
 } from "./transcript";
 
 /** Where a loop starts: a fresh task, or a yielded state being resumed. */
@@ -211,6 +214,8 @@ export class AgentLoop {
     this.structured = readStructured(start.options, settings.profile.schemaRetries);
     for (const m of messages) {
       if (typeof m.tool_call_id === "string") this.usedIds.add(m.tool_call_id);
+      const result = toolResultOf(m);
+      if (result !== undefined) this.usedIds.add(result.id);
       if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
       if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
     }
@@ -512,6 +517,8 @@ export class AgentLoop {
     } else {
       this.messages.push({ role: "assistant", content: fromText ? res.text : canonicalText(res.text, calls) });
     }
+    // §2.6 step 9: results in the answering provider's style.
+    const shape: ResultShape = agentClient(this.rt).wireStyle(res.provider) === "anthropic" ? "anthropic" : "openai";
     const outcomes: CallOutcome[] = [];
     const results: CallResult[] = [];
     const newPending: PendingCall[] = [];
@@ -541,7 +548,7 @@ export class AgentLoop {
       if (out.status === "ok" && !p.successful.includes(call.name)) p.successful.push(call.name);
       if (out.status === "rejected" && !p.rejected.includes(call.name)) p.rejected.push(call.name);
       results.push({ tool_call_id: call.id, name: call.name, text: out.text });
-      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, out.text));
+      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, out.text, shape));
       const tool = this.toolMap.get(call.name);
       if (tool?.longRunning && out.status === "ok") newPending.push(pendingCall(call, out.value));
     }

@@ -59,24 +59,56 @@ export function textResultsMessage(results: CallResult[], trackCalls: boolean): 
   return m;
 }
 
-/** The native-format message answering one call: the OpenAI-compatible
- * `{role: "tool", tool_call_id, content}` (spec/agents.md §2.6 step 9). */
-export function toolMessage(id: string, text: string): Msg {
+/**
+ * How a native-format tool result is stored (spec/agents.md §2.6 step 9):
+ * the OpenAI-compatible `{role: "tool", tool_call_id, content}` for the
+ * mock and OpenAI-style providers, the Anthropic-style
+ * `{role: "user", content: [{type: "tool_result", tool_use_id, content}]}`
+ * when the turn was answered by an Anthropic provider. Scripts see the
+ * shape in `result.transcript` and session messages; every adapter renders
+ * either shape in its own wire format, so a session may mix them.
+ */
+export type ResultShape = "openai" | "anthropic";
+
+/** The native-format message answering one call. */
+export function toolMessage(id: string, text: string, shape: ResultShape = "openai"): Msg {
+  if (shape === "anthropic") return { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] };
   return { role: "tool", tool_call_id: id, content: text };
+}
+
+/** The call id and text (null when not a string: left as given) of a
+ * native-format result message of either shape, else undefined. */
+export function toolResultOf(m: Msg): { id: string; text: string | null; shape: ResultShape } | undefined {
+  if (m.role === "tool" && typeof m.tool_call_id === "string") {
+    return { id: m.tool_call_id, text: typeof m.content === "string" ? m.content : null, shape: "openai" };
+  }
+  if (m.role === "user" && Array.isArray(m.content) && m.content.length === 1) {
+    const b = m.content[0];
+    if (isObject(b) && b.type === "tool_result" && typeof b.tool_use_id === "string") {
+      return { id: b.tool_use_id, text: typeof b.content === "string" ? b.content : null, shape: "anthropic" };
+    }
+  }
+  return undefined;
 }
 
 /**
  * Record a later response for call `id`: every earlier response of that
- * call is flagged superseded and the update is appended.
+ * call is flagged superseded and the update is appended, in the shape of
+ * the call's original result.
  */
 export function appendUpdate(messages: Msg[], id: string, text: string): void {
+  let shape: ResultShape = "openai";
   for (const m of messages) {
-    if (m.role === "tool" && m.tool_call_id === id) m.superseded = true;
+    const r = toolResultOf(m);
+    if (r !== undefined && r.id === id) {
+      m.superseded = true;
+      shape = r.shape;
+    }
     if (Array.isArray(m.tool_results)) {
       for (const r of m.tool_results) if (isObject(r) && r.tool_call_id === id) r.superseded = true;
     }
   }
-  messages.push({ role: "tool", tool_call_id: id, content: text, update_of: id });
+  messages.push({ ...toolMessage(id, text, shape), update_of: id });
 }
 
 /**
@@ -89,7 +121,8 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
   // response seen for an id is the latest.
   const latest = new Map<string, string>();
   for (const m of messages) {
-    if (m.role === "tool" && typeof m.tool_call_id === "string" && typeof m.content === "string") latest.set(m.tool_call_id, m.content);
+    const r = toolResultOf(m);
+    if (r !== undefined && r.text !== null) latest.set(r.id, r.text);
     if (Array.isArray(m.tool_results)) {
       for (const r of m.tool_results) {
         if (isObject(r) && typeof r.tool_call_id === "string" && typeof r.text === "string") latest.set(r.tool_call_id, r.text);
@@ -101,8 +134,11 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
     if (typeof m.update_of === "string") continue;
     const copy: JsonObject = {};
     for (const [k, v] of Object.entries(m)) if (!INTERNAL_KEYS.includes(k)) copy[k] = v as Json;
-    if (m.role === "tool" && typeof m.tool_call_id === "string") {
-      copy.content = latest.get(m.tool_call_id) ?? (m.content as Json);
+    const result = toolResultOf(m);
+    if (result !== undefined) {
+      // A result whose content is not text has no latest text: sent as given.
+      const text = latest.get(result.id);
+      if (text !== undefined) copy.content = result.shape === "openai" ? text : [{ ...(m.content as JsonObject[])[0]!, content: text }];
     } else if (Array.isArray(m.tool_results)) {
       const rs = m.tool_results.filter(isObject).map((r) => ({
         name: String(r.name),
