@@ -10,13 +10,13 @@ import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
 import { checkStructure, parse, type Node, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
-import { CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
+import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
 // What the commands need from the engine, reachable through one dynamic
 // import (cli/src/engine.ts). The agent layer is not part of it: it loads
 // when a script first uses it (the stdlib's lazy groups), or through
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
-export { HarnError } from "@harn/vm";
+export { HarnError, VirtualClock } from "@harn/vm";
 export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
@@ -37,6 +37,9 @@ export interface HostOptions {
   /** A CA bundle for the TLS clients to trust on top of Node's store;
    * defaults to the NODE_EXTRA_CA_CERTS that harn deferred (deferred-ca.ts). */
   extraCaCertsFile?: string | null;
+  /** Time and task scheduling; default real (`harn test --deterministic`
+   * passes a VirtualClock). */
+  clock?: Clock;
 }
 
 export function createRuntime(opts: HostOptions): Runtime {
@@ -47,6 +50,7 @@ export function createRuntime(opts: HostOptions): Runtime {
     env: opts.env,
     argv: opts.argv,
     extraCaCertsFile: opts.extraCaCertsFile === undefined ? deferredExtraCaCerts() : opts.extraCaCertsFile,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   if (opts.argv) rt.globals.set("argv", opts.argv);
   installStdlib(rt);

@@ -11,7 +11,9 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import type { Command } from "commander";
 import pc from "picocolors";
+import type { Clock } from "@harn/vm";
 import { colorEnabled } from "../color";
+import { type Determinism, determinismFrom, replayLines, shellWord, virtualNote } from "../deterministic";
 import { loadEngine } from "../engine";
 import { onInterrupt, watchHarnChanges } from "../harn-changes";
 import { readSourceText } from "../source-file";
@@ -44,7 +46,13 @@ interface Options {
   jobs?: string;
   parallel?: boolean;
   watch?: boolean;
+  deterministic?: boolean;
+  seed?: string;
+  explore?: string;
 }
+
+/** Plain runs: one run per test on the real clock. */
+const REAL: Determinism | null = null;
 
 /** Where a test's output goes. */
 interface OutputSink {
@@ -69,13 +77,19 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--jobs <n>", "run up to N tests at once", "1")
     .option("--parallel", "user tests: run the files concurrently")
     .option("--watch", "user tests: run again whenever a .harn file under PATH changes")
+    .option("--deterministic", "run each test on a virtual clock with a deterministic scheduler")
+    .option("--seed <n>", "seed the scheduler's order of concurrent tasks and timers (implies --deterministic)")
+    .option("--explore <k>", "run each test with K scheduler seeds; a failure prints its seed (implies --deterministic)")
     .action(async (targets: string[], opts: Options, cmd: Command) => {
       const timeout = Number(opts.timeout);
       if (!Number.isFinite(timeout) || timeout <= 0) cmd.error(`error: invalid --timeout value '${opts.timeout}'`, { exitCode: 2 });
+      const det = determinismFrom(opts);
+      if (det !== null && "error" in det) cmd.error(det.error, { exitCode: 2 });
+      const determinism = det as Determinism | null;
       const jobs = Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
       if (targets[0] === "conformance") {
         if (targets.length > 2) cmd.error(`error: unexpected argument '${targets[2]}'`, { exitCode: 2 });
-        setExitCode(await conformance(targets[1], opts, timeout, jobs));
+        setExitCode(await conformance(targets[1], opts, timeout, jobs, determinism));
         return;
       }
       // cli.md §5: SELECTION (a second positional) belongs to conformance only.
@@ -85,10 +99,10 @@ export function register(program: Command, setExitCode: SetExitCode): void {
         targets = ["tests"];
       }
       if (opts.watch) {
-        await watchTests(targets[0]!, () => goldenPaths(targets, opts, timeout, jobs));
+        await watchTests(targets[0]!, () => goldenPaths(targets, opts, timeout, jobs, determinism));
         return;
       }
-      setExitCode(await goldenPaths(targets, opts, timeout, jobs));
+      setExitCode(await goldenPaths(targets, opts, timeout, jobs, determinism));
     });
 }
 
@@ -214,7 +228,7 @@ interface ExecResult {
   timedOut: boolean;
 }
 
-export async function execute(file: string, timeoutMs: number): Promise<ExecResult> {
+export async function execute(file: string, timeoutMs: number, clock?: Clock): Promise<ExecResult> {
   const { createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
   let source: string;
   source = readSourceText(file);
@@ -225,6 +239,7 @@ export async function execute(file: string, timeoutMs: number): Promise<ExecResu
     cwd: process.cwd(),
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],
+    ...(clock ? { clock } : {}),
   });
   // cli.md §5.2.1 step 1: a `NAME.llm-mock.jsonl` sidecar replays LLM calls.
   const fixture = file.replace(/\.harn$/, ".llm-mock.jsonl");
@@ -261,7 +276,31 @@ export async function execute(file: string, timeoutMs: number): Promise<ExecResu
   }
 }
 
-async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promise<Result> {
+/** `runCase` once per seed of `det` (once on the real clock without it),
+ * stopping at the first failure, whose message then names its seed and how
+ * to replay it. */
+async function runCaseSeeded(tc: TestCase, timeoutMs: number, verbose: boolean, det: Determinism | null, replayTarget: string): Promise<Result> {
+  if (det === null) return runCase(tc, timeoutMs, verbose);
+  const { VirtualClock } = await loadEngine();
+  let total = 0;
+  let last: Result | null = null;
+  for (const seed of det.seeds) {
+    const clock = new VirtualClock({ seed });
+    try {
+      last = await runCase(tc, timeoutMs, verbose, clock);
+    } finally {
+      clock.dispose();
+    }
+    total += last.ms;
+    if (!last.passed) {
+      const lines = replayLines(seed, replayTarget).map((l) => `\n  ${l}`).join("");
+      return { ...last, ms: total, message: `${last.message ?? ""}${lines}` };
+    }
+  }
+  return { ...last!, ms: total };
+}
+
+async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean, clock?: Clock): Promise<Result> {
   const t0 = performance.now();
   let expected: string | null = null;
   let spec: string | null = null;
@@ -280,7 +319,7 @@ async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promi
   } catch (e) {
     return { rel: tc.rel, passed: false, ms: 0, message: `${tc.rel}: IO error reading expected error: ${(e as Error).message}`, timed: false };
   }
-  const r = await execute(tc.file, timeoutMs);
+  const r = await execute(tc.file, timeoutMs, clock);
   const ms = Math.round(performance.now() - t0);
   if (r.timedOut) return { rel: tc.rel, passed: false, ms, message: `${tc.rel}: timed out after ${timeoutMs}ms`, timed: false };
   if (expected !== null) {
@@ -312,7 +351,15 @@ async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean): Promi
 }
 
 /** Run cases with up to `jobs` at once; report in discovery order. */
-async function runAll(cases: TestCase[], timeoutMs: number, jobs: number, showMs: boolean, verbose: boolean): Promise<Result[]> {
+async function runAll(
+  cases: TestCase[],
+  timeoutMs: number,
+  jobs: number,
+  showMs: boolean,
+  verbose: boolean,
+  det: Determinism | null,
+  replayTarget: (tc: TestCase) => string,
+): Promise<Result[]> {
   const results: (Result | undefined)[] = new Array(cases.length);
   let next = 0;
   let printed = 0;
@@ -327,7 +374,7 @@ async function runAll(cases: TestCase[], timeoutMs: number, jobs: number, showMs
   const worker = async () => {
     while (next < cases.length) {
       const i = next++;
-      results[i] = await runCase(cases[i]!, timeoutMs, verbose);
+      results[i] = await runCaseSeeded(cases[i]!, timeoutMs, verbose, det, replayTarget(cases[i]!));
       flush();
     }
   };
@@ -394,7 +441,7 @@ function writeJunit(path: string, results: Result[], totalMs: number): void {
 // ---------------------------------------------------------------------------
 // Modes
 
-async function conformance(selection: string | undefined, opts: Options, timeoutMs: number, jobs: number): Promise<number> {
+async function conformance(selection: string | undefined, opts: Options, timeoutMs: number, jobs: number, det: Determinism | null): Promise<number> {
   const root = resolve("conformance");
   if (!existsSync(root) || !statSync(root).isDirectory()) {
     process.stderr.write("Directory not found: conformance\n");
@@ -433,11 +480,11 @@ async function conformance(selection: string | undefined, opts: Options, timeout
     if (tc) cases.push(tc);
   }
   const t0 = performance.now();
-  const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
+  const results = await runAll(cases, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose), det, (tc) => `conformance ${shellWord(tc.rel)}`);
   return report(results, opts, performance.now() - t0, false);
 }
 
-async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, jobs: number): Promise<number> {
+async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, jobs: number, det: Determinism | null = REAL): Promise<number> {
   const cases: TestCase[] = [];
   for (const t of targets) {
     const p = resolve(t);
@@ -456,10 +503,10 @@ async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, 
   // Without golden files, the paths hold user test pipelines (cli.md §5.1).
   // (Decided before --filter: a filter that selects no golden test must not
   // switch modes.)
-  if (cases.length === 0) return userTests(targets, opts, timeoutMs);
+  if (cases.length === 0) return userTests(targets, opts, timeoutMs, det);
   const selected = opts.filter === undefined ? cases : cases.filter((tc) => filterMatches(opts.filter!, tc.rel));
   const t0 = performance.now();
-  const results = await runAll(selected, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose));
+  const results = await runAll(selected, timeoutMs, jobs, Boolean(opts.verbose || opts.timing), Boolean(opts.verbose), det, (tc) => shellWord(tc.rel));
   return report(results, opts, performance.now() - t0, true);
 }
 
@@ -488,8 +535,8 @@ function testPipelines(items: Node[]): string[] {
   return names;
 }
 
-async function userTests(targets: string[], opts: Options, timeoutMs: number): Promise<number> {
-  const { readSourceFile } = await loadEngine();
+async function userTests(targets: string[], opts: Options, timeoutMs: number, det: Determinism | null): Promise<number> {
+  const { readSourceFile, VirtualClock } = await loadEngine();
   const files: string[] = [];
   for (const t of targets) {
     const p = resolve(t);
@@ -533,10 +580,10 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
     process.stdout.write(`Running ${s(tests.length, "test")} from ${s(usedFiles.size, "file")}...\n\n`);
   }
   let passed = 0;
-  const report = (t: UserTest, failure: string | null, ms: number) => {
+  const report = (t: UserTest, failure: string | null, ms: number, note: string) => {
     if (failure === null) {
       passed++;
-      process.stdout.write(`  ${paint.green("PASS")}  ${t.name} [${t.file}] (${ms} ms)\n`);
+      process.stdout.write(`  ${paint.green("PASS")}  ${t.name} [${t.file}] (${ms} ms${note})\n`);
     } else {
       process.stdout.write(`  ${paint.red("FAIL")}  ${t.name} [${t.file}]\n`);
       for (const line of failure.trimEnd().split("\n")) process.stdout.write(`        ${line}\n`);
@@ -544,13 +591,45 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
   };
   const runOne = async (t: UserTest, out: OutputSink, err: OutputSink) => {
     const started = performance.now();
-    const failure = t.parseError ?? (await runUserTest(t, timeoutMs, out, err));
-    return { failure, ms: Math.round(performance.now() - started) };
+    const elapsed = () => Math.round(performance.now() - started);
+    if (t.parseError !== null || det === null) {
+      const failure = t.parseError ?? (await runUserTest(t, timeoutMs, out, err));
+      return { failure, ms: elapsed(), note: "" };
+    }
+    // --deterministic: one run per seed, each on its own virtual clock. With
+    // several seeds, only the reported run's output is shown (the first
+    // failing one, else the last), not K copies of it.
+    let virtualMs = 0;
+    let runs = 0;
+    for (const seed of det.seeds) {
+      const clock = new VirtualClock({ seed });
+      const held = det.seeds.length > 1 ? { out: "", err: "" } : null;
+      let failure: string | null;
+      try {
+        failure = held
+          ? await runUserTest(t, timeoutMs, { write: (x) => void (held.out += x) }, { write: (x) => void (held.err += x) }, clock)
+          : await runUserTest(t, timeoutMs, out, err, clock);
+      } finally {
+        clock.dispose();
+      }
+      runs++;
+      virtualMs = Math.max(virtualMs, clock.elapsed());
+      const lastSeed = runs === det.seeds.length;
+      if (held && (failure !== null || lastSeed)) {
+        out.write(held.out);
+        err.write(held.err);
+      }
+      if (failure !== null) {
+        const replay = replayLines(seed, `--filter ${shellWord(t.name)} ${shellWord(t.file)}`);
+        return { failure: `${failure.trimEnd()}\n${replay.join("\n")}`, ms: elapsed(), note: "" };
+      }
+    }
+    return { failure: null, ms: elapsed(), note: virtualNote(virtualMs, runs) };
   };
   if (!opts.parallel) {
     for (const t of tests) {
       const r = await runOne(t, process.stdout, process.stderr);
-      report(t, r.failure, r.ms);
+      report(t, r.failure, r.ms, r.note);
     }
   } else {
     // --parallel (cli.md §5.0): files run concurrently, the tests of one
@@ -559,7 +638,7 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
     const byFile = new Map<string, UserTest[]>();
     for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
     const files = [...byFile.values()].map(async (group) => {
-      const done: { t: UserTest; out: string; err: string; failure: string | null; ms: number }[] = [];
+      const done: { t: UserTest; out: string; err: string; failure: string | null; ms: number; note: string }[] = [];
       for (const t of group) {
         let out = "";
         let err = "";
@@ -572,7 +651,7 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
       for (const r of await file) {
         process.stdout.write(r.out);
         process.stderr.write(r.err);
-        report(r.t, r.failure, r.ms);
+        report(r.t, r.failure, r.ms, r.note);
       }
     }
   }
@@ -586,7 +665,7 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number): P
 }
 
 /** Run one test pipeline in a fresh runtime; null when it passed. */
-async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, stderr: OutputSink): Promise<string | null> {
+async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, stderr: OutputSink, clock?: Clock): Promise<string | null> {
   const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource } = await loadEngine();
   const rt = createRuntime({
     stdout: { write: (x) => void stdout.write(x) },
@@ -594,6 +673,7 @@ async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, s
     cwd: dirname(t.file),
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],
+    ...(clock ? { clock } : {}),
   });
   const handle = runSource(rt, t.source, t.file, t.name, true);
   let timedOut = false;

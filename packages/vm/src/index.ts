@@ -10,3 +10,5 @@ export { monotonicMs } from "./eval/interpreter";
 export { LOCKS, NamedLocks, waitInQueue, type QueuedWaiter, makeChannel, channelSend, channelReceive } from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
 export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";
+export { type Clock, type CancelTimer, realClock, abortableWait } from "./clock";
+export { VirtualClock, VIRTUAL_EPOCH_MS, type VirtualClockOptions } from "./virtual-clock";

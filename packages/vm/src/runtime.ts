@@ -13,6 +13,7 @@
 import type { Span, TypeExpr } from "@harn/parser";
 import { CpLengthMemo, type Value } from "./values";
 import { StdModuleSources } from "./std-sources";
+import { type Clock, realClock } from "./clock";
 
 /** Where text goes. Writes are synchronous from the script's point of view. */
 export interface OutputSink {
@@ -129,6 +130,8 @@ export interface RuntimeOptions {
    * it instead of letting Node parse it at start-up (cli/bin/harn.cjs).
    * Absent or null: nothing extra (Node's own store already has them). */
   extraCaCertsFile?: string | null;
+  /** Time, timers and task starts (clock.ts); default: real time. */
+  clock?: Clock;
 }
 
 /** A cleanup step run when the runtime shuts down (LIFO). */
@@ -168,6 +171,9 @@ export class Runtime {
   readonly env: Record<string, string | undefined>;
   /** See `RuntimeOptions.extraCaCertsFile`. */
   readonly extraCaCertsFile: string | null;
+  /** Every time-defined wait and every clock reading of the script goes
+   * through it (clock.ts): real, or virtual under `harn test --deterministic`. */
+  readonly clock: Clock;
   private readonly slots = new Map<RuntimeSlot<unknown>, unknown>();
   private readonly disposers: Disposer[] = [];
   private readonly exitHooks: Disposer[] = [];
@@ -178,6 +184,7 @@ export class Runtime {
     this.cwd = options.cwd;
     this.env = options.env;
     this.extraCaCertsFile = options.extraCaCertsFile ?? null;
+    this.clock = options.clock ?? realClock;
     if (options.argv) this.globals.set("argv", options.argv);
   }
 

@@ -13,7 +13,7 @@
  *   `mailbox_receive(mb, timeout?)` waits for the next message and returns
  *   nil on timeout or once the mailbox is closed and drained.
  */
-import { display, equals, HarnError, HDict, HDuration, HOpaque, RuntimeSlot, typeOf, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, equals, HarnError, HDict, HDuration, HOpaque, RuntimeSlot, typeOf, type CallContext, type CancelTimer, type Clock, type Runtime, type Value } from "@harn/vm";
 import { arg } from "./args";
 
 class Cell {
@@ -43,21 +43,21 @@ class Mailbox {
 
   /** Resolves at the next send or close, at the deadline, or rejects when
    * the task is cancelled; never leaves a timer behind. */
-  wait(signal: AbortSignal, timeoutMs: number | null): Promise<void> {
+  wait(signal: AbortSignal, timeoutMs: number | null, clock: Clock): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      let timer: ReturnType<typeof setTimeout> | null = null;
+      let timer: CancelTimer | null = null;
       const done = () => {
-        if (timer) clearTimeout(timer);
+        if (timer) timer();
         signal.removeEventListener("abort", onAbort);
         resolve();
       };
       const onAbort = () => {
-        if (timer) clearTimeout(timer);
+        if (timer) timer();
         this.waiters = this.waiters.filter((w) => w !== done);
         reject(signal.reason);
       };
-      if (timeoutMs !== null) timer = setTimeout(done, Math.max(0, timeoutMs));
+      if (timeoutMs !== null) timer = clock.timer(timeoutMs, done);
       signal.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(done);
     });
@@ -102,9 +102,10 @@ function receive(mb: Mailbox, ctx: CallContext, deadline: number | null): Value 
     return v;
   }
   if (mb.closed) return null;
-  const left = deadline === null ? null : deadline - Date.now();
+  const clock = ctx.runtime.clock;
+  const left = deadline === null ? null : deadline - clock.monotonic();
   if (left !== null && left <= 0) return null;
-  return mb.wait(ctx.signal, left).then(() => receive(mb, ctx, deadline));
+  return mb.wait(ctx.signal, left, clock).then(() => receive(mb, ctx, deadline));
 }
 
 export function installShared(rt: Runtime): void {
@@ -228,7 +229,7 @@ export function installShared(rt: Runtime): void {
   rt.defineBuiltin("mailbox_receive", (args, ctx) => {
     const mb = mailbox("mailbox_receive", arg(args, 0), ctx);
     const t = timeoutArg(arg(args, 1));
-    return receive(mb, ctx, t === null ? null : Date.now() + t);
+    return receive(mb, ctx, t === null ? null : ctx.runtime.clock.monotonic() + t);
   });
   rt.defineBuiltin("mailbox_close", (args, ctx) => {
     const mb = mailbox("mailbox_close", arg(args, 0), ctx);

@@ -5,7 +5,7 @@
  * the evaluator set (its cancellation or deadline error).
  */
 import { HarnError, HDuration, type Runtime } from "@harn/vm";
-import { realSleep } from "../time/clock";
+import { clockSleep } from "../time/clock";
 
 /** What a cancelled wait raises when the abort carried no Harn error. */
 export const CANCELLED = "kind:cancelled:VM cancelled by host";
@@ -15,7 +15,7 @@ export function installSleep(rt: Runtime): void {
     const d = args.length > 0 ? args[0]! : null;
     const ms = typeof d === "number" ? d : d instanceof HDuration ? d.ms : typeof d === "bigint" && d > 0n ? 2 ** 31 - 1 : 0;
     if (!(ms > 0)) return null;
-    return realSleep(Math.min(ms, 2 ** 31 - 1), ctx).catch((e: unknown) => {
+    return clockSleep(Math.min(ms, 2 ** 31 - 1), ctx).catch((e: unknown) => {
       throw e instanceof HarnError ? e : HarnError.thrown(CANCELLED);
     });
   });

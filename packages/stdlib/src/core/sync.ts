@@ -123,7 +123,7 @@ function acquireQueued(p: Primitive, mode: Mode, ctx: CallContext, timeoutMs: nu
     p.take(mode);
     p.acquired++;
   };
-  return waitInQueue(p.waiters, { mode }, ctx.signal, timeoutMs, granted).then((ok) => {
+  return waitInQueue(p.waiters, { mode }, ctx.signal, timeoutMs, granted, ctx.runtime.clock).then((ok) => {
     if (ok) return permitValue(p, mode);
     p.timeouts++;
     // Readers queued behind a writer that gave up may go now.

@@ -4,7 +4,7 @@
  * synchronously (no promise), like every other pure builtin.
  */
 import { HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
-import { realSleep } from "../time/clock";
+import { clockSleep } from "../time/clock";
 import { takeMock } from "./mocks";
 import type { RequestSpec } from "./request";
 import { send, TransportError } from "./transport";
@@ -38,7 +38,7 @@ export function execute(ctx: CallContext, spec: RequestSpec, attempt = 0, egress
     const delay = retryDelay(spec, attempt, r);
     if (delay === null) return r;
     if (delay <= 0) return execute(ctx, spec, attempt + 1, egressOnNetwork);
-    return realSleep(delay, ctx).then(() => execute(ctx, spec, attempt + 1, egressOnNetwork));
+    return clockSleep(delay, ctx).then(() => execute(ctx, spec, attempt + 1, egressOnNetwork));
   }
   if (egressOnNetwork) checkEgress(ctx.runtime, spec.fn, spec.url);
   return executeNetwork(ctx, spec, attempt);
@@ -51,7 +51,7 @@ async function executeNetwork(ctx: CallContext, spec: RequestSpec, attempt: numb
   } catch (e) {
     if (!(e instanceof TransportError)) throw e;
     if (e.retryable && canRetry(spec, attempt)) {
-      await realSleep(backoff(spec, attempt), ctx);
+      await clockSleep(backoff(spec, attempt), ctx);
       const next = execute(ctx, spec, attempt + 1);
       return isPromise(next) ? await next : next;
     }
@@ -59,7 +59,7 @@ async function executeNetwork(ctx: CallContext, spec: RequestSpec, attempt: numb
   }
   const delay = retryDelay(spec, attempt, r);
   if (delay === null) return r;
-  if (delay > 0) await realSleep(delay, ctx);
+  if (delay > 0) await clockSleep(delay, ctx);
   const next = execute(ctx, spec, attempt + 1);
   return isPromise(next) ? await next : next;
 }

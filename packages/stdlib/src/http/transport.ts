@@ -211,6 +211,10 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   let body = spec.body;
   let sent = spec.headers;
   let streaming = false;
+  // The exchange is real work: a virtual clock must not jump past a timeout
+  // while the peer is answering (vm clock.ts). Until the headers, and then
+  // during each read of a streamed body.
+  const endReal = rt.clock.beginReal();
   try {
     for (let redirects = 0; ; redirects++) {
       const target = new URL(url);
@@ -270,6 +274,7 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
       if (timer && streamTimeout === "headers") clearTimeout(timer);
       const chunks = stream[Symbol.asyncIterator]();
       const read = async (): Promise<Uint8Array | null> => {
+        const endRead = rt.clock.beginReal();
         try {
           const chunk = await chunks.next();
           if (chunk.done) finish();
@@ -277,6 +282,8 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
         } catch (e) {
           finish();
           throw failure(e, where);
+        } finally {
+          endRead();
         }
       };
       return { status: res.statusCode, headers: new HDict(headers), body: { read }, close };
@@ -284,6 +291,7 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   } catch (e) {
     throw failure(e, `error sending request for url (${safeHref(url)})`);
   } finally {
+    endReal();
     // a streamed body keeps both until it ends or is closed (`finish`)
     if (!streaming) {
       if (timer) clearTimeout(timer);

@@ -52,6 +52,7 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
     new LlmClient({
       env: rt.env,
       fetch: fetchTrustingExtraCa(rt),
+      clock: rt.clock,
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
       onImplicitMock: () =>
         rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),

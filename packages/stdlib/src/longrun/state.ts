@@ -7,7 +7,7 @@
  * exported `LongRunState` methods; scripts use the builtins in
  * `feedback_builtins.ts`.
  */
-import { RuntimeSlot, type Runtime } from "@harn/vm";
+import { realClock, RuntimeSlot, type CancelTimer, type Clock, type Runtime } from "@harn/vm";
 import type { Json } from "./json";
 
 export type HandleFamily = "stdlib" | "command";
@@ -67,6 +67,9 @@ export class LongRunState {
   private commandCounter = 0;
   private commandIdCounter = 0;
   private readonly pidHex = process.pid.toString(16);
+
+  /** `clock` times `handle_wait` timeouts (the runtime's clock). */
+  constructor(private readonly clock: Clock = realClock) {}
 
   // --- identifiers (§1.3) --------------------------------------------------
 
@@ -244,9 +247,9 @@ export class LongRunState {
     if (ready || !this.inFlight.has(id)) return ready;
     if (signal.aborted) throw signal.reason;
     const finished = await new Promise<boolean>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: CancelTimer | undefined;
       const cleanup = () => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (timer !== undefined) timer();
         signal.removeEventListener("abort", onAbort);
         this.removeSettleListener(id, onSettle);
       };
@@ -261,10 +264,10 @@ export class LongRunState {
       this.addSettleListener(id, onSettle);
       signal.addEventListener("abort", onAbort, { once: true });
       if (timeoutMs !== null) {
-        timer = setTimeout(() => {
+        timer = this.clock.timer(timeoutMs, () => {
           cleanup();
           resolve(false);
-        }, timeoutMs);
+        });
       }
     });
     return finished ? this.takePayload(id) : null;
@@ -292,7 +295,7 @@ export class LongRunState {
 }
 
 const LONGRUN = new RuntimeSlot<LongRunState>("longrun", (rt) => {
-  const state = new LongRunState();
+  const state = new LongRunState(rt.clock);
   // Script end (normal or uncaught error): cancel whatever is left, so
   // processes die and nothing keeps Node alive (§1.15).
   rt.onShutdown(() => {

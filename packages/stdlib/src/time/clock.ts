@@ -4,7 +4,7 @@
  * a runtime slot; other stdlib modules read time through `nowMs` so that
  * they honour it too.
  */
-import { HarnError, HDict, HDuration, HFloat, RuntimeSlot, sleepMs, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, HDuration, HFloat, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 
 interface ClockState {
@@ -12,7 +12,7 @@ interface ClockState {
   mockWallMs: number | null;
   /** Mock monotonic ms (advanced with the wall clock). */
   mockMonoMs: number;
-  /** `performance.now()` at the first real monotonic reading. */
+  /** The runtime clock's monotonic reading at the first reading. */
   monoOrigin: number | null;
 }
 
@@ -21,7 +21,7 @@ const clockSlot = new RuntimeSlot<ClockState>("time.clock", () => ({ mockWallMs:
 /** Unix milliseconds, honouring `mock_time`. */
 export function nowMs(rt: Runtime): number {
   const c = rt.slot(clockSlot);
-  return c.mockWallMs ?? Date.now();
+  return c.mockWallMs ?? rt.clock.now();
 }
 
 /** Milliseconds on the monotonic clock (zero at its first reading), or the
@@ -29,15 +29,16 @@ export function nowMs(rt: Runtime): number {
 export function monotonicMs(rt: Runtime): number {
   const c = rt.slot(clockSlot);
   if (c.mockWallMs !== null) return c.mockMonoMs;
-  const now = performance.now();
+  const now = rt.clock.monotonic();
   if (c.monoOrigin === null) c.monoOrigin = now;
   return Math.floor(now - c.monoOrigin);
 }
 
-/** Wait `ms` real milliseconds; cancellation (`ctx.signal`) ends the wait
- * with the evaluator's abort reason. The timer never outlives the wait. */
-export function realSleep(ms: number, ctx: CallContext): Promise<Value> {
-  return sleepMs(ms, ctx.signal).then(() => null);
+/** Wait `ms` milliseconds on the runtime's clock (virtual under `harn test
+ * --deterministic`); cancellation (`ctx.signal`) ends the wait with the
+ * evaluator's abort reason. The timer never outlives the wait. */
+export function clockSleep(ms: number, ctx: CallContext): Promise<Value> {
+  return ctx.runtime.clock.sleep(ms, ctx.signal).then(() => null);
 }
 
 function msArg(v: Value): number | null {
@@ -86,20 +87,20 @@ export function installClock(rt: Runtime): void {
       c.mockMonoMs += ms;
       return null;
     }
-    return realSleep(ms, ctx);
+    return clockSleep(ms, ctx);
   });
 
-  rt.defineBuiltin("timer_start", (args) => {
+  rt.defineBuiltin("timer_start", (args, ctx) => {
     const name = args.length > 0 && args[0] !== null ? strArg(args, 0) : "default";
-    return HDict.of({ name, start_ms: Date.now() });
+    return HDict.of({ name, start_ms: ctx.runtime.clock.now() });
   });
 
   rt.defineBuiltin("timer_end", (args, ctx) => {
     const t = args.length > 0 ? args[0]! : null;
     if (!(t instanceof HDict)) throw HarnError.thrown("timer_end: argument must be a timer dict from timer_start");
     const start = t.get("start_ms");
-    const startMs = typeof start === "number" ? start : start instanceof HFloat ? start.v : Date.now();
-    const elapsedMs = Math.max(0, Math.floor(Date.now() - startMs));
+    const startMs = typeof start === "number" ? start : start instanceof HFloat ? start.v : ctx.runtime.clock.now();
+    const elapsedMs = Math.max(0, Math.floor(ctx.runtime.clock.now() - startMs));
     const name = t.has("name") ? strArg([t.get("name")], 0) : "default";
     ctx.out(`[timer] ${name}: ${elapsedMs}ms\n`);
     return elapsedMs;

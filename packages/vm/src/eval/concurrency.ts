@@ -12,6 +12,7 @@ import type * as A from "@harn/parser";
 import { HarnError } from "../errors";
 import type { BuiltinFn, CallContext } from "../runtime";
 import { RuntimeSlot } from "../runtime";
+import { type CancelTimer, type Clock, realClock } from "../clock";
 import {
   HAtomic,
   HChannel,
@@ -38,7 +39,7 @@ import { type Compiler, DONE, type Stepper } from "./compile";
 import { ClosureImpl, type Ev, type Frame } from "./frame";
 import { located, thenMaybe as then } from "./helpers";
 import type { Interpreter, VmCallContext } from "./interpreter";
-import { CANCELLED_TEXT, ExitRequest, Task, raceSignal, sleepMs } from "./task";
+import { CANCELLED_TEXT, ExitRequest, Task, raceSignal } from "./task";
 
 // ---------------------------------------------------------------------------
 // Channels
@@ -123,14 +124,15 @@ export function waitInQueue<W extends QueuedWaiter>(
   signal: AbortSignal,
   timeoutMs: number | null,
   onGranted?: () => void,
+  clock: Clock = realClock,
 ): Promise<boolean> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<boolean>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
+    let timer: CancelTimer | null = null;
     const leave = () => {
       const i = queue.indexOf(queued);
       if (i >= 0) queue.splice(i, 1);
-      if (timer) clearTimeout(timer);
+      if (timer) timer();
       signal.removeEventListener("abort", onAbort);
     };
     const queued = {
@@ -148,16 +150,17 @@ export function waitInQueue<W extends QueuedWaiter>(
     queue.push(queued);
     signal.addEventListener("abort", onAbort, { once: true });
     if (timeoutMs !== null) {
-      timer = setTimeout(() => {
+      timer = clock.timer(timeoutMs, () => {
         leave();
         resolve(false);
-      }, timeoutMs);
+      });
     }
   });
 }
 
 export class NamedLocks {
   private readonly held = new Map<string, { queue: QueuedWaiter[] }>();
+  constructor(private readonly clock: Clock = realClock) {}
   /** Wait for the lock (see `acquireWithin`). */
   async acquire(name: string, signal: AbortSignal): Promise<void> {
     if (this.tryAcquire(name)) return;
@@ -176,7 +179,7 @@ export class NamedLocks {
   acquireWithin(name: string, signal: AbortSignal, timeoutMs: number | null): Promise<boolean> {
     if (this.tryAcquire(name)) return Promise.resolve(true);
     if (timeoutMs !== null && timeoutMs <= 0 && !signal.aborted) return Promise.resolve(false);
-    return waitInQueue(this.held.get(name)!.queue, {}, signal, timeoutMs);
+    return waitInQueue(this.held.get(name)!.queue, {}, signal, timeoutMs, undefined, this.clock);
   }
   /** Hand the lock to the next waiter, or free it. */
   release(name: string): void {
@@ -194,7 +197,7 @@ export class NamedLocks {
   }
 }
 
-export const LOCKS = new RuntimeSlot<NamedLocks>("vm.locks", () => new NamedLocks());
+export const LOCKS = new RuntimeSlot<NamedLocks>("vm.locks", (rt) => new NamedLocks(rt.clock));
 
 // ---------------------------------------------------------------------------
 
@@ -238,7 +241,8 @@ export class Concurrency {
   /** Run a closure body as a task; settles the task, never rejects. */
   startTask(child: Task, impl: ClosureImpl, args: Value[], fr: Frame): void {
     const interp = this.interp;
-    child.promise = Promise.resolve()
+    child.promise = interp.rt.clock
+      .turn()
       .then(() => {
         child.signal.throwIfAborted();
         const f = interp.newFrame(impl, args, fr, null, child);
@@ -282,7 +286,7 @@ export class Concurrency {
       const link = () => ac.abort(ctx.signal.reason);
       ctx.signal.addEventListener("abort", link, { once: true });
       try {
-        await Promise.race([t.promise!, sleepMs(ms, ac.signal).catch(() => undefined)]);
+        await Promise.race([t.promise!, this.interp.rt.clock.sleep(ms, ac.signal).catch(() => undefined)]);
       } finally {
         ctx.signal.removeEventListener("abort", link);
         ac.abort();
@@ -455,6 +459,7 @@ export class Concurrency {
     const dflt = n.defaultBody ? c.scopedBlock(n.defaultBody, true) : null;
     const file = c.file;
     const span = n.span;
+    const clock = this.interp.rt.clock;
     return (fr) =>
       then(evalAll(chans, fr), (cs) =>
         then(timeout ? timeout.dur(fr) : null, (d) => {
@@ -477,7 +482,7 @@ export class Concurrency {
           if (first) return first.run(fr);
           if (dflt) return dflt(fr);
           const task = fr.task;
-          const deadlineAt = timeout ? performance.now() + durationMs(d) : Infinity;
+          const deadlineAt = timeout ? clock.monotonic() + durationMs(d) : Infinity;
           return (async () => {
             for (;;) {
               if (states.length > 0 && states.every((s) => s.closed && s.queue.length === 0) && !timeout) return null;
@@ -487,9 +492,9 @@ export class Concurrency {
               const waits: Promise<unknown>[] = states.map((s) => s.changed(ac.signal).catch(() => undefined));
               let timedOut = false;
               if (timeout) {
-                const left = deadlineAt - performance.now();
+                const left = deadlineAt - clock.monotonic();
                 waits.push(
-                  sleepMs(Math.max(0, left), ac.signal).then(
+                  clock.sleep(Math.max(0, left), ac.signal).then(
                     () => {
                       timedOut = true;
                     },
@@ -509,7 +514,7 @@ export class Concurrency {
                 const r = got.run(fr);
                 return r instanceof Promise ? await r : r;
               }
-              if (timedOut || (timeout && performance.now() >= deadlineAt)) {
+              if (timedOut || (timeout && clock.monotonic() >= deadlineAt)) {
                 const r = timeout!.body(fr);
                 return r instanceof Promise ? await r : r;
               }
@@ -524,6 +529,7 @@ export class Concurrency {
     const body = c.scopedBlock(n.body, true);
     const file = c.file;
     const span = n.span;
+    const clock = this.interp.rt.clock;
     return (fr) =>
       then(dur(fr), (d) => {
         const ms = durationMs(d);
@@ -533,10 +539,10 @@ export class Concurrency {
         const onOuter = () => ac.abort(outer.reason);
         if (outer.aborted) ac.abort(outer.reason);
         else outer.addEventListener("abort", onOuter, { once: true });
-        const timer = setTimeout(() => ac.abort(located(HarnError.thrown("Deadline exceeded"), span, file)), Math.max(0, ms));
+        const cancelTimer = clock.timer(ms, () => ac.abort(located(HarnError.thrown("Deadline exceeded"), span, file)));
         task.signal = ac.signal;
         const cleanup = () => {
-          clearTimeout(timer);
+          cancelTimer();
           outer.removeEventListener("abort", onOuter);
           task.signal = outer;
         };
@@ -620,7 +626,7 @@ export class Concurrency {
     def("sleep", (args, ctx) => {
       const ms = durationMs(args[0] ?? null);
       if (ms <= 0) return null;
-      return sleepMs(ms, ctx.signal).then(() => null);
+      return rt.clock.sleep(ms, ctx.signal).then(() => null);
     });
     def("channel", (args) => {
       const name = args.length > 0 && args[0] !== null ? displayName(args[0]!) : "default";
@@ -648,7 +654,7 @@ export class Concurrency {
     def("select", (args, ctx) => {
       if (args.length === 0) throw HarnError.thrown("select: requires at least one channel");
       if (!args.every((a) => a instanceof HChannel)) throw HarnError.thrown("select: all arguments must be channels");
-      return selectChannels(args as HChannel[], null, ctx.signal).then(
+      return selectChannels(args as HChannel[], null, ctx.signal, rt.clock).then(
         (r) => r ?? HDict.of({ channel: null, index: -1, value: null }),
       );
     });
@@ -656,7 +662,7 @@ export class Concurrency {
       const list = args[0];
       if (!Array.isArray(list) || !list.every((a) => a instanceof HChannel)) throw HarnError.thrown("channel_select: expected a list of channels");
       const t = args.length > 1 && args[1] !== null ? durationMs(args[1]!) : null;
-      return selectChannels(list as HChannel[], t, ctx.signal);
+      return selectChannels(list as HChannel[], t, ctx.signal, rt.clock);
     });
     def("atomic", (args) => {
       const v = args[0] ?? null;
@@ -728,21 +734,21 @@ function linkToSignal(child: Task, signal: AbortSignal): void {
   queueMicrotask(() => child.promise?.then(p));
 }
 
-async function selectChannels(chs: HChannel[], timeoutMs: number | null, signal: AbortSignal): Promise<HDict | null> {
-  const deadline = timeoutMs === null ? Infinity : performance.now() + timeoutMs;
+async function selectChannels(chs: HChannel[], timeoutMs: number | null, signal: AbortSignal, clock: Clock): Promise<HDict | null> {
+  const deadline = timeoutMs === null ? Infinity : clock.monotonic() + timeoutMs;
   for (;;) {
     for (let i = 0; i < chs.length; i++) {
       const t = chanState(chs[i]!).tryTake();
       if (t) return HDict.of({ channel: chs[i]!.name, index: i, value: t.v });
     }
     if (chs.every((c) => chanState(c).closed)) return null;
-    const left = deadline - performance.now();
+    const left = deadline - clock.monotonic();
     if (left <= 0) return null;
     const ac = new AbortController();
     const link = () => ac.abort(signal.reason);
     signal.addEventListener("abort", link, { once: true });
     const waits: Promise<unknown>[] = chs.map((c) => chanState(c).changed(ac.signal).catch(() => undefined));
-    if (left !== Infinity) waits.push(sleepMs(left, ac.signal).catch(() => undefined));
+    if (left !== Infinity) waits.push(clock.sleep(left, ac.signal).catch(() => undefined));
     try {
       await Promise.race(waits);
     } finally {

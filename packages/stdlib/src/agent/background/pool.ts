@@ -136,12 +136,14 @@ export class BackgroundPool {
     const err = (t: string) => this.rt.stderr.write(t);
     if (this.graceMs > 0) {
       err(`Waiting for ${n} background task${n === 1 ? "" : "s"} (up to ${formatGrace(this.graceMs)})...\n`);
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      // The runtime's clock: the grace is script-visible time (virtual under
+      // `harn test --deterministic`).
+      let cancelTimer: (() => void) | undefined;
       await Promise.race([
         Promise.all(waiting.map((t) => t.done)),
-        new Promise<void>((r) => (timer = setTimeout(r, this.graceMs))),
+        new Promise<void>((r) => (cancelTimer = this.rt.clock.timer(this.graceMs, r))),
       ]);
-      clearTimeout(timer);
+      cancelTimer?.();
     } else {
       err(`Cancelling ${n} background task${n === 1 ? "" : "s"}...\n`);
     }

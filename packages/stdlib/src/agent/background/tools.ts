@@ -3,7 +3,7 @@
  * (extensions.md §2) and the script builtins `background_tasks()` /
  * `background_task_wait(task_id, timeout?)`.
  */
-import { display, HDict, HarnError, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HDict, HarnError, type CallContext, type CancelTimer, type Clock, type Runtime, type Value } from "@harn/vm";
 import type { BuiltinTool } from "../tools/dispatch";
 import type { ToolSpec } from "../tools/spec";
 import type { LoopStart } from "../loop/run";
@@ -112,7 +112,7 @@ export function installBackgroundBuiltins(rt: Runtime): void {
     const task = pool.tasks.get(raw);
     if (task && task.status === "running") {
       const timeout = args[1] === undefined || args[1] === null ? undefined : durationMs(args[1] as Value);
-      await waitBounded(task.done, timeout, ctx.signal);
+      await waitBounded(task.done, timeout, ctx.signal, ctx.runtime.clock);
     }
     return withId(raw, pool.check(raw));
   });
@@ -123,12 +123,12 @@ function withId(id: string, d: HDict): HDict {
 }
 
 /** Wait for `p` up to `ms` (forever when undefined); rejects on abort. */
-function waitBounded(p: Promise<void>, ms: number | undefined, signal: AbortSignal): Promise<void> {
+function waitBounded(p: Promise<void>, ms: number | undefined, signal: AbortSignal, clock: Clock): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: CancelTimer | undefined;
     const done = () => {
-      clearTimeout(timer);
+      timer?.();
       signal.removeEventListener("abort", onAbort);
     };
     const onAbort = () => {
@@ -137,10 +137,10 @@ function waitBounded(p: Promise<void>, ms: number | undefined, signal: AbortSign
     };
     signal.addEventListener("abort", onAbort, { once: true });
     if (ms !== undefined) {
-      timer = setTimeout(() => {
+      timer = clock.timer(ms, () => {
         done();
         resolve();
-      }, Math.max(0, ms));
+      });
     }
     p.then(() => {
       done();

@@ -205,7 +205,7 @@ export class DaemonMode {
         this.host!.becameIdle();
       }
       for (;;) {
-        const deadline = Date.now() + (s.wakeIntervalMs ?? this.backoffMs);
+        const deadline = loop.rt.clock.monotonic() + (s.wakeIntervalMs ?? this.backoffMs);
         let reason: WakeReason | null;
         for (;;) {
           const early = await this.sleepUntil(loop, deadline);
@@ -297,8 +297,7 @@ export class DaemonMode {
         if (error !== undefined) reject(error);
         else resolvePromise(early);
       };
-      const timer = setTimeout(() => settle(false), Math.max(0, deadline - Date.now()));
-      releases.push(() => clearTimeout(timer));
+      releases.push(loop.rt.clock.timer(deadline - loop.rt.clock.monotonic(), () => settle(false)));
       const onAbort = () => settle(false, signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       releases.push(() => signal.removeEventListener("abort", onAbort));

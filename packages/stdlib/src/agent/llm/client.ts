@@ -9,7 +9,7 @@ import { mockState } from "../mock/state";
 
 const AGENT_CLIENT = new RuntimeSlot<LlmClient>("agent.client", (rt) => {
   const client = rt.slot(LLM_CLIENT);
-  client.register(new MockProvider(mockState(rt)));
+  client.register(new MockProvider(mockState(rt), rt.clock));
   return client;
 });
 

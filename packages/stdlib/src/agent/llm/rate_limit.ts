@@ -10,7 +10,7 @@
  * [TS decision] For the mock provider the delays are 0 ms, as for the
  * mock's own retries (§3.5), so offline tests never wait.
  */
-import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, sleepMs, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { errorCategory } from "../../core/assert";
 import { num } from "./options";
 
@@ -42,10 +42,10 @@ function limiter(rt: Runtime, provider: string): Limiter | null {
 async function acquire(ctx: CallContext, provider: string): Promise<void> {
   const l = provider === "mock" ? null : limiter(ctx.runtime, provider);
   if (l === null) return;
-  const now = Date.now();
+  const now = ctx.runtime.clock.now();
   const start = Math.max(now, l.nextAt);
   l.nextAt = start + 60_000 / l.rpm;
-  await sleepMs(start - now, ctx.signal);
+  await ctx.runtime.clock.sleep(start - now, ctx.signal);
 }
 
 async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
@@ -64,7 +64,7 @@ async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
     } catch (e) {
       if (ctx.signal.aborted || !(e instanceof HarnError) || attempt >= maxRetries) throw e;
       if (!RETRIED.has(errorCategory(e.caughtValue()))) throw e;
-      await sleepMs(provider === "mock" ? 0 : delay, ctx.signal);
+      await ctx.runtime.clock.sleep(provider === "mock" ? 0 : delay, ctx.signal);
       delay = Math.min(MAX_DELAY_MS, delay * 2);
     }
   }

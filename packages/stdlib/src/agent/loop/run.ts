@@ -106,11 +106,11 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   if (!anonymous && !sessions.named.has(sessionId)) sessions.named.set(sessionId, { messages: [], paused: null });
   sessions.active.add(sessionId);
   let status: LoopStatus | null = null;
-  const started = Date.now();
+  const started = rt.clock.monotonic();
   try {
     status = await loop.run();
     if (daemon) status = await daemon.finalize(loop, status);
-    return loop.result(status, Date.now() - started, anonymous);
+    return loop.result(status, Math.round(rt.clock.monotonic() - started), anonymous);
   } finally {
     sessions.active.delete(sessionId);
     if (settings.sessionId !== null || !anonymous) {
@@ -607,7 +607,7 @@ export class AgentLoop {
    */
   private async waitFor(batch: PendingCall[]): Promise<void> {
     const lr = longRunState(this.rt);
-    const deadline = Date.now() + this.settings.pendingTimeoutMs;
+    const deadline = this.rt.clock.monotonic() + this.settings.pendingTimeoutMs;
     const open = () => batch.filter((c) => this.progress.pending.includes(c));
     for (;;) {
       const ids = new Set(open().map((c) => c.call_id));
@@ -625,7 +625,7 @@ export class AgentLoop {
       }
       const left = open();
       if (left.length === 0) return;
-      const remaining = deadline - Date.now();
+      const remaining = deadline - this.rt.clock.monotonic();
       if (remaining <= 0) {
         for (const c of left) this.resolve(c, `Error: tool call ${c.call_id} (${c.tool}) did not finish within ${this.settings.pendingTimeoutMs} ms`, true);
         return;
@@ -644,7 +644,7 @@ export class AgentLoop {
         if (settled) return;
         settled = true;
         off();
-        clearTimeout(timer);
+        cancelTimer();
         signal.removeEventListener("abort", onAbort);
         round.abort();
         if (error !== undefined) reject(error);
@@ -652,7 +652,7 @@ export class AgentLoop {
       };
       const onAbort = () => finish(signal.reason);
       const off = lr.onFeedback(() => finish());
-      const timer = setTimeout(() => finish(), ms);
+      const cancelTimer = this.rt.clock.timer(ms, () => finish());
       signal.addEventListener("abort", onAbort, { once: true });
       // A cancelled handle pushes nothing; its settlement wakes us too.
       for (const c of calls) {

@@ -7,7 +7,7 @@
  * the agent loop, retries — therefore runs offline exactly as it would
  * against a real server.
  */
-import { cpArray, sleepMs } from "@harn/vm";
+import { cpArray, realClock, type Clock } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
 import { JsonFloat, stringifyJsonKeepingFloats } from "../../core/json";
 import { LlmSetupError } from "../../llm/errors";
@@ -19,7 +19,12 @@ export class MockProvider implements LlmProvider {
   readonly name = "mock";
   readonly offline = true;
 
-  constructor(private readonly state: MockState) {}
+  /** `clock` times fixture delays and reads "now" for retry-after hints
+   * (the runtime's: virtual under `harn test --deterministic`). */
+  constructor(
+    private readonly state: MockState,
+    private readonly clock: Clock = realClock,
+  ) {}
 
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
     signal.throwIfAborted();
@@ -36,7 +41,7 @@ export class MockProvider implements LlmProvider {
     let cached: string | undefined;
     const text = () => (cached ??= matchText(messages));
     const entry = this.state.take(text);
-    if (entry?.delayMs !== undefined) await sleepMs(entry.delayMs, signal);
+    if (entry?.delayMs !== undefined) await this.clock.sleep(entry.delayMs, signal);
     let events: Iterable<LlmEvent>;
     if (entry) events = this.scripted(entry, request, text);
     else if (this.state.fixtures !== null) throw unmatchedFixture(lastPromptText(request.messages as unknown[]));
@@ -62,7 +67,7 @@ export class MockProvider implements LlmProvider {
       const message = errorMessage(entry.error);
       throw errorFromMessage({ provider: request.provider, model: request.model }, message, {
         category: entry.error.category,
-        retryAfterMs: retryAfterFromMessage(message, Date.now()),
+        retryAfterMs: retryAfterFromMessage(message, this.clock.now()),
       });
     }
     if (entry.thinking) yield { kind: "reasoning_delta", text: entry.thinking };
