@@ -20,6 +20,12 @@
  * sockets and servers are not "work in flight": they wait for a peer,
  * which may never come.
  *
+ * Computation takes no virtual time, up to a point: a program that stays
+ * busy (CPU-bound, yielding but never waiting) for more than
+ * BUSY_REAL_MS of real time while a timer is pending sees the virtual
+ * clock follow real time for the whole of that stretch, so `deadline`
+ * still interrupts a runaway loop. Shorter bursts take no virtual time.
+ *
  * The scheduler decides two orders. Tasks started together (`spawn`, the
  * bodies of `parallel`) first run in the order `turn()` hands out, and
  * timers due at the same virtual instant fire in the order it picks; both
@@ -45,6 +51,8 @@ const QUIET_TURNS = 2;
 const STARVE_TURNS = 4;
 /** How often the clock looks again while real work is in flight. */
 const REAL_POLL_MS = 5;
+/** A busy stretch longer than this (real ms) takes real time (see above). */
+const BUSY_REAL_MS = 100;
 
 /** libuv requests and handles that finish on their own: while one is in
  * flight the program is waiting for the outside world, not idle. */
@@ -83,6 +91,10 @@ export class VirtualClock implements Clock {
   private poll: ReturnType<typeof setTimeout> | null = null;
   /** Real monotonic ms when the clock last synced with real time (pacing). */
   private realMark: number | null = null;
+  /** Real monotonic ms when the current busy stretch began, and when it
+   * last advanced virtual time. */
+  private busySince: number | null = null;
+  private busyMark = 0;
   private disposed = false;
 
   constructor(options: VirtualClockOptions = {}) {
@@ -177,9 +189,11 @@ export class VirtualClock implements Clock {
       this.quiet = 0;
       this.busyTurns++;
       if (this.ready.length > 0 && this.busyTurns >= STARVE_TURNS) this.startOne();
+      else this.followBusy();
       this.schedule();
       return;
     }
+    this.busySince = null;
     if (++this.quiet < QUIET_TURNS) {
       this.schedule();
       return;
@@ -199,6 +213,22 @@ export class VirtualClock implements Clock {
     this.fireNext(Infinity);
     this.schedule();
   };
+
+  /** The program has been busy since `busySince`: once that exceeds
+   * BUSY_REAL_MS, let virtual time follow real time up to the next timer. */
+  private followBusy(): void {
+    const realNow = realMonotonic();
+    if (this.busySince === null) {
+      this.busySince = this.busyMark = realNow;
+      return;
+    }
+    if (realNow - this.busySince < BUSY_REAL_MS) return;
+    const next = this.peek();
+    if (next === null) return;
+    this.t = Math.min(next.due, this.t + Math.floor(realNow - this.busyMark));
+    this.busyMark = realNow;
+    if (next.due <= this.t) this.fireNext(this.t);
+  }
 
   private startOne(): void {
     this.busyTurns = 0;

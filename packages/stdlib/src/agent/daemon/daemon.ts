@@ -30,7 +30,7 @@
  * event or reorders first handling.
  */
 import { join } from "node:path";
-import { HarnError, HDict, HDuration, HFloat, type CallContext, type SessionCallContext, type Value } from "@harn/vm";
+import { HarnError, HDict, HDuration, HFloat, realClock, type CallContext, type Clock, type SessionCallContext, type Value } from "@harn/vm";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { floatToJson, fromJson, type Json, type JsonObject } from "../json";
 import { runAgentLoop } from "../loop/run";
@@ -108,6 +108,9 @@ export class Daemon implements DaemonHost {
     readonly options: HDict,
     state: DaemonState,
     private lock: RootLock | null,
+    /** Times the settle and unwind waits of stop (the runtime's clock: they
+     * race the script's own waits, virtual under `harn test --deterministic`). */
+    private readonly clock: Clock = realClock,
   ) {
     this.writer = new DirectoryWriter(identity.root);
     this.pending = state.pending;
@@ -288,14 +291,14 @@ export class Daemon implements DaemonHost {
     if (ready()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const finish = () => {
-        clearTimeout(timer);
+        cancelTimer();
         set.delete(check);
         resolve();
       };
       const check = () => {
         if (ready()) finish();
       };
-      const timer = setTimeout(finish, ms);
+      const cancelTimer = this.clock.timer(ms, finish);
       set.add(check);
     });
   }
@@ -316,9 +319,9 @@ export class Daemon implements DaemonHost {
       this.session?.cancel();
       // A referenced timer: while the stop waits, something must keep Node
       // alive, or a loop stuck on an unref'd handle ends the run silently.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.loopDone, new Promise<void>((r) => (timer = setTimeout(r, UNWIND_MS)))]);
-      clearTimeout(timer);
+      let cancelTimer: (() => void) | undefined;
+      await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
+      cancelTimer?.();
       this.status = "stopped";
       try {
         await this.persistMeta();
