@@ -1,0 +1,159 @@
+/**
+ * `harn test --deterministic`, `--seed`, `--explore` end to end (spec/
+ * extensions.md §5; formats in cli/src/deterministic.ts): the built `harn`
+ * as a child process over test files in a temp dir.
+ */
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "./cli-harness";
+
+const cli = cliSandbox({ prefix: "harn-determ-", harn: "built", colour: "plain", timeout: 60_000 });
+const { harn, file } = cli;
+
+const SLEEPY = `
+pipeline test_sleeps_a_minute() {
+  let t0 = monotonic_ms()
+  sleep(60s)
+  println("slept " + to_string(monotonic_ms() - t0))
+  println("now " + to_string(timestamp()))
+}
+
+pipeline test_deadline_cuts_a_sleep() {
+  let r = try { deadline 1s { sleep(5s); "finished" } } catch (e) { "caught " + to_string(e) }
+  println(r)
+}
+`;
+
+// Two tasks that finish at the same virtual instant report through a
+// channel: which one arrives first is the scheduler's choice.
+const RACE = `
+pipeline test_race() {
+  let ch = channel("c", 10)
+  let a = spawn { sleep(10ms); send(ch, "a") }
+  let b = spawn { sleep(10ms); send(ch, "b") }
+  println("order " + receive(ch) + receive(ch))
+  await(a)
+  await(b)
+}
+`;
+
+// A lost update that only some interleavings show: task a reads the
+// balance, waits, and writes back what it read plus 10.
+const BANK = `
+pipeline test_deposits() {
+  let balance = atomic(0)
+  let a = spawn {
+    sleep(5ms)
+    let seen = atomic_get(balance)
+    sleep(5ms)
+    atomic_set(balance, seen + 10)
+  }
+  let b = spawn {
+    sleep(5ms)
+    sleep(5ms)
+    atomic_add(balance, 20)
+  }
+  await(a)
+  await(b)
+  assert_eq(atomic_get(balance), 30)
+}
+`;
+
+describe("harn test --deterministic: the virtual clock", () => {
+  it("sleeps a virtual minute inside a 5 s real timeout and reports the virtual time", () => {
+    file("sleepy.harn", SLEEPY);
+    const r = harn(["test", "--deterministic", "--timeout", "5000", "sleepy.harn"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("slept 60000\n");
+    // the virtual wall clock starts at 2026-01-01T00:00:00Z
+    expect(r.stdout).toContain("now 1767225660.0\n");
+    expect(r.stdout).toMatch(/ {2}PASS {2}test_sleeps_a_minute \[.*sleepy\.harn\] \(\d+ ms; virtual 60000 ms\)\n/);
+    expect(r.stdout).toContain("caught Deadline exceeded\n");
+    expect(r.stdout).toMatch(/ {2}PASS {2}test_deadline_cuts_a_sleep \[.*\] \(\d+ ms; virtual 1000 ms\)\n/);
+  });
+
+  it("on the real clock the same test hits --timeout", () => {
+    file("sleepy_real.harn", SLEEPY);
+    const r = harn(["test", "--timeout", "300", "--filter", "minute", "sleepy_real.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("timed out after 300ms");
+  });
+
+  it("golden-file tests run on it too", () => {
+    file("golden/nap.harn", 'let t0 = monotonic_ms()\nsleep(3s)\nprintln(monotonic_ms() - t0)\n');
+    file("golden/nap.expected", "3000\n");
+    const r = harn(["test", "--deterministic", "--timeout", "2000", "golden"]);
+    expect(r.stdout).toContain("1 passed, 0 failed");
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("harn test --seed: the scheduler", () => {
+  const orderFor = (seed: number | null): string => {
+    const args = seed === null ? ["test", "--deterministic", "race.harn"] : ["test", "--seed", String(seed), "race.harn"];
+    const r = harn(args);
+    expect(r.code).toBe(0);
+    const m = /order (ab|ba)/.exec(r.stdout);
+    expect(m).not.toBeNull();
+    return m![1]!;
+  };
+
+  it("one seed is one order, and some seeds differ", () => {
+    file("race.harn", RACE);
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8];
+    const first = seeds.map(orderFor);
+    const again = seeds.map(orderFor);
+    expect(again).toEqual(first);
+    expect(new Set(first)).toEqual(new Set(["ab", "ba"]));
+    // without a seed: start order, then registration order
+    expect(orderFor(null)).toBe("ab");
+  });
+});
+
+describe("harn test --explore", () => {
+  it("finds the interleaving that loses an update and prints a seed that replays it", () => {
+    file("bank.harn", BANK);
+    // the FIFO order happens to be a good one
+    expect(harn(["test", "--deterministic", "bank.harn"]).code).toBe(0);
+
+    const r = harn(["test", "--explore", "30", "bank.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("Assertion failed: expected 30, got 10");
+    const seed = /\n {8}seed: (\d+)\n/.exec(r.stdout);
+    expect(seed).not.toBeNull();
+    const replay = /\n {8}replay: harn (test --deterministic --seed \d+ --filter test_deposits \S+bank\.harn)\n/.exec(r.stdout);
+    expect(replay).not.toBeNull();
+    expect(replay![1]).toContain(`--seed ${seed![1]} `);
+
+    const again = harn(replay![1]!.split(" "));
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain("Assertion failed: expected 30, got 10");
+    expect(again.stdout).toContain(`seed: ${seed![1]}\n`);
+  });
+
+  it("reports how many seeds a passing test ran", () => {
+    file("race2.harn", RACE);
+    const r = harn(["test", "--explore", "5", "race2.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/PASS {2}test_race \[.*\] \(\d+ ms; virtual 10 ms; 5 seeds\)/);
+    // only one run's output is shown
+    expect(r.stdout.match(/order /g)?.length).toBe(1);
+  });
+
+  it("names the seed of a failing conformance test", () => {
+    file("conformance/tests/bank.harn", BANK.replace("pipeline test_deposits()", "pipeline main()"));
+    file("conformance/tests/bank.expected", "");
+    const r = harn(["test", "conformance", "--explore", "30"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/\n {2}seed: \d+\n {2}replay: harn test --deterministic --seed \d+ conformance tests\/bank\.harn\n/);
+  });
+
+  it("rejects bad values as usage errors", () => {
+    const bad = harn(["test", "--seed", "x1", "race.harn"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("error: invalid --seed value 'x1'");
+    const zero = harn(["test", "--explore", "0", "race.harn"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("error: invalid --explore value '0'");
+  });
+});
