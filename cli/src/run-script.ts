@@ -12,11 +12,11 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pc from "picocolors";
-import { renderDiagnostic, syntaxDiagnostic, plainStyle } from "@harn/parser";
+import { renderDiagnostic, syntaxDiagnostic } from "@harn/parser";
+import { osErrorText } from "@harn/stdlib/oserror";
+import { colorsFor } from "./color";
 import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "./engine";
-import type { Paint } from "./host";
 import { FixtureRecorder } from "./mock-record";
 import { StreamRenderer } from "./stream-render";
 import { readSourceText } from "./source-file";
@@ -134,7 +134,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
     try {
       source = readSourceText(path);
     } catch (e) {
-      process.stderr.write(`Error reading ${path}: ${ioReason(e)}\n`);
+      process.stderr.write(`Error reading ${path}: ${osErrorText(e)}\n`);
       return 1;
     }
   }
@@ -161,18 +161,6 @@ export async function runCommand(args: RunArgs): Promise<number> {
   }
 }
 
-function ioReason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  if (err.code === "ENOENT") return "No such file or directory (os error 2)";
-  if (err.code === "EACCES") return "Permission denied (os error 13)";
-  if (err.code === "EISDIR") return "Is a directory (os error 21)";
-  return err.message;
-}
-
-function colorOn(): boolean {
-  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
-}
-
 async function execute(path: string, source: string, args: RunArgs, recorder: FixtureRecorder | null): Promise<number> {
   const {
     cancelBackgroundTasks,
@@ -182,7 +170,6 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     interruptTurns,
     loadMockFixtures,
     mockFixtureLine,
-    plainPaint,
     readSourceFile,
     recordLlmResponses,
     renderRuntimeError,
@@ -205,7 +192,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     try {
       text = readFileSync(args.llmMock, "utf8");
     } catch (e) {
-      process.stderr.write(`Error reading ${args.llmMock}: ${ioReason(e)}\n`);
+      process.stderr.write(`Error reading ${args.llmMock}: ${osErrorText(e)}\n`);
       return 1;
     }
     try {
@@ -272,7 +259,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     const outcome = await handle.outcome;
     process.off("beforeExit", onStall);
     await stdout.drained();
-    const paint: Paint = colorOn() ? { red: pc.red, blue: pc.blue, bold: pc.bold } : plainPaint;
+    const colors = colorsFor(process.stderr);
     if (signalExit !== null) return signalExit;
     switch (outcome.kind) {
       case "ok":
@@ -280,23 +267,21 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
       case "exit":
         return outcome.code;
       case "syntax": {
-        const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
-        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, style));
+        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, colors));
         return 1;
       }
       case "compile":
         if (outcome.checked) {
           // Checker errors (cli.md §2.2 step 2): no label, so no caret line.
-          const style = colorOn() ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
           for (const d of outcome.checked) {
-            process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, style));
+            process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, colors));
           }
           return 1;
         }
         process.stderr.write(`error: compile error: ${outcome.message}\n`);
         return 1;
       case "error":
-        process.stderr.write(renderRuntimeError(outcome.error, path, (f) => (f === path ? source : readSourceFile(f)), paint));
+        process.stderr.write(renderRuntimeError(outcome.error, path, (f) => (f === path ? source : readSourceFile(f)), colors));
         return 1;
     }
   } finally {

@@ -25,12 +25,13 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Interface } from "node:readline";
 import type { Command } from "commander";
-import pc from "picocolors";
-import { parse, plainStyle, renderDiagnostic, syntaxDiagnostic, type Node, type Program } from "@harn/parser";
+import { parse, renderDiagnostic, syntaxDiagnostic, type Node, type Program } from "@harn/parser";
 import type { CallContext, OutputSink } from "@harn/vm";
 import { loadChatEngine as loadEngine, type ChatEngine as Engine } from "../engine";
 import { StreamRenderer } from "../stream-render";
 import { DOUBLE_INTERRUPT_MS } from "../run-script";
+import { colorsFor } from "../color";
+import { osErrorText } from "@harn/stdlib/oserror";
 import type { SetExitCode } from "./index";
 
 interface ChatOptions {
@@ -149,7 +150,7 @@ function readConversation(engine: Engine, path: string): Json[] | string {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ENOENT" ? "No such file or directory (os error 2)" : (e as Error).message;
+    return osErrorText(e);
   }
   let value: unknown;
   try {
@@ -174,13 +175,12 @@ function driverSource(toolsFile: string | undefined): string | { code: number } 
   try {
     source = readFileSync(path, "utf8");
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    process.stderr.write(`error: --tools ${toolsFile}: ${err.code === "ENOENT" ? "No such file or directory (os error 2)" : err.message}\n`);
+    process.stderr.write(`error: --tools ${toolsFile}: ${osErrorText(e)}\n`);
     return { code: 1 };
   }
   const { program, errors } = parse(source, { file: toolsFile });
   if (errors.length > 0) {
-    const style = process.stderr.isTTY && !process.env.NO_COLOR ? { bold: pc.bold, red: pc.red, yellow: pc.yellow, blue: pc.blue, cyan: pc.cyan } : plainStyle;
+    const style = colorsFor(process.stderr);
     for (const e of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, toolsFile), source, style));
     return { code: 1 };
   }

@@ -27,8 +27,7 @@ import { type Command, Option } from "commander";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
 import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
-import pc from "picocolors";
-import { colorEnabled } from "../color";
+import { colorsFor } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
 import { preflight } from "../preflight";
 import { loadEngine } from "../engine";
@@ -38,7 +37,7 @@ import { runtimeKnowledge } from "./lint-run";
 
 /** Diagnostic colours for stderr (color.ts decides when). */
 export function stderrStyle(): DiagnosticStyle {
-  return pc.createColors(colorEnabled(process.stderr));
+  return colorsFor(process.stderr);
 }
 
 const NO_TARGETS = "`harn check` requires at least one target path, or `--workspace` with `[workspace].pipelines`";

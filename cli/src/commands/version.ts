@@ -5,6 +5,7 @@
  */
 import type { Command } from "commander";
 import pc from "picocolors";
+import { colorEnabled } from "../color";
 import { VERSION } from "../version";
 import type { SetExitCode } from "./index";
 
@@ -18,7 +19,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .command("version")
     .description("Show the version banner")
     .action(() => {
-      process.stdout.write(banner(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
+      process.stdout.write(banner(colorEnabled(process.stdout)));
       setExitCode(0);
     });
 }

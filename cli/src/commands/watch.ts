@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
-import pc from "picocolors";
+import { colorsFor } from "../color";
 import { onInterrupt, watchHarnChanges } from "../harn-changes";
 import type { SetExitCode } from "./index";
 
@@ -43,7 +43,7 @@ function watchFile(file: string, flags: WatchFlags): Promise<number> {
   if (flags.deny !== undefined) runArgs.push("--deny", flags.deny);
   if (flags.allow !== undefined) runArgs.push("--allow", flags.allow);
   runArgs.push(file);
-  const dim = process.stderr.isTTY && !process.env.NO_COLOR ? pc.dim : (s: string) => s;
+  const { dim } = colorsFor(process.stderr);
 
   let child: ChildProcess | null = null;
   let again = false;
