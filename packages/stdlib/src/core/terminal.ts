@@ -5,7 +5,7 @@
  */
 import { fstatSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
-import { display, HarnError, HDict, raceSignal, type CallContext, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
+import { display, HarnError, HDict, raceSignal, type CallContext, type Int, type Runtime, RuntimeSlot, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { andThen } from "./maybe";
 import { roundHalfAway } from "./math";
@@ -83,32 +83,37 @@ function styled(rt: Runtime, text: string, code: number | undefined): string {
 
 const SPINNER = ["|", "/", "-", "\\"];
 
+/** An int option of a progress call (ints beyond 2^53 are bigints), or null. */
+function progressInt(v: Value | undefined): Int | null {
+  return typeof v === "number" || typeof v === "bigint" ? v : null;
+}
+
 function progressLine(args: Value[]): string {
   const phase = strArg(args, 0);
   const message = strArg(args, 1);
   const p = arg(args, 2);
-  const total = arg(args, 3);
+  const total = progressInt(arg(args, 3));
   if (p instanceof HDict) {
     const mode = p.has("mode") ? display(p.get("mode")) : "";
     if (mode === "spinner") {
-      const step = p.get("step") ?? p.get("current") ?? 0;
-      const n = typeof step === "number" ? step : 0;
-      return `[${phase}] ${SPINNER[((n % 4) + 4) % 4]} ${message}`;
+      const step = progressInt(p.get("step") ?? p.get("current")) ?? 0;
+      const frame = typeof step === "bigint" ? Number(((step % 4n) + 4n) % 4n) : ((step % 4) + 4) % 4;
+      return `[${phase}] ${SPINNER[frame]} ${message}`;
     }
     if (mode === "bar") {
-      const c = p.get("current");
-      const t = p.get("total");
-      const cur = typeof c === "number" ? c : 0;
-      const tot = typeof t === "number" ? t : 0;
-      const w = p.get("width");
-      const width = Math.min(Math.max(typeof w === "number" ? w : 10, 3), 40);
-      const filled = tot <= 0 ? 0 : roundHalfAway((Math.min(Math.max(cur, 0), tot) / tot) * width);
+      const cur = progressInt(p.get("current")) ?? 0;
+      const tot = progressInt(p.get("total")) ?? 0;
+      const w = progressInt(p.get("width"));
+      const width = w === null ? 10 : Number(w < 3 ? 3 : w > 40 ? 40 : w);
+      const [c, t] = [Number(cur), Number(tot)];
+      const filled = t <= 0 ? 0 : roundHalfAway((Math.min(Math.max(c, 0), t) / t) * width);
       return `[${phase}] [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${message} (${cur}/${tot})`;
     }
     return `[${phase}] ${message}`;
   }
-  if (typeof p === "number" && typeof total === "number") return `[${phase}] ${message} (${p}/${total})`;
-  if (typeof p === "number") return `[${phase}] ${message} (${p}%)`;
+  const done = progressInt(p);
+  if (done !== null && total !== null) return `[${phase}] ${message} (${done}/${total})`;
+  if (done !== null) return `[${phase}] ${message} (${done}%)`;
   return `[${phase}] ${message}`;
 }
 
