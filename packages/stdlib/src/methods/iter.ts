@@ -74,6 +74,14 @@ function count(name: string, n: Value): number {
   return n;
 }
 
+/** A positive int size (ints beyond 2^53 act as "more than any source
+ * holds"), else the type error `message`. */
+function positive(n: Value, message: string): number {
+  if (typeof n === "bigint" && n > 0n) return Number.MAX_SAFE_INTEGER;
+  if (typeof n !== "number" || n <= 0) throw HarnError.type(message);
+  return n;
+}
+
 function iterable(name: string, v: Value, ctx: CallContext): Maybe<HIter> {
   const it = toIter(v, ctx);
   if (it === null) throw HarnError.type(`iter.${name}: expected iterable argument`);
@@ -329,16 +337,8 @@ const METHODS: Record<string, IterMethod> = {
   zip: (it, a, ctx) => andThen(iterable("zip", a[0] ?? null, ctx), (b) => zip(it, b)),
   enumerate: (it) => enumerate(it),
   chain: (it, a, ctx) => andThen(iterable("chain", a[0] ?? null, ctx), (b) => chain(it, b)),
-  chunks: (it, a) => {
-    const n = a[0];
-    if (typeof n !== "number" || n <= 0) throw HarnError.type("iter.chunks: chunk size must be positive");
-    return chunks(it, n);
-  },
-  windows: (it, a) => {
-    const n = a[0];
-    if (typeof n !== "number" || n <= 0) throw HarnError.type("iter.windows: window size must be positive");
-    return windows(it, n);
-  },
+  chunks: (it, a) => chunks(it, positive(a[0] ?? null, "iter.chunks: chunk size must be positive")),
+  windows: (it, a) => windows(it, positive(a[0] ?? null, "iter.windows: window size must be positive")),
 
   to_list: (it) => toList(it),
   to_set: (it) => toSet(it),
