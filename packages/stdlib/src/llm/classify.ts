@@ -11,16 +11,17 @@ export interface Classification {
   reason: LlmErrorReason;
 }
 
-const NETWORK =
-  /connection (?:reset|refused|closed)|broken pipe|dns error|stream error|\beof\b|econnreset|econnrefused|enotfound|socket hang up|other side closed/i;
+/** Network phrases (§5.3). Node's own texts (`ECONNRESET`, `socket hang
+ * up`, …) need no entry: every transport failure is reported as
+ * `<provider> stream error (<kind>): …`, which "stream error" matches. */
+const NETWORK = /connection (?:reset|refused|closed)|broken pipe|dns error|stream error|\beof\b/i;
 
 /** §5.3 step 1: message phrases, first match wins. Apart from the
  * open-ended context-overflow and content-policy families, the lists are
  * the spec's own: a phrase added here would change how a mock error of a
  * non-transient category is classified (and whether it is retried). HTTP
  * errors do not need more phrases: their status tag (`[rate_limited]`,
- * `[http_error]`) and the client-error rule below decide them. Network
- * phrases include Node's spellings of the reference's OS errors. */
+ * `[http_error]`) and the client-error rule below decide them. */
 const MESSAGE_RULES: ReadonlyArray<readonly [RegExp, LlmErrorKind, LlmErrorReason]> = [
   [
     /maximum context length|context length|context_length_exceeded|prompt is too long|context[^\n]*exceed|exceed[^\n]*context|max_tokens[^\n]*exceed|input is too long/i,

@@ -14,7 +14,12 @@ describe("classification (agents.md §5.3)", () => {
     ["429 Too Many Requests", "generic", "transient", "rate_limit"],
     ["529 overloaded", "generic", "transient", "server_error"],
     ["request timed out", "generic", "transient", "timeout"],
-    ["read ECONNRESET", "generic", "transient", "network_error"],
+    ["anthropic stream error (body): read ECONNRESET", "generic", "transient", "network_error"],
+    ["connection reset by peer", "generic", "transient", "network_error"],
+    // phrases outside the spec lists leave the decision to the category
+    ["read ECONNRESET", "generic", "terminal", "unknown"],
+    ["internal server error", "generic", "terminal", "unknown"],
+    ["internal server error", "server_error", "transient", "server_error"],
     ["Bad Request: missing field", "generic", "terminal", "invalid_request"],
     ["upstream busy", "overloaded", "transient", "server_error"],
     ["nothing recognisable", "transient_network", "transient", "network_error"],
@@ -36,7 +41,7 @@ describe("classification (agents.md §5.3)", () => {
     expect(categorize("x", 529)).toBe("overloaded");
     expect(categorize("x", 502)).toBe("server_error");
     expect(categorize("insufficient_quota")).toBe("rate_limit");
-    expect(categorize("socket hang up")).toBe("transient_network");
+    expect(categorize("openai stream error (connect): socket hang up")).toBe("transient_network");
     expect(categorize("???")).toBe("generic");
   });
 });
