@@ -54,9 +54,12 @@ const REAL_POLL_MS = 5;
 /** A busy stretch longer than this (real ms) takes real time (see above). */
 const BUSY_REAL_MS = 100;
 
-/** libuv requests and handles that finish on their own: while one is in
- * flight the program is waiting for the outside world, not idle. */
-const REAL_WORK = new Set(["ProcessWrap", "FSReqCallback", "FSReqPromise", "GetAddrInfoReqWrap", "GetNameInfoReqWrap", "QueryReqWrap", "ConnectWrap", "FileHandleCloseReq"]);
+/** libuv requests (FSReqCallback, FSReqPromise, CloseReq, GetAddrInfoReqWrap,
+ * …), connects and child processes: they finish on their own, so while one
+ * is in flight the program is waiting for the outside world, not idle. */
+function isRealWork(resource: string): boolean {
+  return resource.includes("Req") || resource === "ProcessWrap" || resource === "ConnectWrap";
+}
 
 interface Timer {
   due: number;
@@ -240,7 +243,7 @@ export class VirtualClock implements Clock {
 
   private realBusy(): boolean {
     if (this.realOpen > 0) return true;
-    for (const r of process.getActiveResourcesInfo()) if (REAL_WORK.has(r)) return true;
+    for (const r of process.getActiveResourcesInfo()) if (isRealWork(r)) return true;
     return false;
   }
 
