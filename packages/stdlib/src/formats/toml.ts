@@ -2,8 +2,8 @@
  * `toml_parse` / `toml_stringify` (spec/stdlib.md §11.5). Parsing uses
  * smol-toml (ints as bigint, so they stay ints); dates become their TOML
  * text. Stringifying is our own, in the layout of Rust's `toml` crate:
- * plain keys first, then `[table]` and `[[array of tables]]` sections,
- * arrays inline as `[1, 2]`, floats in Rust's plain text with `.0` on
+ * plain keys first, then the `[table]` and `[[array of tables]]` sections in
+ * key order, arrays inline as `[1, 2]`, floats in Rust's plain text with `.0` on
  * integral values.
  */
 import { formatFloat, HarnError, HDict, HFloat, HSet, HStruct, typeOf, type Value } from "@harn/vm";
@@ -107,18 +107,24 @@ function inline(v: Value): string {
 
 function writeTable(out: string[], path: string[], entries: Entries, root: boolean): void {
   const plain = entries.filter(([, x]) => asTable(x) === null && !isArrayOfTables(x));
-  const tables = entries.filter(([, x]) => asTable(x) !== null);
-  const arrays = entries.filter(([, x]) => isArrayOfTables(x));
-  if (!root && (plain.length > 0 || (tables.length === 0 && arrays.length === 0))) {
+  const sections = entries.length - plain.length;
+  if (!root && (plain.length > 0 || sections === 0)) {
     if (out.length > 0) out.push("\n");
     out.push(`[${path.map(key).join(".")}]\n`);
   }
   for (const [k, x] of plain) {
     out.push(`${key(k)} = ${inline(x)}\n`);
   }
-  for (const [k, x] of tables) writeTable(out, [...path, k], asTable(x)!, false);
-  for (const [k, x] of arrays) {
-    for (const item of x as Value[]) {
+  // Sections follow the (sorted) key order, as Rust's toml emits nested
+  // tables and arrays of tables in one pass over the map.
+  for (const [k, x] of entries) {
+    const table = asTable(x);
+    if (table) {
+      writeTable(out, [...path, k], table, false);
+      continue;
+    }
+    if (!isArrayOfTables(x)) continue;
+    for (const item of x) {
       if (out.length > 0) out.push("\n");
       out.push(`[[${[...path, k].map(key).join(".")}]]\n`);
       const sub = asTable(item)!;
