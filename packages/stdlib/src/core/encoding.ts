@@ -50,14 +50,38 @@ export function decodeBase64(s: string, prefix: string): Buffer {
 
 function decodeBase64Url(s: string): Buffer {
   const prefix = "base64url decode error";
-  const bad = firstInvalid(s, /[A-Za-z0-9_-]/);
+  const bad = firstInvalidUrl(s);
   if (bad >= 0) throw HarnError.runtime(`${prefix}: Invalid symbol ${s.charCodeAt(bad)}, offset ${bad}.`);
+  // The base64 crate's no-pad engine accepts `=` where padding could sit (the
+  // 3rd/4th symbol of the final quad) and only then rejects it as padding.
+  if (s.includes("=")) throw HarnError.runtime(`${prefix}: Invalid padding`);
   if (s.length % 4 === 1 || !B64URL.test(s)) throw HarnError.runtime(`${prefix}: Invalid input length.`);
   const out = Buffer.from(s, "base64url");
   if (out.toString("base64url") !== s) {
     throw HarnError.runtime(`${prefix}: Invalid last symbol ${s.charCodeAt(s.length - 1)}, offset ${s.length - 1}.`);
   }
   return out;
+}
+
+/**
+ * First offset the base64 crate reports as an invalid symbol for URL-safe
+ * input: a non-alphabet byte, an `=` outside the final quad or among its first
+ * two symbols, or a symbol after padding (reported at the first `=`).
+ */
+function firstInvalidUrl(s: string): number {
+  const finalQuad = s.length === 0 ? 0 : s.length - (s.length % 4 === 0 ? 4 : s.length % 4);
+  let firstPad = -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "=") {
+      if (i < finalQuad || i - finalQuad < 2) return i;
+      if (firstPad < 0) firstPad = i;
+      continue;
+    }
+    if (!/[A-Za-z0-9_-]/.test(c)) return i;
+    if (firstPad >= 0) return firstPad;
+  }
+  return -1;
 }
 
 const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
