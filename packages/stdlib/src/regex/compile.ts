@@ -6,12 +6,16 @@
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { defaultFlags, parseRegex, RegexSyntaxError, type Flags } from "./syntax";
 import { emitRegex } from "./emit";
+import { BoundedBacktracker, needsLinearEngine } from "./backtrack";
 
 export interface CompiledRegex {
   /** Global (`g`) JS regexp; callers set `lastIndex` before each `exec`. */
   readonly re: RegExp;
   /** Capture names by group index (0 = whole match, always null). */
   readonly names: readonly (string | null)[];
+  /** For patterns `re` could take exponential time on (nested repetition),
+   * the linear-time engine that searches instead; see backtrack.ts. */
+  readonly linear: BoundedBacktracker | null;
 }
 
 /** A pattern that does not compile; `detail` is what follows `Invalid regex: `. */
@@ -49,7 +53,8 @@ function compileUncached(pattern: string, flagText: string): CompiledRegex | Reg
   try {
     const parsed = parseRegex(pattern, flags);
     const emitted = emitRegex(parsed.node);
-    return { re: new RegExp(emitted.source, "g" + emitted.flags), names: parsed.names };
+    const linear = needsLinearEngine(parsed.node) ? new BoundedBacktracker(parsed.node, parsed.names.length) : null;
+    return { re: new RegExp(emitted.source, "g" + emitted.flags), names: parsed.names, linear };
   } catch (e) {
     if (e instanceof RegexSyntaxError) return new RegexError(formatSyntaxError(pattern, e));
     if (e instanceof SyntaxError) return new RegexError(`regex parse error:\n    ${pattern}\nerror: ${e.message}`);
@@ -71,13 +76,11 @@ function formatSyntaxError(pattern: string, e: RegexSyntaxError): string {
  * and `""` on `"abc"` gives four empty matches).
  */
 export function findAll(c: CompiledRegex, text: string, limit = Infinity): RegExpExecArray[] {
-  const re = c.re;
   const out: RegExpExecArray[] = [];
   let pos = 0;
   let lastEnd = -1;
   while (pos <= text.length && out.length < limit) {
-    re.lastIndex = pos;
-    const m = re.exec(text);
+    const m = execFrom(c, text, pos);
     if (m === null) break;
     const start = m.index;
     const end = start + m[0].length;
@@ -101,7 +104,13 @@ export function findAll(c: CompiledRegex, text: string, limit = Infinity): RegEx
 
 /** The first match (Rust's `find`/`captures`), or null. */
 export function findFirst(c: CompiledRegex, text: string): RegExpExecArray | null {
-  c.re.lastIndex = 0;
+  return execFrom(c, text, 0);
+}
+
+/** The first match at or after UTF-16 index `pos`. */
+function execFrom(c: CompiledRegex, text: string, pos: number): RegExpExecArray | null {
+  if (c.linear !== null && c.linear.fits(text)) return c.linear.exec(text, pos);
+  c.re.lastIndex = pos;
   return c.re.exec(text);
 }
 

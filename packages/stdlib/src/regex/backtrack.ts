@@ -1,0 +1,248 @@
+/**
+ * A bounded backtracker for patterns that would make V8's backtracking
+ * engine explode (`(a+)+$` on a long run of `a`s never finishes there,
+ * while Rust's `regex` crate is linear-time and answers at once).
+ *
+ * Like Rust's `BoundedBacktracker`, it walks a Thompson program in
+ * priority order (so results are leftmost-first, the same as the `RegExp`
+ * path) and remembers every (instruction, position) pair it has tried: a
+ * pair that failed once fails again, so a search costs at most
+ * instructions × text length steps.
+ *
+ * Single characters and look-arounds are tested with small `RegExp`s
+ * emitted by emit.ts for that node alone, so the two engines agree on
+ * every class, property, case-folding and word-boundary rule.
+ */
+import type { Node } from "./syntax";
+import { emitRegex } from "./emit";
+
+type Inst =
+  | { op: "char"; test: (cp: number) => boolean }
+  | { op: "look"; re: RegExp }
+  | { op: "split"; x: number; y: number }
+  | { op: "jmp"; to: number }
+  | { op: "save"; slot: number }
+  | { op: "match" };
+
+/** Beyond this many (instruction, position) pairs the caller keeps using
+ * the `RegExp` (the visited bitset would take more than 32 MB). */
+const MAX_VISITED_BITS = 256 * 1024 * 1024;
+
+/**
+ * Whether a pattern needs this engine rather than the `RegExp`:
+ * - it can make a backtracking engine take exponential time: a repetition
+ *   that can run more than once around a body that itself contains a
+ *   repetition or an alternation (`(a+)+`, `(a|aa)*`, `(\w+\s?)*`);
+ * - it has a capture group inside such a repetition: JS clears the groups
+ *   of a repeated body at every iteration, Rust keeps the last text each
+ *   group matched (`((a)|b)+` on `"ab"`: group 2 is `"a"`, not nil).
+ */
+export function needsLinearEngine(node: Node): boolean {
+  const risky = (n: Node, insideLoop: boolean): boolean => {
+    switch (n.k) {
+      case "rep": {
+        const loops = n.max === null || n.max > 1;
+        if (insideLoop && loops) return true;
+        return risky(n.node, insideLoop || loops);
+      }
+      case "alt":
+        if (insideLoop && n.items.length > 1) return true;
+        return n.items.some((x) => risky(x, insideLoop));
+      case "concat":
+        return n.items.some((x) => risky(x, insideLoop));
+      case "group":
+        if (insideLoop && n.index !== null) return true;
+        return risky(n.node, insideLoop);
+      default:
+        return false;
+    }
+  };
+  return risky(node, false);
+}
+
+export class BoundedBacktracker {
+  private readonly prog: Inst[] = [];
+  private readonly slotCount: number;
+
+  constructor(node: Node, groupCount: number) {
+    this.slotCount = groupCount * 2;
+    this.emit({ op: "save", slot: 0 });
+    this.compile(node);
+    this.emit({ op: "save", slot: 1 });
+    this.emit({ op: "match" });
+  }
+
+  /** Whether a search over `text` fits the visited-set budget. */
+  fits(text: string): boolean {
+    return this.prog.length * (text.length + 1) <= MAX_VISITED_BITS;
+  }
+
+  /** The leftmost-first match starting at or after `from`, shaped like
+   * `RegExp.prototype.exec`'s result (UTF-16 `index`, `undefined` for groups
+   * that did not participate). */
+  exec(text: string, from: number): RegExpExecArray | null {
+    const width = text.length + 1;
+    const visited = new Uint32Array(Math.ceil((this.prog.length * width) / 32));
+    const slots: number[] = new Array<number>(this.slotCount).fill(-1);
+    for (let start = from; start <= text.length; start = nextIndex(text, start)) {
+      if (this.run(text, start, width, visited, slots)) return this.result(text, slots);
+      if (start >= text.length) break;
+    }
+    return null;
+  }
+
+  private run(text: string, start: number, width: number, visited: Uint32Array, slots: number[]): boolean {
+    // Frames: [pc, pos] to explore, or [-1 - slot, old value] to restore.
+    const stack: number[] = [0, start];
+    while (stack.length > 0) {
+      const b = stack.pop()!;
+      const a = stack.pop()!;
+      if (a < 0) {
+        slots[-1 - a] = b;
+        continue;
+      }
+      let pc = a;
+      let pos = b;
+      for (;;) {
+        const key = pc * width + pos;
+        const word = key >>> 5;
+        const bit = 1 << (key & 31);
+        if ((visited[word]! & bit) !== 0) break;
+        visited[word] = visited[word]! | bit;
+        const inst = this.prog[pc]!;
+        if (inst.op === "match") return true;
+        if (inst.op === "char") {
+          if (pos >= text.length) break;
+          const cp = text.codePointAt(pos)!;
+          if (!inst.test(cp)) break;
+          pos += cp > 0xffff ? 2 : 1;
+          pc++;
+        } else if (inst.op === "look") {
+          inst.re.lastIndex = pos;
+          if (!inst.re.test(text)) break;
+          pc++;
+        } else if (inst.op === "split") {
+          stack.push(inst.y, pos);
+          pc = inst.x;
+        } else if (inst.op === "jmp") {
+          pc = inst.to;
+        } else {
+          stack.push(-1 - inst.slot, slots[inst.slot]!);
+          slots[inst.slot] = pos;
+          pc++;
+        }
+      }
+    }
+    return false;
+  }
+
+  private result(text: string, slots: number[]): RegExpExecArray {
+    const out: (string | undefined)[] = [];
+    for (let g = 0; g < this.slotCount; g += 2) {
+      const s = slots[g]!;
+      const e = slots[g + 1]!;
+      out.push(s >= 0 && e >= 0 ? text.slice(s, e) : undefined);
+    }
+    const m = out as unknown as RegExpExecArray;
+    m.index = slots[0]!;
+    m.input = text;
+    return m;
+  }
+
+  private emit(inst: Inst): number {
+    this.prog.push(inst);
+    return this.prog.length - 1;
+  }
+
+  private compile(n: Node): void {
+    switch (n.k) {
+      case "empty":
+        return;
+      case "lit":
+      case "dot":
+      case "class":
+      case "perl":
+      case "prop":
+        this.emit({ op: "char", test: charTest(n) });
+        return;
+      case "look": {
+        const { source, flags } = emitRegex(n);
+        this.emit({ op: "look", re: new RegExp(source, "y" + flags) });
+        return;
+      }
+      case "group":
+        if (n.index === null) {
+          this.compile(n.node);
+          return;
+        }
+        this.emit({ op: "save", slot: n.index * 2 });
+        this.compile(n.node);
+        this.emit({ op: "save", slot: n.index * 2 + 1 });
+        return;
+      case "concat":
+        for (const x of n.items) this.compile(x);
+        return;
+      case "alt": {
+        const jumps: number[] = [];
+        n.items.forEach((x, i) => {
+          if (i === n.items.length - 1) {
+            this.compile(x);
+            return;
+          }
+          const split = this.emit({ op: "split", x: 0, y: 0 });
+          this.compile(x);
+          jumps.push(this.emit({ op: "jmp", to: 0 }));
+          this.patchSplit(split, split + 1, this.prog.length);
+        });
+        for (const j of jumps) (this.prog[j] as { to: number }).to = this.prog.length;
+        return;
+      }
+      case "rep":
+        this.compileRep(n.node, n.min, n.max, n.greedy);
+        return;
+    }
+  }
+
+  private compileRep(body: Node, min: number, max: number | null, greedy: boolean): void {
+    for (let i = 0; i < min; i++) this.compile(body);
+    if (max === null) {
+      const split = this.emit({ op: "split", x: 0, y: 0 });
+      this.compile(body);
+      this.emit({ op: "jmp", to: split });
+      this.patchSplit(split, split + 1, this.prog.length, greedy);
+      return;
+    }
+    const splits: number[] = [];
+    for (let i = min; i < max; i++) {
+      splits.push(this.emit({ op: "split", x: 0, y: 0 }));
+      this.compile(body);
+    }
+    for (const s of splits) this.patchSplit(s, s + 1, this.prog.length, greedy);
+  }
+
+  /** Point a split at `body` (preferred when greedy) and `skip`. */
+  private patchSplit(at: number, body: number, skip: number, greedy = true): void {
+    this.prog[at] = greedy ? { op: "split", x: body, y: skip } : { op: "split", x: skip, y: body };
+  }
+}
+
+/** A cached single-code-point test for one character node. */
+function charTest(n: Node): (cp: number) => boolean {
+  const { source, flags } = emitRegex(n);
+  const re = new RegExp("^(?:" + source + ")$", flags);
+  const seen = new Map<number, boolean>();
+  return (cp) => {
+    let hit = seen.get(cp);
+    if (hit === undefined) {
+      hit = re.test(String.fromCodePoint(cp));
+      if (seen.size < 4096) seen.set(cp, hit);
+    }
+    return hit;
+  };
+}
+
+/** The index one code point after `i`. */
+function nextIndex(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return i + (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1);
+}
