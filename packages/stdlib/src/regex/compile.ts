@@ -107,11 +107,27 @@ export function findFirst(c: CompiledRegex, text: string): RegExpExecArray | nul
   return execFrom(c, text, 0);
 }
 
-/** The first match at or after UTF-16 index `pos`. */
+/**
+ * The first match at or after UTF-16 index `pos`. V8's search can report a
+ * match that starts between the two halves of a surrogate pair (`(?m)$`,
+ * `\B` and other empty look-arounds on astral text); Rust only ever matches
+ * at character boundaries, so such a match is skipped.
+ */
 function execFrom(c: CompiledRegex, text: string, pos: number): RegExpExecArray | null {
   if (c.linear !== null && c.linear.fits(text)) return c.linear.exec(text, pos);
   c.re.lastIndex = pos;
-  return c.re.exec(text);
+  for (;;) {
+    const m = c.re.exec(text);
+    if (m === null || !insideSurrogatePair(text, m.index)) return m;
+    c.re.lastIndex = m.index + 1;
+  }
+}
+
+function insideSurrogatePair(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return false;
+  const hi = text.charCodeAt(i - 1);
+  const lo = text.charCodeAt(i);
+  return hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff;
 }
 
 /**
