@@ -25,8 +25,8 @@ type Inst =
   | { op: "match" };
 
 /** Beyond this many (instruction, position) pairs the caller keeps using
- * the `RegExp` (the visited bitset would take more than 32 MB). */
-const MAX_VISITED_BITS = 256 * 1024 * 1024;
+ * the `RegExp` (the visited bitset would take more than 8 MB). */
+const MAX_VISITED_BITS = 64 * 1024 * 1024;
 
 /**
  * Whether a pattern needs this engine rather than the `RegExp`:
@@ -63,6 +63,11 @@ export function needsLinearEngine(node: Node): boolean {
 export class BoundedBacktracker {
   private readonly prog: Inst[] = [];
   private readonly slotCount: number;
+  /** The visited set, kept between searches (a `findAll` runs one per
+   * match) and cleared word by word from `touched`, so a search costs what
+   * it explores rather than the size of the text. */
+  private visited = new Uint32Array(0);
+  private readonly touched: number[] = [];
 
   constructor(node: Node, groupCount: number) {
     this.slotCount = groupCount * 2;
@@ -82,7 +87,15 @@ export class BoundedBacktracker {
    * that did not participate). */
   exec(text: string, from: number): RegExpExecArray | null {
     const width = text.length + 1;
-    const visited = new Uint32Array(Math.ceil((this.prog.length * width) / 32));
+    const words = Math.ceil((this.prog.length * width) / 32);
+    if (this.visited.length < words) {
+      this.visited = new Uint32Array(words);
+      this.touched.length = 0;
+    } else {
+      for (const w of this.touched) this.visited[w] = 0;
+      this.touched.length = 0;
+    }
+    const visited = this.visited;
     const slots: number[] = new Array<number>(this.slotCount).fill(-1);
     for (let start = from; start <= text.length; start = nextIndex(text, start)) {
       if (this.run(text, start, width, visited, slots)) return this.result(text, slots);
@@ -107,8 +120,10 @@ export class BoundedBacktracker {
         const key = pc * width + pos;
         const word = key >>> 5;
         const bit = 1 << (key & 31);
-        if ((visited[word]! & bit) !== 0) break;
-        visited[word] = visited[word]! | bit;
+        const seen = visited[word]!;
+        if ((seen & bit) !== 0) break;
+        if (seen === 0) this.touched.push(word);
+        visited[word] = seen | bit;
         const inst = this.prog[pc]!;
         if (inst.op === "match") return true;
         if (inst.op === "char") {
