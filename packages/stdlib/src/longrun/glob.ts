@@ -3,9 +3,10 @@
  * (agents.md §1.5). The pattern is compiled before anything starts, in both
  * modes, so a bad pattern always throws at the call site ([TS decision]).
  */
+import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
-import { compileGlob, GlobPatternError, requiredSuffix, type GlobMatcher } from "./glob_pattern";
+import { compileGlob, GlobPatternError, literalDirectoryPrefix, requiredSuffix, type GlobMatcher } from "./glob_pattern";
 import { isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
 import { listUnordered } from "./tree";
@@ -34,8 +35,8 @@ export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
     throw e;
   }
   const root = resolve(ctx.runtime.cwd, base);
-  const suffix = requiredSuffix(pattern);
-  const search = (signal: AbortSignal) => globUnder(root, matcher, signal, suffix);
+  const shape = { suffix: requiredSuffix(pattern), below: literalDirectoryPrefix(pattern) };
+  const search = (signal: AbortSignal) => globUnder(root, matcher, signal, shape);
 
   if (isLongRunning(opts)) return startStdlibOp(ctx, "glob", `glob ${pattern} in ${root}`, search);
   return search(ctx.signal).then((paths) => {
@@ -53,14 +54,34 @@ export async function globUnder(
   root: string,
   matcher: GlobMatcher,
   signal: AbortSignal,
-  /** `requiredSuffix` of the pattern: entries whose name lacks it are
-   * skipped without building their relative path. */
-  suffix = "",
+  shape: {
+    /** `requiredSuffix` of the pattern: entries whose name lacks it are
+     * skipped without building their relative path. */
+    suffix: string;
+    /** `literalDirectoryPrefix` of the pattern: only that directory is
+     * crawled (`src/**\/*.ts` never lists `node_modules`). */
+    below: string;
+  } = { suffix: "", below: "" },
 ): Promise<string[] | null> {
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];
-  const ok = await listUnordered(root, signal, (path, name) => {
-    if (name.endsWith(suffix) && matcher(path.slice(prefix))) out.push(path);
+  const start = await realDirectoryBelow(root, shape.below);
+  if (start === null) return signal.aborted ? null : out;
+  const ok = await listUnordered(start, signal, (path, name) => {
+    if (name.endsWith(shape.suffix) && matcher(path.slice(prefix))) out.push(path);
   });
   return ok ? out.sort() : null;
+}
+
+/** `root` joined with `below` when each directory on the way is a real
+ * one, else null: the walk follows no symlink, so nothing below a linked
+ * (or missing) directory is ever visited. */
+async function realDirectoryBelow(root: string, below: string): Promise<string | null> {
+  let dir = root;
+  for (const segment of below.split("/").slice(0, -1)) {
+    dir = dir.endsWith("/") ? dir + segment : `${dir}/${segment}`;
+    const st = await lstat(dir).catch(() => null);
+    if (st === null || !st.isDirectory()) return null;
+  }
+  return dir;
 }

@@ -47,9 +47,6 @@ export function compileGlob(pattern: string): GlobMatcher {
   return (path) => re.test(path);
 }
 
-/** One code point, `/` included: a surrogate pair or a code unit outside
- * the surrogate range (paths decoded from the file system have no lone
- * surrogates). */
 /**
  * A literal tail every path matching `pattern` ends with ("" when there is
  * none): the pattern's trailing run of plain name characters, e.g. ".md"
@@ -63,6 +60,25 @@ export function requiredSuffix(pattern: string): string {
   return pattern.slice(i);
 }
 
+/**
+ * The directory every path matching `pattern` lies below, relative to the
+ * base and ending in `/` ("" when there is none): the whole segments of the
+ * pattern's leading literal text, e.g. "docs/api/" of "docs/api/*.md" and
+ * "src/" of "src/ma*" (whose `*` may cross `/`, but every match still
+ * starts with "src/ma"). A crawl can start there instead of at the base.
+ * Segments that a walk never produces ("", ".", "..") give "": the full
+ * walk then finds what the reference finds (nothing below them).
+ */
+export function literalDirectoryPrefix(pattern: string): string {
+  const literal = /^[^*?[\]{}\\]*/.exec(pattern)![0];
+  const prefix = literal.slice(0, literal.lastIndexOf("/") + 1);
+  const segments = prefix.split("/").slice(0, -1);
+  return segments.every((s) => s !== "" && s !== "." && s !== "..") ? prefix : "";
+}
+
+/** One code point, `/` included: a surrogate pair or a code unit outside
+ * the surrogate range (paths decoded from the file system have no lone
+ * surrogates). */
 const ANY_CHAR = "([\\ud800-\\udbff][\\udc00-\\udfff]|[\\x00-\\ud7ff\\ue000-\\uffff])";
 
 function fail(pattern: string, kind: string): never {

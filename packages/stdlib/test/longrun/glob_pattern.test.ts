@@ -4,7 +4,7 @@
  * classes all match `/`.
  */
 import { describe, expect, it } from "vitest";
-import { compileGlob, requiredSuffix } from "../../src/longrun/glob_pattern";
+import { compileGlob, literalDirectoryPrefix, requiredSuffix } from "../../src/longrun/glob_pattern";
 
 const matches = (pattern: string, path: string) => compileGlob(pattern)(path);
 
@@ -88,5 +88,38 @@ describe("requiredSuffix", () => {
         if (compileGlob(p)(path)) expect(path.endsWith(requiredSuffix(p)), `${p} ~ ${path}`).toBe(true);
       }
     }
+  });
+});
+
+describe("literalDirectoryPrefix", () => {
+  it("is the whole segments of the pattern's leading literal text", () => {
+    expect(literalDirectoryPrefix("docs/api/*.md")).toBe("docs/api/");
+    expect(literalDirectoryPrefix("src/ma*")).toBe("src/");
+    expect(literalDirectoryPrefix("src/**")).toBe("src/");
+    expect(literalDirectoryPrefix("a/b")).toBe("a/");
+    expect(literalDirectoryPrefix("a/{b,c}/d")).toBe("a/");
+    expect(literalDirectoryPrefix("a/[b]/c")).toBe("a/");
+    expect(literalDirectoryPrefix("a/b\\*/c")).toBe("a/");
+    expect(literalDirectoryPrefix("**/*.md")).toBe("");
+    expect(literalDirectoryPrefix("x.md")).toBe("");
+    expect(literalDirectoryPrefix("{a,b}/c")).toBe("");
+  });
+
+  it("is empty when a segment is one a walk never produces", () => {
+    for (const p of ["./x/*", "a/./b/*", "../x/*", "a/../b", "a//b/*", "/abs/*"]) expect(literalDirectoryPrefix(p), p).toBe("");
+  });
+
+  it("is a head of every path the pattern matches", () => {
+    const patterns = ["docs/api/*.md", "src/ma*", "src/**", "a/b", "a/{b,c}/d", "a/[b]/c", "c/d*", "a/b?", "a/**/x"];
+    const paths = ["docs/api/x.md", "docs/apix.md", "src/main.ts", "src/ma/in", "src", "src/a", "a/b", "a/c/d", "a/b/c", "a/bc", "c/d", "c/d/e", "a/x", "a/q/x", "b/x"];
+    let matched = 0;
+    for (const p of patterns) {
+      for (const path of paths) {
+        if (!compileGlob(p)(path)) continue;
+        matched++;
+        expect(path.startsWith(literalDirectoryPrefix(p)), `${p} ~ ${path}`).toBe(true);
+      }
+    }
+    expect(matched).toBeGreaterThan(10);
   });
 });

@@ -255,6 +255,22 @@ describe("glob", () => {
     expect(await globRel("c/**/*.md", dir.path)).toEqual(["/c/d/e.md"]);
   });
 
+  it("starts below a literal directory prefix without changing what matches", async () => {
+    expect(await globRel("c/d/*.md", dir.path)).toEqual(["/c/d/e.md"]);
+    expect(await globRel("c/d*", dir.path)).toEqual(["/c/d", "/c/d/e.md"]);
+    expect(await globRel("c/d", dir.path)).toEqual(["/c/d"]);
+    expect(await globRel("a/x.md", dir.path)).toEqual(["/a/x.md"]);
+    expect(await globRel("c/missing/*", dir.path)).toEqual([]);
+    expect(await globRel("b.txt/*", dir.path)).toEqual([]);
+    // no symlink is followed below the base, so nothing lies below a linked prefix
+    symlinkSync(join(dir.path, "c"), join(dir.path, "link-to-c"));
+    expect(await globRel("link-to-c/**", dir.path)).toEqual([]);
+    expect(await globRel("link-to-c/d/*.md", dir.path)).toEqual([]);
+    expect(await globRel("link-to-c*", dir.path)).toEqual(["/link-to-c"]);
+    const bg = (await t.call("glob", ["c/**", dir.path, HDict.of({ long_running: true })])) as HDict;
+    expect(bg.get("status")).toBe("running");
+  });
+
   it("treats parentheses, pipes and a leading ! literally", async () => {
     writeFileSync(join(dir.path, "(x)|y"), "");
     writeFileSync(join(dir.path, "!z"), "");
