@@ -12,6 +12,11 @@
  * - An in-flight event is cleared once a later snapshot shows a model turn
  *   after the delivery (its `total_iterations` grew), so a snapshot on
  *   disk is always from before or after an event, never half-way.
+ *   [TS decision] §4.3 also clears it when only `saved_at` changed; that
+ *   drops an event the loop never answered (the final snapshot of a loop
+ *   that ran out of `max_iterations` right after the wake), so here such
+ *   an event stays in flight and is replayed on resume (§4.5
+ *   at-least-once).
  * - Stop, a crash or a restart re-queue the in-flight event at the front
  *   (at-least-once). The delivery itself need not be durable before the
  *   hand-over: an event in flight and an event at the head of the pending
