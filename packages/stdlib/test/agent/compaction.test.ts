@@ -38,6 +38,20 @@ describe("transcript compaction (agents.md §2.14)", () => {
     expect(msgs[1]!.content).toMatch(/^\[auto-compacted 2 older messages\]\n/);
   });
 
+  it("treats Anthropic-style tool_result messages as tool results, not as user turns to split at", async () => {
+    const result = (id: string, text: string): Msg => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] });
+    const msgs: Msg[] = [
+      { role: "user", content: "task" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "t", arguments: {} }] },
+      result("c1", "r1"),
+      { role: "assistant", content: "", tool_calls: [{ id: "c2", name: "t", arguments: {} }] },
+      result("c2", "r2"),
+    ];
+    expect(await compactMessages(msgs, truncate(1, 1), noModel)).toBe("assistant: \nuser: r1");
+    expect(msgs.map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+    expect(msgs[3]).toEqual(result("c2", "r2"));
+  });
+
   it("leaves a list of at most keep_first + keep_last messages alone", async () => {
     const msgs: Msg[] = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
     expect(await compactMessages(msgs, truncate(1, 1), noModel)).toBeNull();
