@@ -51,13 +51,25 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
   (rt) =>
     new LlmClient({
       env: rt.env,
-      fetch: fetchTrustingExtraCa(rt),
+      fetch: bracketedForVirtualClock(rt, fetchTrustingExtraCa(rt)),
       clock: rt.clock,
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
       onImplicitMock: () =>
         rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
     }),
 );
+
+/** On a virtual clock (`harn test --deterministic`), a request is real work
+ * until its response headers arrive: the clock must not jump past a
+ * timeout meanwhile (vm clock.ts). On the real clock: `f` unchanged. */
+function bracketedForVirtualClock(rt: Runtime, f: typeof fetch | undefined): typeof fetch | undefined {
+  if (!rt.clock.virtual) return f;
+  const inner = f ?? fetch;
+  return (input, init) => {
+    const end = rt.clock.beginReal();
+    return inner(input, init).finally(end);
+  };
+}
 
 /**
  * Node's `fetch`, with https requests going through a pool that trusts the
