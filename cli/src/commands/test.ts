@@ -6,10 +6,11 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { exploreCrashPoints } from "../crash-points";
 import pc from "picocolors";
 import type { Clock } from "@harn/vm";
 import { colorEnabled } from "../color";
@@ -49,6 +50,11 @@ interface Options {
   deterministic?: boolean;
   seed?: string;
   explore?: string;
+  crashPoints?: boolean;
+  /** Internal (crash-points children): crash at this boundary. */
+  crashAt?: string;
+  /** Internal (crash-points children): append the daemon journal here. */
+  journal?: string;
 }
 
 /** Plain runs: one run per test on the real clock. */
@@ -80,10 +86,13 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--deterministic", "run each test on a virtual clock with a deterministic scheduler")
     .option("--seed <n>", "seed the scheduler's order of concurrent tasks and timers (implies --deterministic)")
     .option("--explore <k>", "run each test with K scheduler seeds; a failure prints its seed (implies --deterministic)")
+    .option("--crash-points", "user tests: crash each test at every await and daemon-queue boundary in turn, restart it, and check the daemon queue (implies --deterministic)")
+    .addOption(new Option("--crash-at <k>").hideHelp())
+    .addOption(new Option("--journal <path>").hideHelp())
     .action(async (targets: string[], opts: Options, cmd: Command) => {
       const timeout = Number(opts.timeout);
       if (!Number.isFinite(timeout) || timeout <= 0) cmd.error(`error: invalid --timeout value '${opts.timeout}'`, { exitCode: 2 });
-      const det = determinismFrom(opts);
+      const det = determinismFrom({ ...opts, deterministic: opts.deterministic || opts.crashPoints || opts.crashAt !== undefined || opts.journal !== undefined });
       if (det !== null && "error" in det) cmd.error(det.error, { exitCode: 2 });
       const determinism = det as Determinism | null;
       const jobs = Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
@@ -569,7 +578,9 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
       continue;
     }
     for (const name of testPipelines(program.items)) {
-      if (opts.filter !== undefined && !name.includes(opts.filter)) continue;
+      // crash-points children name their test exactly
+      const exact = opts.crashAt !== undefined || opts.journal !== undefined;
+      if (opts.filter !== undefined && !(exact ? name === opts.filter : name.includes(opts.filter))) continue;
       tests.push({ name, file, source, parseError: null });
       usedFiles.add(file);
     }
@@ -596,22 +607,43 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
       const failure = t.parseError ?? (await runUserTest(t, timeoutMs, out, err));
       return { failure, ms: elapsed(), note: "" };
     }
+    if (opts.crashPoints) {
+      let points = 0;
+      for (const seed of det.seeds) {
+        const r = exploreCrashPoints(t.name, t.file, seed, timeoutMs);
+        if (r.failure !== null) return { failure: r.failure, ms: elapsed(), note: "" };
+        points = Math.max(points, r.points);
+      }
+      return { failure: null, ms: elapsed(), note: `; ${points} crash point${points === 1 ? "" : "s"}${det.seeds.length > 1 ? `; ${det.seeds.length} seeds` : ""}` };
+    }
+    const crashAt = opts.crashAt === undefined ? null : Number(opts.crashAt);
+    const journal = opts.journal ?? null;
+    const record = journal === null ? undefined : (line: object) => appendFileSync(journal, JSON.stringify(line) + "\n");
     // --deterministic: one run per seed, each on its own virtual clock. With
     // several seeds, only the reported run's output is shown (the first
     // failing one, else the last), not K copies of it.
     let virtualMs = 0;
     let runs = 0;
     for (const seed of det.seeds) {
-      const clock = new VirtualClock({ seed });
+      const clock = new VirtualClock({
+        seed,
+        crashAt,
+        // A crash: nothing after this point runs (no finally, no shutdown).
+        onCrash: (point, label) => {
+          writeSync(2, `crash point ${point}: ${label}\n`);
+          process.kill(process.pid, "SIGKILL");
+        },
+      });
       const held = det.seeds.length > 1 ? { out: "", err: "" } : null;
       let failure: string | null;
       try {
         failure = held
-          ? await runUserTest(t, timeoutMs, { write: (x) => void (held.out += x) }, { write: (x) => void (held.err += x) }, clock)
-          : await runUserTest(t, timeoutMs, out, err, clock);
+          ? await runUserTest(t, timeoutMs, { write: (x) => void (held.out += x) }, { write: (x) => void (held.err += x) }, clock, record)
+          : await runUserTest(t, timeoutMs, out, err, clock, record);
       } finally {
         clock.dispose();
       }
+      record?.({ op: "end", boundaries: clock.boundaryCount() });
       runs++;
       virtualMs = Math.max(virtualMs, clock.elapsed());
       const lastSeed = runs === det.seeds.length;
@@ -665,8 +697,15 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
 }
 
 /** Run one test pipeline in a fresh runtime; null when it passed. */
-async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, stderr: OutputSink, clock?: Clock): Promise<string | null> {
-  const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource } = await loadEngine();
+async function runUserTest(
+  t: UserTest,
+  timeoutMs: number,
+  stdout: OutputSink,
+  stderr: OutputSink,
+  clock?: Clock,
+  journal?: (line: object) => void,
+): Promise<string | null> {
+  const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource, setDaemonJournal } = await loadEngine();
   const rt = createRuntime({
     stdout: { write: (x) => void stdout.write(x) },
     stderr: { write: (x) => void stderr.write(x) },
@@ -675,6 +714,7 @@ async function runUserTest(t: UserTest, timeoutMs: number, stdout: OutputSink, s
     argv: [],
     ...(clock ? { clock } : {}),
   });
+  if (journal) setDaemonJournal(rt, journal);
   const handle = runSource(rt, t.source, t.file, t.name, true);
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -116,6 +116,7 @@ export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson
 export type * from "./llm/index";
 export { interruptTurns, setTurnObserver } from "./llm/turns";
 export { mockFixtureLine, recordLlmResponses } from "./llm/record";
+export { setDaemonJournal, type DaemonJournalEntry } from "./agent/daemon/journal";
 export { costUsd } from "./agent/llm/budget";
 
 /** Host controls of background sub-agents, usable before the agent layer

@@ -38,6 +38,10 @@ export interface Clock {
    * child process); call the result when it is over. While any is open,
    * a virtual clock does not jump: its timers fire after real time. */
   beginReal(): () => void;
+  /** A point where a crash must leave consistent durable state (a daemon
+   * queue change just committed, say). `harn test --crash-points` crashes
+   * the process at each such point in turn, and at each scheduler step. */
+  boundary(label: string): void;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -68,6 +72,7 @@ export const realClock: Clock = Object.freeze({
   turn: () => resolved,
   active: noop,
   beginReal: () => noop,
+  boundary: noop,
 });
 
 /** `sleep` on any clock's `timer`: the timer is cancelled on abort and the

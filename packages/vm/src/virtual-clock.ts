@@ -72,6 +72,11 @@ export interface VirtualClockOptions {
   seed?: number | null;
   /** Virtual wall-clock time at start (Unix ms); default VIRTUAL_EPOCH_MS. */
   epochMs?: number;
+  /** `harn test --crash-points`: at the crashAt-th boundary (1-based; each
+   * scheduler step and each `boundary()` call counts), call `onCrash`,
+   * which is expected not to return (the process dies). */
+  crashAt?: number | null;
+  onCrash?: (point: number, label: string) => void;
 }
 
 export class VirtualClock implements Clock {
@@ -99,8 +104,13 @@ export class VirtualClock implements Clock {
   private busySince: number | null = null;
   private busyMark = 0;
   private disposed = false;
+  private boundaries = 0;
+  private readonly crashAt: number | null;
+  private readonly onCrash: ((point: number, label: string) => void) | null;
 
   constructor(options: VirtualClockOptions = {}) {
+    this.crashAt = options.crashAt ?? null;
+    this.onCrash = options.onCrash ?? null;
     this.seed = options.seed ?? null;
     this.epochMs = options.epochMs ?? VIRTUAL_EPOCH_MS;
     this.rng = this.seed === null ? null : mulberry32(this.seed);
@@ -156,6 +166,16 @@ export class VirtualClock implements Clock {
       this.realOpen--;
       this.touch();
     };
+  }
+
+  boundary(label: string): void {
+    this.boundaries++;
+    if (this.boundaries === this.crashAt) this.onCrash?.(this.boundaries, label);
+  }
+
+  /** Boundaries passed so far (scheduler steps and `boundary()` calls). */
+  boundaryCount(): number {
+    return this.boundaries;
   }
 
   /** Stop the pump (the test is over); pending timers never fire. */
@@ -238,6 +258,7 @@ export class VirtualClock implements Clock {
     const i = this.pick(this.ready.length);
     const [resolve] = this.ready.splice(i, 1);
     this.activity++;
+    this.boundary("task start");
     resolve!();
   }
 
@@ -287,6 +308,7 @@ export class VirtualClock implements Clock {
     chosen.fn = null;
     this.live--;
     this.activity++;
+    this.boundary("timer");
     fn();
   }
 

@@ -7,6 +7,7 @@
  * resumed from disk; the optional dict supplies them (and may override any
  * other loop option).
  */
+import { DAEMON_JOURNAL } from "./journal";
 import { mkdir, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
@@ -90,7 +91,7 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw fileError("snapshot", "write", ioDetail(join(root, SNAPSHOT_FILE), e));
     }
-    daemon = new Daemon(identity, options, { pending: [], nextSeq: 1, snapshot: null }, locked.lock, rt.clock);
+    daemon = new Daemon(identity, options, { pending: [], nextSeq: 1, snapshot: null }, locked.lock, rt.clock, rt.slot(DAEMON_JOURNAL));
     await daemon.persistMeta();
   } catch (e) {
     locked.lock.release();
@@ -169,7 +170,7 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
     // The in-flight event of the stopped or crashed run goes first (§4.5).
     const pending = meta.inflight_event ? [meta.inflight_event, ...meta.pending_events] : meta.pending_events;
     const saved = snapshot === null ? null : { text: snapText!, savedAt: snapshot.saved_at, state: snapshot.daemon_state, totalIterations: snapshot.total_iterations };
-    daemon = new Daemon(identity, options, { pending, nextSeq: meta.next_event_seq, snapshot: saved }, locked.lock, rt.clock);
+    daemon = new Daemon(identity, options, { pending, nextSeq: meta.next_event_seq, snapshot: saved }, locked.lock, rt.clock, rt.slot(DAEMON_JOURNAL));
     // Marked idle so the first event is handed over before the loop starts
     // and its first preflight sees it.
     daemon.inbox.idle = true;

@@ -34,6 +34,7 @@
  * next snapshot the event is replayed on resume. No point loses a durable
  * event or reorders first handling.
  */
+import type { DaemonJournal, DaemonJournalEntry } from "./journal";
 import { join } from "node:path";
 import { HarnError, HDict, HDuration, HFloat, realClock, type CallContext, type Clock, type SessionCallContext, type Value } from "@harn/vm";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
@@ -116,6 +117,8 @@ export class Daemon implements DaemonHost {
     /** Times the settle and unwind waits of stop (the runtime's clock: they
      * race the script's own waits, virtual under `harn test --deterministic`). */
     private readonly clock: Clock = realClock,
+    /** Where durable queue changes are reported (`harn test --crash-points`). */
+    private readonly journal: DaemonJournal = { record: null },
   ) {
     this.writer = new DirectoryWriter(identity.root);
     this.pending = state.pending;
@@ -172,14 +175,28 @@ export class Daemon implements DaemonHost {
     this.laterScheduled = true;
     setImmediate(() => {
       this.laterScheduled = false;
+      const cleared = this.cleared.splice(0);
+      // The completion is durable somewhere between these two records.
+      for (const seq of cleared) this.note("completing", seq);
       this.persistMeta().then(
-        () => (this.backgroundError = null),
+        () => {
+          this.backgroundError = null;
+          for (const seq of cleared) this.note("complete", seq);
+          if (cleared.length > 0) this.clock.boundary("daemon completion persisted");
+        },
         (e: unknown) => (this.backgroundError = describe(e)),
       );
     });
   }
 
   // --- the queue ---------------------------------------------------------------
+
+  /** Events reconciled as handled whose metadata commit is still to come. */
+  private readonly cleared: number[] = [];
+
+  private note(op: DaemonJournalEntry["op"], seq: number): void {
+    this.journal.record?.({ op, root: this.identity.root, seq });
+  }
 
   /** §4.3 `daemon_trigger` steps 2–5; resolves once the event is durable. */
   async trigger(payload: Json): Promise<void> {
@@ -197,6 +214,8 @@ export class Daemon implements DaemonHost {
       throw e;
     }
     if (event.seq > this.durableSeq) this.durableSeq = event.seq;
+    this.note("trigger", event.seq);
+    this.clock.boundary("daemon trigger persisted");
     this.deliver();
   }
 
@@ -210,6 +229,8 @@ export class Daemon implements DaemonHost {
     this.inflightMark = this.snapshot?.totalIterations ?? 0;
     this.persistMetaLater();
     this.inbox.deliver(eventText(head.payload));
+    this.note("deliver", head.seq);
+    this.clock.boundary("daemon event delivered");
     return true;
   }
 
@@ -219,6 +240,7 @@ export class Daemon implements DaemonHost {
     this.snapshot = snapshot;
     // Reconciliation: a model turn ran since the hand-over.
     if (this.inflight !== null && snapshot.totalIterations > this.inflightMark) {
+      this.cleared.push(this.inflight.seq);
       this.inflight = null;
       this.persistMetaLater();
     }
