@@ -60,6 +60,27 @@ export function needsLinearEngine(node: Node): boolean {
   return risky(node, false);
 }
 
+/** Rust's default compiled-size limit, as its error message states it. */
+export const SIZE_LIMIT_MESSAGE = "Compiled regex exceeds size limit of 10485760 bytes.";
+
+/** Instructions a pattern expands to; `(?:a{1000}){1000}` is a million. */
+export function expandedSize(n: Node): number {
+  switch (n.k) {
+    case "group":
+      return expandedSize(n.node) + (n.index === null ? 0 : 2);
+    case "concat":
+    case "alt":
+      return n.items.reduce((sum, x) => sum + expandedSize(x) + 1, 0);
+    case "rep":
+      return (expandedSize(n.node) + 2) * Math.max(1, n.max ?? n.min + 1);
+    default:
+      return 1;
+  }
+}
+
+/** Patterns beyond this size are rejected the way Rust rejects them. */
+export const MAX_PROGRAM = 1_000_000;
+
 export class BoundedBacktracker {
   private readonly prog: Inst[] = [];
   private readonly slotCount: number;
@@ -68,6 +89,8 @@ export class BoundedBacktracker {
    * it explores rather than the size of the text. */
   private visited = new Uint32Array(0);
   private readonly touched: number[] = [];
+  /** One character test per AST node, shared by a repetition's copies. */
+  private readonly tests = new Map<Node, (cp: number) => boolean>();
 
   constructor(node: Node, groupCount: number) {
     this.slotCount = groupCount * 2;
@@ -178,7 +201,11 @@ export class BoundedBacktracker {
       case "class":
       case "perl":
       case "prop":
-        this.emit({ op: "char", test: charTest(n) });
+        {
+          let test = this.tests.get(n);
+          if (test === undefined) this.tests.set(n, (test = charTest(n)));
+          this.emit({ op: "char", test });
+        }
         return;
       case "look": {
         const { source, flags } = emitRegex(n);

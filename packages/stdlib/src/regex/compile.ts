@@ -6,7 +6,7 @@
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { defaultFlags, parseRegex, RegexSyntaxError, type Flags } from "./syntax";
 import { emitRegex } from "./emit";
-import { BoundedBacktracker, needsLinearEngine } from "./backtrack";
+import { BoundedBacktracker, expandedSize, MAX_PROGRAM, needsLinearEngine, SIZE_LIMIT_MESSAGE } from "./backtrack";
 
 export interface CompiledRegex {
   /** Global (`g`) JS regexp; callers set `lastIndex` before each `exec`. */
@@ -53,7 +53,11 @@ function compileUncached(pattern: string, flagText: string): CompiledRegex | Reg
   try {
     const parsed = parseRegex(pattern, flags);
     const emitted = emitRegex(parsed.node);
-    const linear = needsLinearEngine(parsed.node) ? new BoundedBacktracker(parsed.node, parsed.names.length) : null;
+    let linear: BoundedBacktracker | null = null;
+    if (needsLinearEngine(parsed.node)) {
+      if (expandedSize(parsed.node) > MAX_PROGRAM) return new RegexError(SIZE_LIMIT_MESSAGE);
+      linear = new BoundedBacktracker(parsed.node, parsed.names.length);
+    }
     return { re: new RegExp(emitted.source, "g" + emitted.flags), names: parsed.names, linear };
   } catch (e) {
     if (e instanceof RegexSyntaxError) return new RegexError(formatSyntaxError(pattern, e));

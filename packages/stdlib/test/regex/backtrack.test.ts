@@ -4,7 +4,7 @@ import { findAll, type CompiledRegex } from "../../src/regex/compile";
 import { emitRegex } from "../../src/regex/emit";
 import { defaultFlags, parseRegex } from "../../src/regex/syntax";
 import { installRegex } from "../../src/regex/builtins";
-import { rig } from "../core/harness";
+import { raised, rig } from "../core/harness";
 
 /** The same pattern compiled for the RegExp path and for the backtracker. */
 function both(pattern: string): [CompiledRegex, CompiledRegex] {
@@ -67,5 +67,12 @@ describe("the bounded backtracker", () => {
     expect(r.call("regex_match", "(a|aa)+$", "a".repeat(40) + "!")).toBeNull();
     expect(r.call("regex_replace", "(\\w+\\s?)+$", "<$1>", "one two three!")).toBe("one two three!");
     expect(r.call("regex_captures", "(a+)+b", "aaab")).toEqual(r.call("regex_captures", "(a+)b", "aaab"));
+  });
+
+  it("rejects patterns that expand beyond Rust's size limit instead of building them", async () => {
+    const r = rig();
+    installRegex(r.rt);
+    const e = await raised(() => r.call("regex_match", "(?:a{1000}){1000}", "a"));
+    expect(e.description()).toBe("Thrown: Invalid regex: Compiled regex exceeds size limit of 10485760 bytes.");
   });
 });
