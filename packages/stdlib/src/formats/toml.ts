@@ -69,11 +69,25 @@ function quote(s: string): string {
     else if (ch === "\\") out += "\\\\";
     else if (ch === "\n") out += "\\n";
     else if (ch === "\t") out += "\\t";
+    else if (ch === "\b") out += "\\b";
+    else if (ch === "\f") out += "\\f";
     else if (ch === "\r") out += "\\r";
     else if (c < 0x20 || c === 0x7f) out += "\\u" + c.toString(16).toUpperCase().padStart(4, "0");
     else out += ch;
   }
   return out + '"';
+}
+
+/**
+ * A string value in the style the toml crate picks: a literal `'…'` when the
+ * text has a backslash (and no `'`, line break or control character), a
+ * multi-line `"""` string when it has line breaks and nothing to escape,
+ * otherwise a basic `"…"` string.
+ */
+function stringValue(s: string): string {
+  if (s.includes("\\") && !s.includes("'") && !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(s)) return `'${s}'`;
+  if (s.includes("\n") && !/["\\\u0000-\u0009\u000b-\u001f\u007f]/.test(s)) return `"""\n${s}"""`;
+  return quote(s);
 }
 
 /** The toml crate's float text: Rust's plain `{}` formatting (shortest
@@ -87,7 +101,7 @@ function floatText(x: number): string {
 function inline(v: Value): string {
   switch (typeof v) {
     case "string":
-      return quote(v);
+      return stringValue(v);
     case "number":
     case "bigint":
       return String(v);
