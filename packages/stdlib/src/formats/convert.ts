@@ -33,30 +33,38 @@ export function fromPlain(v: unknown, convertOther: (x: object) => Value = (x) =
   return convertOther(v as object);
 }
 
-/** Harn → plain JS for serialisers. `leaf` may replace floats (to control
- * their formatting) and reports unsupported values by returning undefined. */
-export function toPlain(v: Value, onFloat: (x: number) => unknown, onOther: (v: Value) => unknown): unknown {
+/** Harn → plain JS for serialisers. `onFloat` (and `onString`) may replace
+ * floats and string values to control their formatting; `onOther` maps
+ * values with no plain form. */
+export function toPlain(
+  v: Value,
+  onFloat: (x: number) => unknown,
+  onOther: (v: Value) => unknown,
+  onString: (s: string) => unknown = (s) => s,
+): unknown {
+  const again = (x: Value) => toPlain(x, onFloat, onOther, onString);
   switch (typeof v) {
     case "boolean":
-    case "string":
       return v;
+    case "string":
+      return onString(v);
     case "number":
       return BigInt(v);
     case "bigint":
       return v;
   }
   if (v === null) return null;
-  if (Array.isArray(v)) return v.map((x) => toPlain(x, onFloat, onOther));
+  if (Array.isArray(v)) return v.map(again);
   if (v instanceof HFloat) return onFloat(v.v);
-  if (v instanceof HSet) return v.items.map((x) => toPlain(x, onFloat, onOther));
+  if (v instanceof HSet) return v.items.map(again);
   if (v instanceof HDict) {
     const o: Record<string, unknown> = {};
-    for (const k of v.keys()) o[k] = toPlain(v.get(k), onFloat, onOther);
+    for (const k of v.keys()) o[k] = again(v.get(k));
     return o;
   }
   if (v instanceof HStruct) {
     const o: Record<string, unknown> = {};
-    for (const k of [...v.fields.keys()].sort()) o[k] = toPlain(v.fields.get(k)!, onFloat, onOther);
+    for (const k of [...v.fields.keys()].sort()) o[k] = again(v.fields.get(k)!);
     return o;
   }
   return onOther(v);

@@ -6,7 +6,7 @@
  * type, floats in ryu's layout (integral ones keep `.0`).
  */
 import { HarnError, type Value } from "@harn/vm";
-import { parse, type ScalarTag, stringify } from "yaml";
+import { parse, Scalar, type ScalarTag, stringify, type Tags } from "yaml";
 import { ryu } from "../template/json";
 import { display } from "@harn/vm";
 import { fromPlain, toPlain } from "./convert";
@@ -14,12 +14,67 @@ import { fromPlain, toPlain } from "./convert";
 export function yamlParse(text: string): Value {
   let doc: unknown;
   try {
-    doc = parse(text, { intAsBigInt: true, uniqueKeys: false });
+    doc = parse(text, { intAsBigInt: true, uniqueKeys: false, customTags: serdeScalars });
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
     throw HarnError.thrown(`YAML parse error: ${msg}`);
   }
   return fromPlain(doc);
+}
+
+/**
+ * Plain scalars serde_yaml reads differently from the YAML 1.2 core schema:
+ * digits with a leading zero (`012`, `-007`) stay strings, and `0b`/`0o`/`0x`
+ * ints may carry a sign and `0b` is accepted.
+ */
+function serdeScalars(tags: Tags): Tags {
+  const radixInt = (test: RegExp, prefix: number): ScalarTag => ({
+    tag: "tag:yaml.org,2002:int",
+    default: true,
+    test,
+    resolve: (text) => {
+      const negative = text.startsWith("-");
+      const digits = text.replace(/^[-+]/, "").slice(2);
+      const n = BigInt((prefix === 2 ? "0b" : prefix === 8 ? "0o" : "0x") + digits);
+      return negative ? -n : n;
+    },
+  });
+  return [
+    { tag: "tag:yaml.org,2002:str", default: true, test: /^[-+]?0[0-9]+$/, resolve: (text: string) => text },
+    radixInt(/^[-+]?0b[01]+$/, 2),
+    radixInt(/^[-+]?0o[0-7]+$/, 8),
+    radixInt(/^[-+]?0x[0-9a-fA-F]+$/, 16),
+    ...tags,
+  ];
+}
+
+/** Characters libyaml's emitter cannot write unescaped (its IS_PRINTABLE
+ * test; tab included), which force a double-quoted scalar. */
+const NOT_PRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
+
+/** Text serde_yaml would read back as null, a bool, an int or a float. */
+function readsAsNonString(s: string): boolean {
+  if (/^(~|null|Null|NULL|true|True|TRUE|false|False|FALSE)$/.test(s)) return true;
+  if (/^[-+]?[0-9]+$/.test(s) || /^[-+]?0(b[01]+|o[0-7]+|x[0-9a-fA-F]+)$/.test(s)) return true;
+  if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s)) return true;
+  return /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/.test(s) && Number.isFinite(Number(s));
+}
+
+/**
+ * A string in the scalar style serde_yaml's emitter (libyaml) ends up with:
+ * double quotes when it holds characters libyaml will not print raw, or
+ * line breaks a literal block cannot carry (a space before a break or at the
+ * end); single quotes when it would read back as another type; otherwise
+ * the emitter's choice (plain, single-quoted or a literal block).
+ */
+function yamlString(s: string): string | Scalar {
+  let type: Scalar.Type | null = null;
+  if (NOT_PRINTABLE.test(s) || (s.includes("\n") && (s.includes(" \n") || s.endsWith(" ")))) type = "QUOTE_DOUBLE";
+  else if (readsAsNonString(s)) type = "QUOTE_SINGLE";
+  if (type === null) return s;
+  const node = new Scalar(s);
+  node.type = type;
+  return node;
 }
 
 /** A float on its way to the emitter, so the tag below formats it. */
@@ -43,6 +98,6 @@ const ryuFloatTag: ScalarTag = {
 };
 
 export function yamlStringify(v: Value): string {
-  const plain = toPlain(v, (x) => new YamlFloat(x), (other) => display(other));
+  const plain = toPlain(v, (x) => new YamlFloat(x), (other) => display(other), yamlString);
   return stringify(plain, { indentSeq: false, singleQuote: true, lineWidth: 0, customTags: [ryuFloatTag] });
 }
