@@ -44,7 +44,7 @@ describe("toml", () => {
   it("stringifies like the toml crate", () => {
     const v = d({ title: "T", n: 3, x: new HFloat(1), tags: ["a", "b"], server: d({ host: "h", port: 80 }), items: [d({ id: 1 }), d({ id: 2 })], "odd key": true });
     expect(r.call("toml_stringify", v)).toBe(
-      'n = 3\n"odd key" = true\ntags = ["a", "b"]\ntitle = "T"\nx = 1.0\n\n[server]\nhost = "h"\nport = 80\n\n[[items]]\nid = 1\n\n[[items]]\nid = 2\n',
+      'n = 3\n"odd key" = true\ntags = ["a", "b"]\ntitle = "T"\nx = 1.0\n\n[[items]]\nid = 1\n\n[[items]]\nid = 2\n\n[server]\nhost = "h"\nport = 80\n',
     );
   });
   it("rejects non-table roots and nil values", async () => {
