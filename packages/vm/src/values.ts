@@ -693,7 +693,24 @@ export function cpArray(s: string): string[] {
 /** Slice by code-point indices (already clamped, start <= end). */
 export function cpSlice(s: string, start: number, end: number): string {
   if (!SURROGATE.test(s)) return s.slice(start, end);
-  return Array.from(s).slice(start, end).join("");
+  const from = cpOffset(s, start, 0);
+  return s.slice(from, cpOffset(s, end - start, from));
+}
+
+/** The UTF-16 offset of the code point `n` code points after UTF-16 offset
+ * `from` (clamped to the end of `s`). A scan, without splitting `s` into an
+ * array: indexing a long string must not allocate a string per code point. */
+export function cpOffset(s: string, n: number, from: number): number {
+  const len = s.length;
+  let i = from;
+  for (let k = 0; k < n && i < len; k++) {
+    const c = s.charCodeAt(i++);
+    if (c >= 0xd800 && c <= 0xdbff && i < len) {
+      const d = s.charCodeAt(i);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return i;
 }
 
 /** Code-point order (equivalent to UTF-8 byte order), not UTF-16 order. */

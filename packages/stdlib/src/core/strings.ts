@@ -8,7 +8,7 @@ import {
   camelWords,
   checkLength,
   capitalize,
-  cpSubstring,
+  codePoints,
   delimitedWords,
   graphemes,
   joinCamel,
@@ -96,13 +96,12 @@ export function installStrings(rt: Runtime): void {
   rt.defineBuiltin("lowercase", (args) => lowercase(strArg(args, 0)));
   rt.defineBuiltin("uppercase", (args) => uppercase(strArg(args, 0)));
 
-  rt.defineBuiltin("substring", (args) => {
+  rt.defineBuiltin("substring", (args, ctx) => {
     const s = strArg(args, 0);
-    const n = cpLength(s);
-    const start = Math.min(Math.max(smallIntArg(args, 1) ?? 0, 0), n);
+    const start = Math.max(smallIntArg(args, 1) ?? 0, 0);
     const len = smallIntArg(args, 2);
-    const end = len === null ? n : start + Math.min(Math.max(len, 0), n - start);
-    return cpSubstring(s, start, end);
+    // start and end are clamped by slice; a length is clamped to >= 0
+    return codePoints(ctx.runtime).slice(s, start, len === null ? Infinity : start + Math.max(len, 0));
   });
 
   rt.defineBuiltin("format", (args) => {

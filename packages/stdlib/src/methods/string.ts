@@ -3,12 +3,12 @@
  * from the same-named builtin: `split` defaults to ",", `substring` takes an
  * end index, `replace` needs both arguments.
  */
-import { cpArray, cpLength, cpSlice, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { cpArray, cpLength, type CallContext, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { smallIntArg, strArg } from "../core/args";
 import { iterString } from "../core/iter";
 import {
   checkLength,
-  cpSubstring,
+  codePoints,
   firstCodePoint,
   indexOf,
   lastIndexOf,
@@ -33,9 +33,9 @@ function pad(s: string, args: Value[], left: boolean): string {
   return left ? fill + s : s + fill;
 }
 
-const METHODS: Record<string, (s: string, args: Value[]) => Value> = {
-  count: (s) => cpLength(s),
-  len: (s) => cpLength(s),
+const METHODS: Record<string, (s: string, args: Value[], ctx: CallContext) => Value> = {
+  count: (s, _a, ctx) => codePoints(ctx.runtime).length(s),
+  len: (s, _a, ctx) => codePoints(ctx.runtime).length(s),
   empty: (s) => s === "",
   iter: (s) => iterString(s),
   contains: (s, a) => s.includes(strArg(a, 0)),
@@ -48,16 +48,14 @@ const METHODS: Record<string, (s: string, args: Value[]) => Value> = {
   trim_end: (s) => trimEnd(s),
   lowercase: (s) => lowercase(s),
   uppercase: (s) => uppercase(s),
-  substring: (s, a) => {
-    const n = cpLength(s);
-    const start = Math.min(Math.max(smallIntArg(a, 0) ?? 0, 0), n);
+  substring: (s, a, ctx) => {
     const endArg = smallIntArg(a, 1);
-    // a negative end means "to the end" (reference quirk)
-    const end = endArg === null || endArg < 0 ? n : endArg;
-    return cpSubstring(s, start, end);
+    // a negative end means "to the end" (reference quirk); slice clamps
+    const end = endArg === null || endArg < 0 ? Infinity : endArg;
+    return codePoints(ctx.runtime).slice(s, smallIntArg(a, 0) ?? 0, end);
   },
-  index_of: (s, a) => indexOf(s, strArg(a, 0)),
-  last_index_of: (s, a) => lastIndexOf(s, strArg(a, 0)),
+  index_of: (s, a, ctx) => indexOf(ctx.runtime, s, strArg(a, 0)),
+  last_index_of: (s, a, ctx) => lastIndexOf(ctx.runtime, s, strArg(a, 0)),
   chars: (s) => cpArray(s),
   repeat: (s, a) => {
     const n = smallIntArg(a, 0) ?? 1;
@@ -69,11 +67,11 @@ const METHODS: Record<string, (s: string, args: Value[]) => Value> = {
   pad_left: (s, a) => pad(s, a, true),
   pad_right: (s, a) => pad(s, a, false),
   lines: (s) => lines(s),
-  char_at: (s, a) => {
+  char_at: (s, a, ctx) => {
     const i = smallIntArg(a, 0);
     if (i === null || i < 0) return null;
-    const n = cpLength(s);
-    return i < n ? cpSlice(s, i, i + 1) : null;
+    const cps = codePoints(ctx.runtime);
+    return i < cps.length(s) ? cps.slice(s, i, i + 1) : null;
   },
 };
 METHODS.lower = METHODS.lowercase!;
@@ -83,7 +81,7 @@ METHODS.to_upper = METHODS.uppercase!;
 
 export function installStringMethods(rt: Runtime): void {
   for (const [name, m] of Object.entries(METHODS)) {
-    const fn: MethodFn = (recv, args) => m(recv as string, args);
+    const fn: MethodFn = (recv, args, ctx) => m(recv as string, args, ctx);
     rt.defineMethod("string", name, fn);
   }
 }
