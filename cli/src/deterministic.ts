@@ -12,6 +12,8 @@
  *                    (N = --seed, default 1), stopping at the first seed
  *                    that fails; implies --deterministic.
  * `--timeout` stays real time (it guards the run, whatever the clock).
+ * The unseeded random builtins (`random`, `random_int`, …) and retry
+ * jitter replay with the seed too (seed 0 without `--seed`).
  *
  * Report additions (user tests, cli.md §5.1):
  *   PASS  {name} [{file}] ({ms} ms; virtual {v} ms)             one run

@@ -110,6 +110,16 @@ describe("harn test --seed: the scheduler", () => {
   });
 });
 
+describe("harn test --deterministic: randomness", () => {
+  it("the unseeded random builtins replay with the seed", () => {
+    file("dice.harn", 'pipeline test_dice() {\n  println("dice " + to_string(random_int(1, 1000000)) + " " + to_string(random()))\n}\n');
+    const dice = (args: string[]) => /dice .*/.exec(harn(["test", ...args, "dice.harn"]).stdout)![0];
+    expect(dice(["--seed", "5"])).toBe(dice(["--seed", "5"]));
+    expect(dice(["--deterministic"])).toBe(dice(["--deterministic"]));
+    expect(dice(["--seed", "6"])).not.toBe(dice(["--seed", "5"]));
+  });
+});
+
 describe("harn test --explore", () => {
   it("finds the interleaving that loses an update and prints a seed that replays it", () => {
     file("bank.harn", BANK);

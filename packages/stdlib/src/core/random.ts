@@ -1,9 +1,11 @@
 /**
  * Randomness (spec/stdlib.md §10 "Randomness"): the unseeded builtins use
  * `Math.random`; `rng_seed(n)` returns an `rng` handle whose sequence is
- * fully determined by the seed (sfc32, seeded through splitmix64).
+ * fully determined by the seed (sfc32, seeded through splitmix64). Under
+ * `harn test --deterministic` the unseeded ones draw from an sfc32 seeded
+ * with the scheduler's seed (0 without one), so a run replays exactly.
  */
-import { float, HarnError, HOpaque, normBig, type Int, type Runtime, type Value } from "@harn/vm";
+import { float, HarnError, HOpaque, normBig, RuntimeSlot, VirtualClock, type Int, type Runtime, type Value } from "@harn/vm";
 import { arg } from "./args";
 
 /** A small, fast, seedable PRNG; state lives in the handle. */
@@ -49,6 +51,18 @@ class Sfc32 {
 
 type Source = () => number;
 
+const UNSEEDED = new RuntimeSlot<Source>("core.random.unseeded", (rt) => {
+  if (!(rt.clock instanceof VirtualClock)) return Math.random;
+  const g = new Sfc32(BigInt(rt.clock.seed ?? 0));
+  return () => g.float();
+});
+
+/** Uniform [0, 1) for the unseeded builtins and retry jitter: `Math.random`,
+ * or the deterministic source of a virtual-clock run. */
+export function unseededRandom(rt: Runtime): Source {
+  return rt.slot(UNSEEDED);
+}
+
 function sourceOf(v: Value): Source | null {
   if (v instanceof HOpaque && v.typeName === "rng") {
     const g = v.payload as Sfc32;
@@ -58,9 +72,9 @@ function sourceOf(v: Value): Source | null {
 }
 
 /** Split `(rng?, ...rest)` arguments. */
-function withSource(args: Value[]): [Source, Value[]] {
+function withSource(args: Value[], rt: Runtime): [Source, Value[]] {
   const s = sourceOf(arg(args, 0));
-  return s ? [s, args.slice(1)] : [Math.random, args];
+  return s ? [s, args.slice(1)] : [unseededRandom(rt), args];
 }
 
 /** Uniform int in [min, max]; exact for spans beyond 2^53 too. */
@@ -87,10 +101,10 @@ function shuffle(rand: Source, xs: Value[]): Value[] {
 }
 
 export function installRandom(rt: Runtime): void {
-  rt.defineBuiltin("random", (args) => float((sourceOf(arg(args, 0)) ?? Math.random)()));
+  rt.defineBuiltin("random", (args, ctx) => float((sourceOf(arg(args, 0)) ?? unseededRandom(ctx.runtime))()));
 
-  rt.defineBuiltin("random_int", (args) => {
-    const [rand, rest] = withSource(args);
+  rt.defineBuiltin("random_int", (args, ctx) => {
+    const [rand, rest] = withSource(args, ctx.runtime);
     if (rest.length < 2) return null;
     const min = rest[0]!;
     const max = rest[1]!;
@@ -100,15 +114,15 @@ export function installRandom(rt: Runtime): void {
     return randomIntIn(rand, min, max);
   });
 
-  rt.defineBuiltin("random_choice", (args) => {
-    const [rand, rest] = withSource(args);
+  rt.defineBuiltin("random_choice", (args, ctx) => {
+    const [rand, rest] = withSource(args, ctx.runtime);
     const xs = arg(rest, 0);
     if (!Array.isArray(xs) || xs.length === 0) return null;
     return xs[Math.floor(rand() * xs.length)]!;
   });
 
-  rt.defineBuiltin("random_shuffle", (args) => {
-    const [rand, rest] = withSource(args);
+  rt.defineBuiltin("random_shuffle", (args, ctx) => {
+    const [rand, rest] = withSource(args, ctx.runtime);
     const xs = arg(rest, 0);
     return Array.isArray(xs) ? shuffle(rand, xs) : null;
   });

@@ -5,6 +5,7 @@
  */
 import { HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
 import { clockSleep } from "../time/clock";
+import { unseededRandom } from "../core/random";
 import { takeMock } from "./mocks";
 import type { RequestSpec } from "./request";
 import { send, TransportError } from "./transport";
@@ -35,7 +36,7 @@ export function execute(ctx: CallContext, spec: RequestSpec, attempt = 0, egress
   const mocked = takeMock(ctx.runtime, spec);
   if (mocked) {
     const r: Response = { status: mocked.status, headers: mocked.headers, body: new TextEncoder().encode(mocked.body) };
-    const delay = retryDelay(spec, attempt, r);
+    const delay = retryDelay(spec, attempt, r, unseededRandom(ctx.runtime));
     if (delay === null) return r;
     if (delay <= 0) return execute(ctx, spec, attempt + 1, egressOnNetwork);
     return clockSleep(delay, ctx).then(() => execute(ctx, spec, attempt + 1, egressOnNetwork));
@@ -51,13 +52,13 @@ async function executeNetwork(ctx: CallContext, spec: RequestSpec, attempt: numb
   } catch (e) {
     if (!(e instanceof TransportError)) throw e;
     if (e.retryable && canRetry(spec, attempt)) {
-      await clockSleep(backoff(spec, attempt), ctx);
+      await clockSleep(backoff(spec, attempt, unseededRandom(ctx.runtime)), ctx);
       const next = execute(ctx, spec, attempt + 1);
       return isPromise(next) ? await next : next;
     }
     throw HarnError.thrown(`http: request failed: ${e.detail}`);
   }
-  const delay = retryDelay(spec, attempt, r);
+  const delay = retryDelay(spec, attempt, r, unseededRandom(ctx.runtime));
   if (delay === null) return r;
   if (delay > 0) await clockSleep(delay, ctx);
   const next = execute(ctx, spec, attempt + 1);
@@ -68,17 +69,17 @@ function canRetry(spec: RequestSpec, attempt: number): boolean {
   return attempt < spec.retry.max && spec.retry.methods.has(spec.method);
 }
 
-function backoff(spec: RequestSpec, attempt: number): number {
+function backoff(spec: RequestSpec, attempt: number, random: () => number): number {
   const base = spec.retry.backoffMs * 2 ** attempt;
   if (base <= 0) return 0;
-  const jitter = base * (Math.random() * 0.5 - 0.25);
+  const jitter = base * (random() * 0.5 - 0.25);
   return Math.min(MAX_DELAY_MS, Math.max(0, Math.round(base + jitter)));
 }
 
 /** Milliseconds to wait before the next attempt, or null to stop here. */
-function retryDelay(spec: RequestSpec, attempt: number, r: Response): number | null {
+function retryDelay(spec: RequestSpec, attempt: number, r: Response, random: () => number): number | null {
   if (!canRetry(spec, attempt) || !spec.retry.retryOn.has(r.status)) return null;
-  let delay = backoff(spec, attempt);
+  let delay = backoff(spec, attempt, random);
   if (spec.retry.respectRetryAfter && (r.status === 429 || r.status === 503)) {
     const after = retryAfterMs(r.headers);
     if (after !== null) delay = Math.max(delay, Math.min(after, MAX_DELAY_MS));

@@ -4,6 +4,7 @@
  * `llm_call` / `agent_loop` builtins convert to and from Harn values.
  */
 
+import { unseededRandom } from "../core/random";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { extraCaDispatcher } from "../http/transport";
 import { LlmClient } from "./client";
@@ -53,6 +54,7 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
       env: rt.env,
       fetch: bracketedForVirtualClock(rt, fetchTrustingExtraCa(rt)),
       clock: rt.clock,
+      random: unseededRandom(rt),
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
       onImplicitMock: () =>
         rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
