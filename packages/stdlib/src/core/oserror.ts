@@ -48,6 +48,9 @@ export function osErrorText(e: unknown): string {
   const err = (e ?? {}) as SystemError;
   // Node rejects NUL bytes before any system call; Rust reports InvalidInput
   if (err.code === "ERR_INVALID_ARG_VALUE" && /null bytes/.test(err.message ?? "")) return "file name contained an unexpected NUL byte";
+  // Node refuses to spawn an empty program name; exec("") in Rust reaches
+  // execvp, which fails with ENOENT
+  if (err.code === "ERR_INVALID_ARG_VALUE" && /cannot be empty/.test(err.message ?? "")) return `${TEXTS.ENOENT![0]} (os error 2)`;
   const known = err.code ? TEXTS[err.code] : undefined;
   if (known) return `${known[0]} (os error ${known[1]})`;
   if (typeof err.errno === "number" && err.code) return `${err.code} (os error ${Math.abs(err.errno)})`;
