@@ -234,7 +234,7 @@ async function runOne(input: string, file: string): Promise<void> {
       if (outcome === null) bug("run", "did not stop within the grace period after cancel", input);
       else if (outcome.kind === "error") {
         const text = renderRuntimeError(outcome.error, path, () => input);
-        if (/internal error|TypeError|ReferenceError|Cannot read prop|is not a function|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+/.test(text)) {
+        if (/internal error|Cannot read prop|is not iterable|Maximum call stack|is not a function|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+/.test(text)) {
           bug("run", `error leaks JS: ${outcome.error.description().slice(0, 120)}`, input, text);
         } else count_("run", "clean");
       } else if (outcome.kind === "compile" || outcome.kind === "syntax") {

@@ -139,6 +139,14 @@ function deepNest(r: Rand): string {
   }
 }
 
+/** Values of every kind, to hand to code that expects another kind. */
+const VALUES = [
+  "nil", "0", "-1", "1", '""', '"x"', "[]", "{}", "1.5", "-0.0", "true", "false", "9223372036854775807", "-9223372036854775808",
+  "[nil]", "{a: nil}", '"😀"', "(0.0 / 0.0)", "(1e308 * 10.0)", "0ms", "[1, [2, [3]]]", '{"": 1}', "{ x -> x }", "set(1, 2)",
+  '"${nil}"', "-(-9223372036854775807 - 1)", '" \t\n"', "[1, 2, 3][-1]", '"a".repeat(3)',
+];
+const BINOPS = ["+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "??", "|>", "**", "in", "not in", "..", "..="];
+
 type Mutator = (text: string, other: string, r: Rand) => string;
 
 export const MUTATORS: Record<string, Mutator> = {
@@ -228,6 +236,43 @@ export const MUTATORS: Record<string, Mutator> = {
     return t.slice(0, i) + String.fromCharCode(32 + int(r, 95)) + t.slice(i + 1);
   },
   truncate: (t, _o, r) => t.slice(0, at(r, t)),
+  // Mutations that mostly keep the text parsing, to reach the checker,
+  // the linter and the evaluator with odd but well-formed programs.
+  replaceValue: (t, _o, r) => {
+    const { tokens, error } = tokenize(t);
+    if (error !== null) return t;
+    const lits = tokens.filter((x) => ["Int", "Float", "String", "IString", "Duration", "Ident", "true", "false", "nil"].includes(x.kind));
+    if (lits.length === 0) return t;
+    const x = pick(r, lits);
+    return t.slice(0, x.start) + pick(r, VALUES) + t.slice(x.end);
+  },
+  replaceOperator: (t, _o, r) => {
+    const { tokens, error } = tokenize(t);
+    if (error !== null) return t;
+    const ops = tokens.filter((x) => BINOPS.includes(x.kind));
+    if (ops.length === 0) return t;
+    const x = pick(r, ops);
+    return t.slice(0, x.start) + ` ${pick(r, BINOPS)} ` + t.slice(x.end);
+  },
+  replaceIdent: (t, o, r) => {
+    const a = tokenize(t);
+    const b = tokenize(o);
+    if (a.error !== null || b.error !== null) return t;
+    const mine = a.tokens.filter((x) => x.kind === "Ident");
+    const names = [...mine, ...b.tokens.filter((x) => x.kind === "Ident")];
+    if (mine.length === 0) return t;
+    const x = pick(r, mine);
+    return t.slice(0, x.start) + pick(r, names).image + t.slice(x.end);
+  },
+  dropArgument: (t, _o, r) => {
+    const { tokens, error } = tokenize(t);
+    if (error !== null) return t;
+    const commas = tokens.filter((x) => x.kind === ",");
+    if (commas.length === 0) return t;
+    const i = tokens.indexOf(pick(r, commas));
+    const next = tokens[i + 1]!;
+    return r() < 0.5 ? t.slice(0, tokens[i]!.start) + t.slice(next.end) : t.slice(0, tokens[i]!.end) + ` ${pick(r, VALUES)}, ` + t.slice(tokens[i]!.end);
+  },
 };
 
 const NAMES = Object.keys(MUTATORS);
@@ -236,7 +281,7 @@ const NAMES = Object.keys(MUTATORS);
 export function mutate(text: string, other: string, r: Rand): { text: string; ops: string[] } {
   const ops: string[] = [];
   let s = text;
-  for (let k = 1 + int(r, 3); k > 0; k--) {
+  for (let k = r() < 0.5 ? 1 : 1 + int(r, 3); k > 0; k--) {
     const name = pick(r, NAMES);
     ops.push(name);
     s = MUTATORS[name]!(s, other, r);

@@ -91,6 +91,11 @@ class Scanner {
   /** 1-based local line of `lineStart`, and the offset where it starts. */
   private line = 1;
   private lineStart = 0;
+  /** In files with astral characters: the last column computed (`colValue`
+   * at `colOffset`, on the line starting at `colLineStart`). */
+  private colLineStart = -1;
+  private colOffset = 0;
+  private colValue = 1;
 
   constructor(
     private readonly src: string,
@@ -109,12 +114,22 @@ class Scanner {
     let c: number;
     if (!this.astral) c = offset - this.lineStart + 1;
     else {
+      // Count on from the last offset asked about on this line: tokens
+      // come left to right, so a long line costs one pass, not one per token.
+      let i = this.lineStart;
       c = 1;
+      if (this.colLineStart === this.lineStart && this.colOffset <= offset) {
+        i = this.colOffset;
+        c = this.colValue;
+      }
       const s = this.src;
-      for (let i = this.lineStart; i < offset; i++) {
+      for (; i < offset; i++) {
         const u = s.charCodeAt(i);
         if (u < 0xdc00 || u > 0xdfff) c++;
       }
+      this.colLineStart = this.lineStart;
+      this.colOffset = offset;
+      this.colValue = c;
     }
     return this.line === 1 ? c + this.firstLineShift : c;
   }

@@ -313,3 +313,37 @@ describe("token display (§1.12)", () => {
     expect(formatFloatPlain(1.5e-7)).toBe("0.00000015");
   });
 });
+
+describe("code-point columns on lines with astral characters", () => {
+  // The scanner counts columns on from the previous token of the line
+  // (fuzzing found a 40 KB line with one astral character taking seconds
+  // when every token recounted from the line start); the columns must be
+  // the same as counting from the start.
+  it("counts each astral character once, across tokens, lines and interpolations", () => {
+    const src = 'let 𝒳a = "😀${x} ${𝒳y}" + 𝒳\n  b.c𝒳 + "${\n𝒳}" 𝒳z';
+    const got = lex(src)
+      .filter((t) => t.kind !== "NL" && t.kind !== "EOF")
+      .map((t) => `${t.image}@${t.line}:${t.column}-${t.endLine}:${t.endColumn}`);
+    expect(got).toEqual([
+      "let@1:1-1:4",
+      "𝒳a@1:5-1:7",
+      "=@1:8-1:9",
+      '"😀${x} ${𝒳y}"@1:10-1:23',
+      "+@1:24-1:25",
+      "𝒳@1:26-1:27",
+      "b@2:3-2:4",
+      ".@2:4-2:5",
+      "c𝒳@2:5-2:7",
+      "+@2:8-2:9",
+      '"${\n𝒳}"@2:10-3:4',
+      "𝒳z@3:5-3:7",
+    ]);
+    const segs = lex(src)[3]!.value as { kind: string; column?: number }[];
+    expect(segs.filter((s) => s.kind === "expr").map((s) => s.column)).toEqual([14, 19]);
+  });
+
+  it("reports the column of an unexpected character far along a long line", () => {
+    const long = "x" + " + x".repeat(5000);
+    expect(lexError(`${long} "😀" ~`)).toBe(`Unexpected character '~' at 1:${Array.from(long).length + 6}`);
+  });
+});
