@@ -2,7 +2,7 @@
  * `harn check` end to end: builds the real bundle once, then runs
  * `cli/bin/harn.cjs check` as a child process against files in a temp dir.
  */
-import { mkdirSync, chmodSync } from "node:fs";
+import { mkdirSync, chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliSandbox } from "./cli-harness";
@@ -167,6 +167,13 @@ describe("harn check", () => {
     const r = harn(["check", "missing.harn"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("Error reading missing.harn: No such file or directory (os error 2)\n");
+  });
+
+  it("exits 1 for a file that is not UTF-8, as `harn run` and `harn lint` do", () => {
+    writeFileSync(join(cli.dir, "latin1.harn"), Buffer.from('log("caf\xe9")\n', "latin1"));
+    const r = harn(["check", "latin1.harn"]);
+    expect(r).toMatchObject({ code: 1, stdout: "" });
+    expect(r.stderr).toBe("Error reading latin1.harn: stream did not contain valid UTF-8\n");
   });
 
   it.skipIf(process.getuid?.() === 0)("exits 1 for an unreadable file", () => {

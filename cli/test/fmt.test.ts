@@ -2,7 +2,7 @@
  * `harn fmt` end to end (spec/cli.md §6): a bundled `harn` run as a child
  * process against files in a temp dir.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliSandbox } from "./cli-harness";
@@ -45,6 +45,17 @@ describe("harn fmt", () => {
     expect(read("nm/node_modules/dep/x.harn")).toBe(MESSY);
     // named as the target itself, it is formatted
     expect(harn(["fmt", "nm/node_modules/dep"])).toMatchObject({ code: 0, stdout: `formatted ${join("nm/node_modules/dep", "x.harn")}\n` });
+  });
+
+  it("leaves a file that is not UTF-8 untouched and says why, instead of writing U+FFFD over its bytes", () => {
+    // Found by bench/fuzz: the file was read lossily, formatted, and written back.
+    const bytes = Buffer.from('fn f() {\nprintln("a\xff")\n}\n', "latin1");
+    mkdirSync(join(cli.dir, "u"), { recursive: true });
+    writeFileSync(join(cli.dir, "u/bad.harn"), bytes);
+    file("u/ok.harn", MESSY);
+    const r = harn(["fmt", "u"]);
+    expect(r).toMatchObject({ code: 1, stdout: `formatted ${join("u", "ok.harn")}\n`, stderr: `Error reading ${join("u", "bad.harn")}: stream did not contain valid UTF-8\n` });
+    expect(readFileSync(join(cli.dir, "u/bad.harn"))).toEqual(bytes);
   });
 
   it("reports a file that does not parse as `{path}: {error}` and goes on with the others", () => {

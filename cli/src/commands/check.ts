@@ -21,7 +21,7 @@
  * `--strict-types`, `--invariants` and `--host-capabilities` (P2) are not
  * implemented.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Command, Option } from "commander";
 import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
@@ -31,6 +31,7 @@ import { colorsFor } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
 import { preflight } from "../preflight";
 import { loadEngine } from "../engine";
+import { readSourceText } from "../source-file";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
 import { runtimeKnowledge } from "./lint-run";
@@ -168,7 +169,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
     }
     let source: string;
     try {
-      source = readFileSync(file, "utf8");
+      source = readSourceText(file);
     } catch (e) {
       results.push({ file, source: "", typeDiagnostics: [], lint: [], preflight: [], strict: false, readError: `Error reading ${file}: ${reason(e)}\n` });
       continue;

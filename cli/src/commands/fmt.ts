@@ -8,12 +8,13 @@
  * Exit 1 if a file errored or, with `--check`, would change; 0 otherwise.
  * No `.harn` file at all: `No .harn files found`, exit 1.
  */
-import { readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
 import { Command } from "commander";
 import { DEFAULT_FORMAT_OPTIONS, formatSource, FormatError, type FormatOptions } from "@harn/fmt";
 import { ConfigError, findManifest, manifestTable, readManifest } from "@harn/lint";
 import { positiveInt } from "../int-options";
+import { readSourceText } from "../source-file";
 import { collectHarnFiles, reason, TargetError } from "../targets";
 import type { SetExitCode } from "./index";
 
@@ -110,7 +111,8 @@ export function runFmt(targets: string[], flags: FmtFlags): number {
   for (const file of files) {
     let source: string;
     try {
-      source = readFileSync(file, "utf8");
+      // Strict UTF-8: a lossy read would write U+FFFD over invalid bytes.
+      source = readSourceText(file);
     } catch (e) {
       process.stderr.write(`Error reading ${file}: ${reason(e)}\n`);
       failed = true;
