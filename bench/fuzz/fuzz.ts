@@ -48,7 +48,7 @@ mkdirSync(join(out, "bugs"), { recursive: true });
 const DENY =
   /^(exec|exec_at|shell|shell_at|hostlib_|host_tool_|http_(get|delete|post|put|patch|request|session|download|stream)|sse_connect|websocket_connect|llm_call|llm_stream|llm_completion|agent_loop|agent$|daemon_|delete_file|move_file|copy_file|tar_extract|zip_extract|prompt_user|read_stdin|read_line|walk_dir|glob|find_text|mkdir|write_file|append_file|write_file_bytes)/;
 
-const LEAK = /internal error|TypeError|ReferenceError|RangeError|SyntaxError:|Cannot read prop|is not a function|is not iterable|undefined|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+|NaN:NaN/;
+const LEAK = /internal error|TypeError|ReferenceError|RangeError|SyntaxError:|Cannot read prop|is not a function|undefined|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+|NaN:NaN/;
 
 const seeds = replay ? [] : ["conformance", "examples"].flatMap((d) => harnFiles(join(root, d))).sort();
 const texts = seeds.map((f) => readFileSync(f, "utf8"));
@@ -234,7 +234,7 @@ async function runOne(input: string, file: string): Promise<void> {
       if (outcome === null) bug("run", "did not stop within the grace period after cancel", input);
       else if (outcome.kind === "error") {
         const text = renderRuntimeError(outcome.error, path, () => input);
-        if (/internal error|Cannot read prop|is not iterable|Maximum call stack|is not a function|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+/.test(text)) {
+        if (/internal error|Cannot read prop|Maximum call stack|is not a function|\[object Object\]|\bat .*\.(ts|js|mjs|cjs):\d+/.test(text)) {
           bug("run", `error leaks JS: ${outcome.error.description().slice(0, 120)}`, input, text);
         } else count_("run", "clean");
       } else if (outcome.kind === "compile" || outcome.kind === "syntax") {
