@@ -53,6 +53,11 @@ describe("harn run", () => {
   it("exit(n) ends the run with that status after flushing output", () => {
     file("exit.harn", 'println("before")\nexit(7)\nprintln("after")\n');
     expect(harn(["run", "exit.harn"])).toMatchObject({ code: 7, stdout: "before\n" });
+    // like Rust's process::exit: the OS keeps the low 8 bits
+    file("exit_neg.harn", "exit(-1)\n");
+    expect(harn(["run", "exit_neg.harn"]).code).toBe(255);
+    file("exit_big.harn", "exit(300)\n");
+    expect(harn(["run", "exit_big.harn"]).code).toBe(44);
   });
 
   it("renders an uncaught error with a code frame and call notes, exit 1", () => {

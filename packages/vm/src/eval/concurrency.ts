@@ -230,9 +230,11 @@ export class Concurrency {
     });
     this.specials.set("cancel_graceful", (args, ctx) => this.cancelGraceful(args[0] ?? null, args[1] ?? null, ctx));
     this.specials.set("exit", (args) => {
+      // Rust's process::exit(n): the OS keeps the low 8 bits (exit(-1) is
+      // status 255, exit(300) is 44); only a returned int is clamped
       const v = args[0] ?? 0;
-      const n = typeof v === "number" ? v : typeof v === "bigint" ? (v < 0n ? 0 : 255) : 0;
-      throw new ExitRequest(Math.max(0, Math.min(255, n)));
+      const n = typeof v === "number" ? BigInt(v) : typeof v === "bigint" ? v : 0n;
+      throw new ExitRequest(Number(BigInt.asUintN(8, n)));
     });
     this.specials.set("is_cancelled", (_args, ctx) => taskOf(ctx).cancelRequested || taskOf(ctx).ac.signal.aborted);
     this.installBuiltins();
