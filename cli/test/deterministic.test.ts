@@ -3,8 +3,11 @@
  * extensions.md §5; formats in cli/src/deterministic.ts): the built `harn`
  * as a child process over test files in a temp dir.
  */
+import { execFile } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { cliSandbox } from "./cli-harness";
+import { cliSandbox, harnEnv } from "./cli-harness";
 
 const cli = cliSandbox({ prefix: "harn-determ-", harn: "built", colour: "plain", timeout: 60_000 });
 const { harn, file } = cli;
@@ -79,12 +82,80 @@ describe("harn test --deterministic: the virtual clock", () => {
     expect(r.stdout).toContain("timed out after 300ms");
   });
 
+  it("child processes run in real time: a deadline around one means what it says", () => {
+    file(
+      "proc.harn",
+      `pipeline test_child_within_deadline() {
+  let r = deadline 1h { shell("sleep 0.2; echo done") }
+  println("child said " + r.stdout)
+}
+
+pipeline test_child_past_deadline() {
+  let r = try { deadline 200ms { shell("sleep 30; echo late") } } catch (e) { "caught " + to_string(e) }
+  println(r)
+}
+`,
+    );
+    const r = harn(["test", "--deterministic", "--timeout", "10000", "proc.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("child said done\n");
+    expect(r.stdout).toContain("caught Deadline exceeded\n");
+    expect(r.stdout).toMatch(/PASS {2}test_child_past_deadline \[.*\] \(\d+ ms; virtual 200 ms\)/);
+  });
+
   it("golden-file tests run on it too", () => {
     file("golden/nap.harn", 'let t0 = monotonic_ms()\nsleep(3s)\nprintln(monotonic_ms() - t0)\n');
     file("golden/nap.expected", "3000\n");
     const r = harn(["test", "--deterministic", "--timeout", "2000", "golden"]);
     expect(r.stdout).toContain("1 passed, 0 failed");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("harn test --deterministic: retries wait on the virtual clock", () => {
+  it("a mocked 429's Retry-After and a real server's 503 Retry-After pass inside a 5 s timeout", async () => {
+    file(
+      "retry.harn",
+      `pipeline test_retry_after_mocked() {
+  http_mock("GET", "https://api.test", {responses: [{status: 429, headers: {"Retry-After": "30"}}, {status: 200, body: "ok"}]})
+  let t0 = monotonic_ms()
+  let r = http_get("https://api.test", {retry: {max: 1, backoff_ms: 0}})
+  println("mocked " + to_string(r.status) + " " + r.body + " after " + to_string(monotonic_ms() - t0))
+}
+
+pipeline test_retry_after_real_server() {
+  let t0 = monotonic_ms()
+  let r = http_get(env("RETRY_URL"), {retry: {max: 2, backoff_ms: 20000}})
+  println("real " + to_string(r.status) + " " + r.body + " after " + to_string(monotonic_ms() - t0))
+}
+`,
+    );
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      if (requests === 1) res.writeHead(503, { "retry-after": "45" }).end("busy");
+      else res.end("fine");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+      // asynchronously: the server answers from this process's event loop
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          [cli.bin, "test", "--deterministic", "--timeout", "5000", "retry.harn"],
+          { cwd: cli.dir, env: harnEnv("plain", { RETRY_URL: url }), encoding: "utf8" },
+          (e, out) => (e && e.code !== 1 ? reject(e) : resolve(out)),
+        ),
+      );
+      expect(stdout).toContain("mocked 200 ok after 30000\n");
+      expect(stdout).toMatch(/PASS {2}test_retry_after_mocked \[.*\] \(\d+ ms; virtual 30000 ms\)/);
+      expect(stdout).toContain("real 200 fine after 45000\n");
+      expect(stdout).toMatch(/PASS {2}test_retry_after_real_server \[.*\] \(\d+ ms; virtual 45000 ms\)/);
+      expect(requests).toBe(2);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
