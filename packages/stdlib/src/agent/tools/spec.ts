@@ -69,7 +69,13 @@ export function specOf(entry: HDict): ToolSpec | null {
 }
 
 /** The tool list of a `tools` option value (registry, list of dicts, nil).
- * String list entries name built-in tools; other non-dicts are ignored. */
+ * String list entries name built-in tools; other non-dicts are ignored.
+ *
+ * [TS decision] A registry inside the list contributes its tools, so
+ * `tools: [deploy, lookup]` over two `tool` declarations (each binds a
+ * one-tool registry, §2.4) offers both tools. Taken literally the spec
+ * would keep the registry as a nameless tool dict, and the model's calls
+ * to those tools would be refused as "not available" with no hint why. */
 export function toolEntries(v: Value): { entries: HDict[]; named: string[] } {
   if (v === null) return { entries: [], named: [] };
   let list: Value[];
@@ -84,7 +90,10 @@ export function toolEntries(v: Value): { entries: HDict[]; named: string[] } {
   const entries: HDict[] = [];
   const named: string[] = [];
   for (const x of list) {
-    if (x instanceof HDict) entries.push(x);
+    if (isRegistry(x)) {
+      const inner = x.get("tools");
+      if (Array.isArray(inner)) for (const t of inner) if (t instanceof HDict) entries.push(t);
+    } else if (x instanceof HDict) entries.push(x);
     else if (typeof x === "string") named.push(x);
   }
   return { entries, named };
