@@ -243,8 +243,9 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
   source = readSourceText(file);
   const out: string[] = [];
   const rt = createRuntime({
-    stdout: { write: (t) => void out.push(t) },
-    stderr: { write: () => undefined },
+    // captured, so not a terminal even when harn test runs in one (stdlib.md §3)
+    stdout: { write: (t) => void out.push(t), isTTY: false },
+    stderr: { write: () => undefined, isTTY: false },
     cwd: process.cwd(),
     env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
     argv: [],

@@ -21,6 +21,10 @@ export interface OutputSink {
   /** Hand buffered text to the OS now. Optional; the stdlib calls it before
    * blocking on stdin so a prompt is visible while the script waits. */
   flush?(): void;
+  /** Whether the text reaches a terminal (`is_stdout_tty`, colour mode
+   * "auto"). Absent: the answer of the process's own stream. A sink that
+   * captures output (the test harness) says false. */
+  readonly isTTY?: boolean;
 }
 
 /**

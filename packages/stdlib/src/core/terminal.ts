@@ -43,6 +43,8 @@ export const TERMINAL = new RuntimeSlot<TerminalState>("stdlib.terminal", () => 
 function isTty(rt: Runtime, stream: Stream): boolean {
   const o = rt.slot(TERMINAL).ttyOverride[stream];
   if (o !== undefined) return o;
+  const sink = stream === "stdout" ? rt.stdout : stream === "stderr" ? rt.stderr : null;
+  if (sink?.isTTY !== undefined) return sink.isTTY;
   const s = stream === "stdin" ? process.stdin : stream === "stdout" ? process.stdout : process.stderr;
   return Boolean((s as { isTTY?: boolean }).isTTY);
 }

@@ -29,11 +29,11 @@ export function fn(impl: JsFn, params: string[] = ["x"]): HClosure {
   return new HClosure(null, params, impl);
 }
 
-export function rig(opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): TestRig {
+export function rig(opts: { cwd?: string; env?: Record<string, string | undefined>; stdoutTTY?: boolean } = {}): TestRig {
   const out: string[] = [];
   const err: string[] = [];
   const rt = new Runtime({
-    stdout: { write: (t) => out.push(t) },
+    stdout: { write: (t) => out.push(t), ...(opts.stdoutTTY === undefined ? {} : { isTTY: opts.stdoutTTY }) },
     stderr: { write: (t) => err.push(t) },
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? { ...process.env },

@@ -16,6 +16,17 @@ describe("progress, colours, tty, stdin, stderr capture", () => {
     );
   });
 
+  it("the tty answer for stdout is the runtime's sink's, when it says", () => {
+    const captured = rig({ env: {}, stdoutTTY: false });
+    expect(captured.call("is_stdout_tty")).toBe(false);
+    expect(captured.call("color", "x", "red")).toBe("x");
+    const terminal = rig({ env: {}, stdoutTTY: true });
+    expect(terminal.call("is_stdout_tty")).toBe(true);
+    expect(terminal.call("color", "x", "red")).toBe("\u001b[31mx\u001b[0m");
+    terminal.call("mock_tty", "stdout", false);
+    expect(terminal.call("is_stdout_tty")).toBe(false);
+  });
+
   it("colours follow the mode; auto honours FORCE_COLOR / NO_COLOR / the tty", async () => {
     const r = rig({ env: {} });
     expect(r.call("color", "x", "red")).toBe("x");
