@@ -78,10 +78,17 @@ export class BackgroundPool {
     const start = () => {
       if (cancelled) return;
       this.running++;
-      run(task, (c) => (stop = c)).then(
-        (text) => this.finish(task, settle, text, null),
-        (e: unknown) => this.finish(task, settle, null, cancelled ? "cancelled" : errorMessage(e)),
-      );
+      const go = () => {
+        if (cancelled) return;
+        run(task, (c) => (stop = c)).then(
+          (text) => this.finish(task, settle, text, null),
+          (e: unknown) => this.finish(task, settle, null, cancelled ? "cancelled" : errorMessage(e)),
+        );
+      };
+      // On a virtual clock the seeded scheduler decides when a background
+      // task first runs, as it does for spawned tasks (harn test --seed).
+      if (this.rt.clock.virtual) void this.rt.clock.turn().then(go);
+      else go();
     };
     if (this.running < this.limit) start();
     else this.queue.push(start);
