@@ -44,3 +44,34 @@ pipeline main() {
     expect(r.code).toBe(0);
   });
 });
+
+describe("CI helper journey", () => {
+  it("runs tests and a build in the background, searches while they run, then summarises", () => {
+    file("src/a.txt", "TODO: first\n");
+    file("src/b.txt", "done\nTODO: second\n");
+    file("notes/c.txt", "TODO: not in src\n");
+    file(
+      "ci.harn",
+      `pipeline main() {
+  let tests = host_tool_call("run_command", {argv: ["sh", "-c", "echo test 1 ok; echo test 2 FAILED; exit 1"], long_running: true})
+  defer { cancel_handle(tests) }
+  let build = host_tool_call("run_command", {argv: ["sh", "-c", "echo built"], background: true})
+  defer { cancel_handle(build) }
+  let sources = glob("src/*.txt")
+  println(sources.map({ p -> basename(p) }))
+  let todos = find_text("TODO", {base: "src"})
+  println(todos.matches.map({ m -> basename(m.path) + ":" + to_string(m.line) }))
+  let t = handle_wait(tests, {timeout_ms: 20000})
+  let b = handle_wait(build, {timeout_ms: 20000})
+  println("tests exit " + to_string(t.exit_code) + ", build exit " + to_string(b.exit_code))
+  let log = host_tool_call("read_command_output", {handle_id: tests.handle_id})
+  print(log.content)
+}
+`,
+    );
+    const r = harn(["run", "ci.harn"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("[a.txt, b.txt]\n[a.txt:1, b.txt:2]\ntests exit 1, build exit 0\ntest 1 ok\ntest 2 FAILED\n");
+    expect(r.code).toBe(0);
+  });
+});

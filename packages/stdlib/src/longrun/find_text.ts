@@ -13,6 +13,10 @@
  * - A line ends at `\n`; a `\r` before it is not part of `text`.
  * - With `include_hidden: false` (default) hidden files and directories
  *   below the root are skipped; the root itself is always searched.
+ * - In the dict form `base` is accepted as an alias of `path` (`path`
+ *   wins when both are given): `glob` calls the directory `base`, and
+ *   a script that wrote `find_text("TODO", {base: "src"})`
+ *   silently searched the whole working directory.
  */
 import { basename, resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
@@ -37,7 +41,7 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
   let opts: HDict | null;
   if (args[1] instanceof HDict) {
     opts = args[1];
-    path = stringOption(opts, "path") ?? ".";
+    path = stringOption(opts, "path") ?? stringOption(opts, "base") ?? ".";
   } else {
     if (args.length > 1 && args[1] !== null) path = textArg(args[1]);
     opts = optionsDict(args[2]);
