@@ -8,7 +8,23 @@
  */
 
 import type { Span } from "@harn/parser";
-import { display, type Value } from "./values";
+import { display, typeOf, type Value } from "./values";
+
+/**
+ * `display` of a thrown value, or a placeholder when the host cannot render
+ * it: a value nested deeper than the JS stack allows, or whose text would
+ * be longer than a JS string may be. The error must still be reported
+ * (`println` of such a value fails with the stack-overflow error, but an
+ * uncaught `throw` of it has no place left to fail to).
+ */
+function displayForError(v: Value): string {
+  try {
+    return display(v);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return /call stack/i.test(e.message) ? `<${typeOf(v)} nested too deeply to display>` : `<${typeOf(v)} too large to display>`;
+  }
+}
 
 export type ErrorKind =
   | "thrown"
@@ -90,7 +106,7 @@ export class HarnError {
   description(): string {
     switch (this.kind) {
       case "thrown":
-        return "Thrown: " + display(this.value);
+        return "Thrown: " + displayForError(this.value);
       case "runtime":
         return "Runtime error: " + this.message;
       case "type":
