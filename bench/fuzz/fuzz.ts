@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { check } from "../../packages/checker/src/index";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, plainStyle, type Program } from "@harn/parser";
-import { applyFixes, lintProgram } from "@harn/lint";
+import { applyFixes, lintProgram, typeErrorFixes } from "@harn/lint";
 import { FormatError, formatSource } from "../../packages/fmt/src/index";
 import { createRuntime, HarnError, renderRuntimeError, runSource } from "../../cli/src/host";
 import { mutate, rng } from "./mutate";
@@ -106,6 +106,9 @@ function shape(p: Program): string {
   return JSON.stringify(p, (k, v) => (k === "span" || k === "line" || k === "column" || k === "start" || k === "end" || /Span$/.test(k) ? undefined : typeof v === "bigint" ? `${v}n` : v));
 }
 
+/** Options vary between inputs (Math.random: the input itself is seeded). */
+const flip = (): boolean => Math.random() < 0.5;
+
 /** Where two AST shapes part, with some context, for the report. */
 function firstDiff(a: string, b: string): string {
   let i = 0;
@@ -141,13 +144,16 @@ async function runOne(input: string, file: string): Promise<void> {
   if (stages.has("fmt")) {
     mark("fmt");
     try {
-      const f1 = timed("fmt", input, () => formatSource(input));
+      const width = [100, 100, 40, 12, 1][Math.floor(Math.random() * 5)]!;
+      current = current.replace(/ fmt-width=\d+$/, "") + ` fmt-width=${width}`;
+      const fopts = { lineWidth: width, separatorWidth: width };
+      const f1 = timed("fmt", input, () => formatSource(input, fopts));
       if (parsed.errors.length > 0) bug("fmt", "formatted a file that does not parse", input);
       const p1 = parse(f1);
       if (p1.errors.length > 0) bug("fmt", `output does not parse: ${p1.errors[0]!.message}`, input, f1);
       else if (shape(p1.program) !== shape(parsed.program)) bug("fmt", "output parses to a different AST", input, `${firstDiff(shape(parsed.program), shape(p1.program))}\n--- formatted\n${f1}`);
       else {
-        const f2 = formatSource(f1);
+        const f2 = formatSource(f1, fopts);
         if (f2 !== f1) bug("fmt", "not idempotent", input, `--- once\n${f1}\n--- twice\n${f2}`);
         else count_("fmt", "ok");
       }
@@ -183,16 +189,18 @@ async function runOne(input: string, file: string): Promise<void> {
   if (stages.has("lint")) {
     mark("lint");
     try {
-      const opts = { source: input, tokens: parsed.tokens, file, requireFileHeader: true, checkedHandles: true };
+      const opts = { source: input, tokens: parsed.tokens, file, requireFileHeader: flip(), checkedHandles: flip() };
       const ds = timed("lint", input, () => lintProgram(program, opts));
+      // `harn lint --fix` also applies the checker's string-concat fixes.
+      const typeFixes = typeErrorFixes(program, input, check(program, { file, builtins: new Set(), resolveImport: () => null }));
       for (const d of ds) {
         if (LEAK.test(d.message)) bug("lint", `[${d.rule}] message leaks JS: ${d.message}`, input);
         if (!(d.span.line >= 1 && d.span.column >= 1)) bug("lint", `[${d.rule}] bad position`, input);
       }
       count_("lint", ds.length > 0 ? "clean" : "ok");
-      if (ds.some((d) => d.fix && d.fix.length > 0)) {
+      if ([...ds, ...typeFixes].some((d) => d.fix && d.fix.length > 0)) {
         mark("fix");
-        const fixed = applyFixes(input, ds).text;
+        const fixed = applyFixes(input, [...ds, ...typeFixes]).text;
         const p2 = parse(fixed, { file });
         if (p2.errors.length > 0) {
           const rules = [...new Set(ds.filter((d) => d.fix?.length).map((d) => d.rule))].join(",");
