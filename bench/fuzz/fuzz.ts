@@ -103,7 +103,7 @@ function errText(e: unknown): string {
 
 /** The AST without positions, for comparing the formatter's output. */
 function shape(p: Program): string {
-  return JSON.stringify(p, (k, v) => (k === "span" || k === "line" || k === "column" || k === "start" || k === "end" || /Span$/.test(k) ? undefined : typeof v === "bigint" ? `${v}n` : v));
+  return JSON.stringify(p, (k, v) => (k === "span" || k === "line" || k === "column" || k === "start" || k === "end" || k === "endLine" || k === "endColumn" || /Spans?$/.test(k) ? undefined : typeof v === "bigint" ? `${v}n` : v));
 }
 
 /** Options vary between inputs (Math.random: the input itself is seeded). */
