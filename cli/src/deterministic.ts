@@ -12,6 +12,9 @@
  *                    (N = --seed, default 1), stopping at the first seed
  *                    that fails; implies --deterministic.
  * `--timeout` stays real time (it guards the run, whatever the clock).
+ * Tests run one at a time (`--jobs` and `--parallel` are ignored): the
+ * clock tells idleness from the process's event loop, which concurrent
+ * tests would share.
  * The unseeded random builtins (`random`, `random_int`, …) and retry
  * jitter replay with the seed too (seed 0 without `--seed`).
  *

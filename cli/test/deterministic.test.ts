@@ -75,6 +75,14 @@ describe("harn test --deterministic: the virtual clock", () => {
     expect(r.stdout).toMatch(/ {2}PASS {2}test_deadline_cuts_a_sleep \[.*\] \(\d+ ms; virtual 1000 ms\)\n/);
   });
 
+  it("runs tests one at a time even with --parallel (idleness is read off the shared event loop)", () => {
+    file("par/a.harn", SLEEPY);
+    file("par/b.harn", SLEEPY);
+    const r = harn(["test", "--deterministic", "--parallel", "--timeout", "5000", "par"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/virtual 60000 ms/g)?.length).toBe(2);
+  });
+
   it("on the real clock the same test hits --timeout", () => {
     file("sleepy_real.harn", SLEEPY);
     const r = harn(["test", "--timeout", "300", "--filter", "minute", "sleepy_real.harn"]);

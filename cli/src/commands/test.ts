@@ -95,7 +95,10 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       const det = determinismFrom({ ...opts, deterministic: opts.deterministic || opts.crashPoints || opts.crashAt !== undefined || opts.journal !== undefined });
       if (det !== null && "error" in det) cmd.error(det.error, { exitCode: 2 });
       const determinism = det as Determinism | null;
-      const jobs = Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
+      // A virtual clock reads idleness off the process's event loop, which
+      // concurrent tests would share: deterministic runs go one at a time.
+      const jobs = determinism !== null ? 1 : Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
+      if (determinism !== null) opts.parallel = false;
       if (targets[0] === "conformance") {
         if (targets.length > 2) cmd.error(`error: unexpected argument '${targets[2]}'`, { exitCode: 2 });
         setExitCode(await conformance(targets[1], opts, timeout, jobs, determinism));
