@@ -13,8 +13,8 @@
  * emitted by emit.ts for that node alone, so the two engines agree on
  * every class, property, case-folding and word-boundary rule.
  */
-import type { Node } from "./syntax";
-import { emitRegex } from "./emit";
+import type { ClassSet, Node } from "./syntax";
+import { caseMode, emitRegex } from "./emit";
 
 type Inst =
   | { op: "char"; test: (cp: number) => boolean }
@@ -35,9 +35,12 @@ const MAX_VISITED_BITS = 64 * 1024 * 1024;
  *   repetition or an alternation (`(a+)+`, `(a|aa)*`, `(\w+\s?)*`);
  * - it has a capture group inside such a repetition: JS clears the groups
  *   of a repeated body at every iteration, Rust keeps the last text each
- *   group matched (`((a)|b)+` on `"ab"`: group 2 is `"a"`, not nil).
+ *   group matched (`((a)|b)+` on `"ab"`: group 2 is `"a"`, not nil);
+ * - only part of it is case-insensitive and that part has a class the
+ *   emitter cannot case-fold by hand (`a(?i)\p{Lu}`, `x(?i:[[:upper:]])`).
  */
 export function needsLinearEngine(node: Node): boolean {
+  if (caseMode(node) === "mixed" && hasUnfoldableClass(node)) return true;
   const risky = (n: Node, insideLoop: boolean): boolean => {
     switch (n.k) {
       case "rep": {
@@ -80,6 +83,30 @@ export function expandedSize(n: Node): number {
 
 /** Patterns beyond this size are rejected the way Rust rejects them. */
 export const MAX_PROGRAM = 1_000_000;
+
+/** A case-insensitive property, or a case-insensitive class holding a
+ * property, POSIX or Perl class. */
+function hasUnfoldableClass(n: Node): boolean {
+  switch (n.k) {
+    case "prop":
+      return n.ci;
+    case "class":
+      return n.ci && setHasClass(n.set);
+    case "group":
+    case "rep":
+      return hasUnfoldableClass(n.node);
+    case "concat":
+    case "alt":
+      return n.items.some(hasUnfoldableClass);
+    default:
+      return false;
+  }
+}
+
+function setHasClass(s: ClassSet): boolean {
+  if (s.k === "op") return setHasClass(s.lhs) || setHasClass(s.rhs);
+  return s.items.some((i) => i.k === "prop" || i.k === "posix" || i.k === "perl" || (i.k === "nested" && setHasClass(i.set)));
+}
 
 export class BoundedBacktracker {
   private readonly prog: Inst[] = [];

@@ -14,8 +14,10 @@
  *   `i` flag is used (Unicode simple case folding, as in Rust). When only
  *   parts are (`a(?i:b)`, `(?i)a(?-i)b`) — JS in Node 20 has no modifier
  *   groups — literals and class ranges in the insensitive parts are expanded
- *   to their case variants. Unicode properties and Perl classes are left as
- *   they are in that mixed case (a documented approximation).
+ *   to their case variants. Unicode properties, POSIX and Perl classes
+ *   cannot be expanded that way, so such patterns are searched by the
+ *   bounded backtracker (backtrack.ts), which tests each node with its own
+ *   flags.
  */
 import type { ClassItem, ClassSet, LookKind, Node, PerlKind, PropRef } from "./syntax";
 import { RegexSyntaxError } from "./syntax";
@@ -36,10 +38,10 @@ export function emitRegex(node: Node): Emitted {
   return { source: e.node(node), flags: mode === "all" ? "iv" : "v" };
 }
 
-type CaseMode = "none" | "all" | "mixed";
+export type CaseMode = "none" | "all" | "mixed";
 
 /** Whether every case-sensitive-relevant atom is insensitive, none, or some. */
-function caseMode(root: Node): CaseMode {
+export function caseMode(root: Node): CaseMode {
   let on = 0;
   let off = 0;
   const visit = (n: Node): void => {

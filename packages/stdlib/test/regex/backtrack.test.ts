@@ -57,6 +57,8 @@ describe("the bounded backtracker", () => {
     expect(["a+b+", "(?:ab)+", "(a|b)", "\\w+@\\w+", "(a+)?", "(a)b*"].map(chosen)).toEqual([
       false, false, false, false, false, false,
     ]);
+    // partly case-insensitive, with classes the emitter cannot fold by hand
+    expect(["a(?i)\\p{Lu}", "x(?i:[[:upper:]])", "a(?i)b", "(?i)\\p{Lu}"].map(chosen)).toEqual([true, true, false, false]);
   });
 
   it("answers patterns that are exponential for backtracking engines", () => {
