@@ -244,5 +244,8 @@ describe("harn test --explore", () => {
     const zero = harn(["test", "--explore", "0", "race.harn"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("error: invalid --explore value '0'");
+    const crash = harn(["test", "conformance", "--crash-points"]);
+    expect(crash.code).toBe(2);
+    expect(crash.stderr).toContain("error: --crash-points runs user tests");
   });
 });

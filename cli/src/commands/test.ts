@@ -99,6 +99,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       // concurrent tests would share: deterministic runs go one at a time.
       const jobs = determinism !== null ? 1 : Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
       if (determinism !== null) opts.parallel = false;
+      if (targets[0] === "conformance" && opts.crashPoints) cmd.error("error: --crash-points runs user tests (`harn test PATH`), not the conformance suite", { exitCode: 2 });
       if (targets[0] === "conformance") {
         if (targets.length > 2) cmd.error(`error: unexpected argument '${targets[2]}'`, { exitCode: 2 });
         setExitCode(await conformance(targets[1], opts, timeout, jobs, determinism));
