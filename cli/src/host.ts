@@ -189,7 +189,7 @@ export type Outcome =
   | { kind: "syntax"; program: Program | null; errors: ReturnType<typeof parse>["errors"] }
   /** `checked` holds the static checker's errors when it rejected the
    * program (cli.md §2.2 step 2); `message` is then the first one's. */
-  | { kind: "compile"; message: string; span: Span | null; checked?: CheckDiagnostic[] }
+  | { kind: "compile"; message: string; span: Span | null; checked?: CheckDiagnostic[]; /** The file `span` is in, when not the entry file (an import inside a module). */ file?: string }
   | { kind: "error"; error: HarnError }
   /** `exit(n)` was called. */
   | { kind: "exit"; code: number };
@@ -239,7 +239,7 @@ export function runSource(rt: Runtime, source: string | Program, file: string, e
       return { kind: "ok", value };
     } catch (e) {
       if (e instanceof HarnError) return { kind: "error", error: e };
-      if (e instanceof CompileError) return { kind: "compile", message: e.message, span: e.span };
+      if (e instanceof CompileError) return { kind: "compile", message: e.message, span: e.span, file: e.file };
       if (e instanceof ModuleSyntaxError) return { kind: "compile", message: e.message, span: null };
       if (e instanceof ExitRequest) return { kind: "exit", code: e.code };
       throw e;

@@ -278,6 +278,15 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
           }
           return 1;
         }
+        if (outcome.span !== null) {
+          // The reference prints only the first line; where the failure is
+          // (an import of a missing module, say) is worth a code frame.
+          const where = outcome.file === undefined || outcome.file === path ? path : outcome.file;
+          const text = where === path ? source : readSourceFile(where);
+          const diagnostic = { severity: "error" as const, message: `compile error: ${outcome.message}`, path: where, span: outcome.span };
+          process.stderr.write(renderDiagnostic(diagnostic, text ?? "", colors));
+          return 1;
+        }
         process.stderr.write(`error: compile error: ${outcome.message}\n`);
         return 1;
       case "error":

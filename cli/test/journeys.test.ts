@@ -75,3 +75,25 @@ describe("CI helper journey", () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe("mistakes in a small project", () => {
+  it("an import of a missing module says where the import is", () => {
+    file("app.harn", 'import { helper } from "./lib/helpers"\n\npipeline main() {\n  println(helper())\n}\n');
+    const r = harn(["run", "app.harn"]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      'error: compile error: Import error: cannot find module "./lib/helpers"\n  --> app.harn:1:1\n   |\n 1 | import { helper } from "./lib/helpers"\n',
+    );
+    expect(r.code).toBe(1);
+  });
+
+  it("a module's own broken import is shown in that module", () => {
+    file("lib/util.harn", 'import "./gone"\n\npub fn f() {\n  return 1\n}\n');
+    file("uses_util.harn", 'import { f } from "./lib/util"\n\npipeline main() {\n  println(f())\n}\n');
+    const r = harn(["run", "uses_util.harn"]);
+    expect(r.stderr).toContain('error: compile error: Import error: cannot find module "./gone"\n');
+    expect(r.stderr).toMatch(/--> \S*lib\/util\.harn:1:1\n/);
+    expect(r.stderr).toContain(' 1 | import "./gone"\n');
+    expect(r.code).toBe(1);
+  });
+});
