@@ -127,6 +127,15 @@ export class BoundedBacktracker {
     this.emit({ op: "match" });
   }
 
+  /** Drop a large visited set once a caller's searches are done, so the
+   * compiled-pattern cache does not keep megabytes per pattern alive. */
+  release(): void {
+    if (this.visited.length > 65536) {
+      this.visited = new Uint32Array(0);
+      this.touched.length = 0;
+    }
+  }
+
   /** Whether a search over `text` fits the visited-set budget. */
   fits(text: string): boolean {
     return this.prog.length * (text.length + 1) <= MAX_VISITED_BITS;

@@ -80,6 +80,14 @@ function formatSyntaxError(pattern: string, e: RegexSyntaxError): string {
  * and `""` on `"abc"` gives four empty matches).
  */
 export function findAll(c: CompiledRegex, text: string, limit = Infinity): RegExpExecArray[] {
+  try {
+    return findAllUnreleased(c, text, limit);
+  } finally {
+    c.linear?.release();
+  }
+}
+
+function findAllUnreleased(c: CompiledRegex, text: string, limit: number): RegExpExecArray[] {
   const out: RegExpExecArray[] = [];
   let pos = 0;
   let lastEnd = -1;
@@ -108,7 +116,11 @@ export function findAll(c: CompiledRegex, text: string, limit = Infinity): RegEx
 
 /** The first match (Rust's `find`/`captures`), or null. */
 export function findFirst(c: CompiledRegex, text: string): RegExpExecArray | null {
-  return execFrom(c, text, 0);
+  try {
+    return execFrom(c, text, 0);
+  } finally {
+    c.linear?.release();
+  }
 }
 
 /**
