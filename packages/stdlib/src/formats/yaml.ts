@@ -48,9 +48,53 @@ function serdeScalars(tags: Tags): Tags {
   ];
 }
 
-/** Characters libyaml's emitter cannot write unescaped (its IS_PRINTABLE
- * test; tab included), which force a double-quoted scalar. */
-const NOT_PRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
+/**
+ * Characters libyaml's emitter will not write raw (the complement of its
+ * IS_PRINTABLE test): controls but `\n` (tab included), DEL and C1, BOM,
+ * U+FFFE/U+FFFF, and everything beyond U+FFFF (the test knows no 4-byte
+ * UTF-8, so serde_yaml writes an emoji as `"\U0001F600"`). They force a
+ * double-quoted scalar.
+ */
+const NOT_PRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff\u{10000}-\u{10ffff}]/u;
+
+/** libyaml's escape letters in double-quoted scalars. */
+const ESCAPES: Record<number, string> = {
+  0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0a: "n", 0x0b: "v", 0x0c: "f", 0x0d: "r", 0x1b: "e",
+  0x22: '"', 0x5c: "\\", 0x85: "N", 0x2028: "L", 0x2029: "P",
+};
+
+/** A string libyaml writes double-quoted; the tag below writes its text. */
+class YamlDoubleQuoted {
+  constructor(readonly s: string) {}
+}
+
+/** libyaml's double-quoted writer (yaml_emitter_write_double_quoted_scalar,
+ * with no line width): printable characters raw, the rest escaped. */
+function doubleQuoted(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    const raw = !NOT_PRINTABLE.test(ch) && c !== 0x0a && c !== 0x2028 && c !== 0x2029 && c !== 0x22 && c !== 0x5c;
+    if (raw) {
+      out += ch;
+      continue;
+    }
+    const letter = ESCAPES[c];
+    if (letter !== undefined) out += "\\" + letter;
+    else if (c <= 0xff) out += "\\x" + c.toString(16).toUpperCase().padStart(2, "0");
+    else if (c <= 0xffff) out += "\\u" + c.toString(16).toUpperCase().padStart(4, "0");
+    else out += "\\U" + c.toString(16).toUpperCase().padStart(8, "0");
+  }
+  return out + '"';
+}
+
+const doubleQuotedTag: ScalarTag = {
+  tag: "tag:yaml.org,2002:str",
+  default: true,
+  identify: (x) => x instanceof YamlDoubleQuoted,
+  resolve: (text) => text,
+  stringify: (item) => doubleQuoted((item.value as YamlDoubleQuoted).s),
+};
 
 /** Text serde_yaml would read back as null, a bool, an int or a float. */
 function readsAsNonString(s: string): boolean {
@@ -67,13 +111,11 @@ function readsAsNonString(s: string): boolean {
  * end); single quotes when it would read back as another type; otherwise
  * the emitter's choice (plain, single-quoted or a literal block).
  */
-function yamlString(s: string): string | Scalar {
-  let type: Scalar.Type | null = null;
-  if (NOT_PRINTABLE.test(s) || (s.includes("\n") && (s.includes(" \n") || s.endsWith(" ")))) type = "QUOTE_DOUBLE";
-  else if (readsAsNonString(s)) type = "QUOTE_SINGLE";
-  if (type === null) return s;
+function yamlString(s: string): string | Scalar | YamlDoubleQuoted {
+  if (NOT_PRINTABLE.test(s) || (s.includes("\n") && (s.includes(" \n") || s.endsWith(" ")))) return new YamlDoubleQuoted(s);
+  if (!readsAsNonString(s)) return s;
   const node = new Scalar(s);
-  node.type = type;
+  node.type = "QUOTE_SINGLE";
   return node;
 }
 
@@ -99,5 +141,5 @@ const ryuFloatTag: ScalarTag = {
 
 export function yamlStringify(v: Value): string {
   const plain = toPlain(v, (x) => new YamlFloat(x), (other) => display(other), yamlString);
-  return stringify(plain, { indentSeq: false, singleQuote: true, lineWidth: 0, customTags: [ryuFloatTag] });
+  return stringify(plain, { indentSeq: false, singleQuote: true, lineWidth: 0, customTags: [ryuFloatTag, doubleQuotedTag] });
 }
