@@ -2,15 +2,17 @@
  * The formatter's safety net: a formatted file must parse and hold the
  * same program as the source. Both are reduced to their tokens, where
  * - a run of newlines and `;` separators is one separator, and separators
- *   inside `(…)` and `[…]` (where the parser skips newlines) are dropped;
- * - a `,` right before a closing `)` or `]` is dropped (wrapping adds one);
+ *   inside `(…)`, `[…]` and dict literals (where the parser skips
+ *   newlines) are dropped;
+ * - a `,` right before a closing `)`, `]` or dict `}` is dropped (wrapping
+ *   adds one);
  * - comments are compared on their own, in order, separator bars by shape
  *   and line comments without trailing blanks;
  * - a separator at the end of the file does not count.
  * If the two differ, the formatter leaves the file alone rather than
  * change what it means.
  */
-import { tokenize, type Token } from "@harn/lexer";
+import { isKeyword, tokenize, type Token } from "@harn/lexer";
 import { parse } from "@harn/parser";
 
 const SEPARATOR_BAR = /^\/\/ ?-{3,}$/;
@@ -21,11 +23,29 @@ interface Shape {
   comments: string[];
 }
 
+/** Brackets the parser skips newlines in: `(`, `[` and a dict literal's
+ * `{` (a key and `:` first, as layout.ts wraps it). */
+const DICT = "{:";
+
+function opener(tokens: readonly Token[], i: number): string {
+  const t = tokens[i]!;
+  if (t.kind !== "{") return t.kind;
+  const next: Token[] = [];
+  for (let j = i + 1; j < tokens.length && next.length < 2; j++) {
+    const k = tokens[j]!.kind;
+    if (k !== "NL" && k !== "Comment") next.push(tokens[j]!);
+  }
+  const [key, colon] = next;
+  const keyLike = key !== undefined && (key.kind === "Ident" || key.kind === "String" || isKeyword(key.kind));
+  return keyLike && colon?.kind === ":" ? DICT : "{";
+}
+
 function shape(source: string, tokens: readonly Token[]): Shape {
   const code: string[] = [];
   const comments: string[] = [];
   const brackets: string[] = [];
-  for (const t of tokens) {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
     if (t.kind === "EOF") break;
     if (t.kind === "Comment") {
       comments.push(SEPARATOR_BAR.test(t.image) ? "// ---" : t.image.startsWith("//") ? t.image.trimEnd() : t.image);
@@ -36,10 +56,10 @@ function shape(source: string, tokens: readonly Token[]): Shape {
       if (!inList && code.length > 0 && code[code.length - 1] !== "\n") code.push("\n");
       continue;
     }
-    if (t.kind === "(" || t.kind === "[" || t.kind === "{") brackets.push(t.kind);
+    if (t.kind === "(" || t.kind === "[" || t.kind === "{") brackets.push(opener(tokens, i));
     if (t.kind === ")" || t.kind === "]" || t.kind === "}") {
-      brackets.pop();
-      if (t.kind !== "}" && code[code.length - 1] === COMMA) code.pop();
+      const open = brackets.pop();
+      if ((t.kind !== "}" || open === DICT) && code[code.length - 1] === COMMA) code.pop();
     }
     code.push(t.kind === "," ? COMMA : `${t.kind} ${source.slice(t.start, t.end)}`);
   }

@@ -56,6 +56,20 @@ describe("formatSource", () => {
     expect(fmt(src, { lineWidth: 100 })).toBe(src);
   });
 
+  it("wraps an over-long dict literal one entry per line, not a list inside it", () => {
+    // Wrapping only the inner list left the dict over several lines without
+    // a trailing comma, so `harn lint` warned about the formatter's output.
+    const src = 'let opts = {provider: "mock", tools: [deploy, lookup], persistent: true}\n';
+    expect(fmt(src, { lineWidth: 40 })).toBe('let opts = {\n  provider: "mock",\n  tools: [deploy, lookup],\n  persistent: true,\n}\n');
+    expect(fmt('let p = Point {x: 1, y: 2}\n', { lineWidth: 20 })).toBe("let p = Point {\n  x: 1,\n  y: 2,\n}\n");
+    // blocks and closures are not lists
+    expect(fmt("let f = { a -> g(a, b) }\n", { lineWidth: 20 })).toBe("let f = { a -> g(\n  a,\n  b,\n) }\n");
+  });
+
+  it("writes a trailing comma right before the closing brace of a one-line dict", () => {
+    expect(fmt("let x = {a: [1, 2],}\nlet y = {a: 1, }\n")).toBe("let x = {a: [1, 2],}\nlet y = {a: 1,}\n");
+  });
+
   it("sizes separator bars to the separator width, indentation included", () => {
     expect(fmt("// ---\nfn f() {\n  //----------\n}\n", { separatorWidth: 20 })).toBe(
       `// ${"-".repeat(17)}\nfn f() {\n  // ${"-".repeat(15)}\n}\n`,
