@@ -16,7 +16,9 @@ export function yamlParse(text: string): Value {
   try {
     doc = parse(text, { intAsBigInt: true, uniqueKeys: false, customTags: serdeScalars });
   } catch (e) {
-    const msg = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+    // The library's first line ends in ":" that introduced a source
+    // excerpt on the following lines; the excerpt is dropped, so is the colon.
+    const msg = e instanceof Error ? e.message.split("\n")[0]!.replace(/:$/, "") : String(e);
     throw HarnError.thrown(`YAML parse error: ${msg}`);
   }
   return fromPlain(doc);

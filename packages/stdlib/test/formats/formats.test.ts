@@ -25,6 +25,10 @@ describe("yaml", () => {
   });
   it("reports parse errors", async () => {
     expect(await thrownText(() => r.callP("yaml_parse", "a: [1, 2") as Value)).toMatch(/^YAML parse error: /);
+    // one line that ends with the position, not with the colon that
+    // introduced the library's source excerpt
+    const text = await thrownText(() => r.callP("yaml_parse", "a: [1, 2\nb: 3") as Value);
+    expect(text).toMatch(/^YAML parse error: .* at line 2, column 1$/);
   });
   it("stringifies in serde_yaml's layout", async () => {
     expect(await r.callP("yaml_stringify", d({ b: ["x", "true", "1"], a: 1, f: new HFloat(2), e: d({}), s: new HSet([1, 2]), n: null }))).toBe(
