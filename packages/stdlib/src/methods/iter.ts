@@ -234,11 +234,26 @@ function chain(a: HIter, b: HIter): HIter {
   return makeIter(next);
 }
 
+/**
+ * Collecting more items than this into one list is refused with a runtime
+ * error. A lazy source is cheap to ask for (`iter(1 to 100000000000)`), and
+ * V8 does not throw when an array outgrows its limit (about 1.1 * 10^8
+ * elements) but aborts the whole process with a native stack trace.
+ */
+const MAX_COLLECT = 100_000_000;
+/** A JS Map holds at most 2^24 entries (beyond: a RangeError). */
+const MAX_DICT = (1 << 24) - 1;
+
+function collect(name: string, out: Value[], v: Value): void {
+  if (out.length >= MAX_COLLECT) throw HarnError.runtime(`iter.${name}: too many items to collect (more than ${MAX_COLLECT})`);
+  out.push(v);
+}
+
 function chunks(src: HIter, n: number): HIter {
   return makeIter(() => {
     const chunk: Value[] = [];
     const r = drain(src, (v) => {
-      chunk.push(v);
+      collect("chunks", chunk, v);
       return chunk.length >= n;
     });
     return andThen(r, () => (chunk.length > 0 ? item(chunk) : DONE));
@@ -250,7 +265,7 @@ function windows(src: HIter, n: number): HIter {
   return makeIter(() => {
     if (window.length === n) window = window.slice(1);
     const r = drain(src, (v) => {
-      window.push(v);
+      collect("windows", window, v);
       return window.length >= n;
     });
     return andThen(r, () => (window.length === n ? item(window.slice()) : DONE));
@@ -264,7 +279,7 @@ function toList(it: HIter): Maybe<Value> {
   const out: Value[] = [];
   return andThen(
     drain(it, (v) => {
-      out.push(v);
+      collect("to_list", out, v);
     }),
     () => out,
   );
@@ -275,7 +290,7 @@ function toSet(it: HIter): Maybe<Value> {
   const seen = new EqualityIndex();
   return andThen(
     drain(it, (v) => {
-      if (seen.add(v)) out.push(v);
+      if (seen.add(v)) collect("to_set", out, v);
     }),
     () => new HSet(out),
   );
@@ -287,6 +302,7 @@ function toDict(it: HIter): Maybe<Value> {
     drain(it, (v) => {
       if (!(v instanceof HPair)) throw HarnError.type(`iter.to_dict: expected pair, got ${typeOf(v)}`);
       if (typeof v.first !== "string") throw HarnError.type(`iter.to_dict: expected string key, got ${typeOf(v.first)}`);
+      if (m.size >= MAX_DICT && !m.has(v.first)) throw HarnError.runtime(`iter.to_dict: too many keys (more than ${MAX_DICT})`);
       m.set(v.first, v.second);
     }),
     () => new HDict(m),
