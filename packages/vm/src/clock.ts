@@ -53,15 +53,25 @@ function clampMs(ms: number): number {
 const resolved = Promise.resolve();
 const noop = () => {};
 
+/** A monotonic clock in milliseconds, always real time: the interpreter's
+ * quantum, the stdlib's time slices and durations, the virtual clock's own
+ * pacing, and `realClock.monotonic`. Not `performance.now()`:
+ * the first read of the `performance` global loads node:perf_hooks (about a
+ * millisecond), and every interpreter reads the clock when it is created.
+ * `process.hrtime()` reads the same high-resolution monotonic clock (and,
+ * unlike `process.uptime()`, leaves the event loop's cached time alone);
+ * only differences of its readings are used. */
+export function monotonicMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1000 + ns / 1e6;
+}
+
 /** `Date.now`, `process.hrtime` and Node's timers. Stateless, so one
  * instance serves every runtime. */
 export const realClock: Clock = Object.freeze({
   virtual: false,
   now: () => Date.now(),
-  monotonic: () => {
-    const [s, ns] = process.hrtime();
-    return s * 1000 + ns / 1e6;
-  },
+  monotonic: monotonicMs,
   timer(ms: number, fn: () => void): CancelTimer {
     const t = setTimeout(fn, clampMs(ms));
     return () => clearTimeout(t);

@@ -36,7 +36,7 @@
  * explore different ones.
  */
 import type { CancelTimer, Clock } from "./clock";
-import { abortableWait } from "./clock";
+import { abortableWait, monotonicMs } from "./clock";
 
 /** 2026-01-01T00:00:00Z: where the virtual wall clock starts, so a test's
  * timestamps are the same at every run. */
@@ -240,7 +240,7 @@ export class VirtualClock implements Clock {
   /** The program has been busy since `busySince`: once that exceeds
    * BUSY_REAL_MS, let virtual time follow real time up to the next timer. */
   private followBusy(): void {
-    const realNow = realMonotonic();
+    const realNow = monotonicMs();
     if (this.busySince === null) {
       this.busySince = this.busyMark = realNow;
       return;
@@ -271,7 +271,7 @@ export class VirtualClock implements Clock {
   /** Real work is in flight: let virtual time follow real time up to the
    * next timer, and look again soon. */
   private pace(): void {
-    const realNow = realMonotonic();
+    const realNow = monotonicMs();
     if (this.realMark === null) this.realMark = realNow;
     const advance = realNow - this.realMark;
     this.realMark = realNow;
@@ -359,11 +359,6 @@ export class VirtualClock implements Clock {
 
 function before(a: Timer, b: Timer): boolean {
   return a.due < b.due || (a.due === b.due && a.seq < b.seq);
-}
-
-function realMonotonic(): number {
-  const [s, ns] = process.hrtime();
-  return s * 1000 + ns / 1e6;
 }
 
 /** mulberry32: a small, fast, well-distributed 32-bit PRNG. The seed is

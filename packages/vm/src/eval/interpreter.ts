@@ -6,6 +6,7 @@
  */
 import type { Span, TypeExpr } from "@harn/parser";
 import { HarnError } from "../errors";
+import { monotonicMs } from "../clock";
 import * as ops from "../ops";
 import type { BuiltinFn, CallContext, Callback, MethodFn, Runtime, SessionCallContext } from "../runtime";
 import {
@@ -44,18 +45,6 @@ const STACK_HOP_MASK = 63;
 /** How long a CPU-bound task may run before loops yield to the event loop
  * (so timers, deadlines, Ctrl-C and test timeouts get a chance). */
 const QUANTUM_MS = 30;
-
-/** A monotonic clock in milliseconds (the quantum's, and the stdlib's time
- * slices and durations). Not `performance.now()`:
- * the first read of the `performance` global loads node:perf_hooks (about a
- * millisecond), and every interpreter reads the clock when it is created.
- * `process.hrtime()` reads the same high-resolution monotonic clock (and,
- * unlike `process.uptime()`, leaves the event loop's cached time alone);
- * only differences of its readings are used. */
-export function monotonicMs(): number {
-  const [s, ns] = process.hrtime();
-  return s * 1000 + ns / 1e6;
-}
 
 export class Interpreter {
   readonly enumNames = new Set<string>(["Result"]);
