@@ -31,9 +31,6 @@ export interface Clock {
    * clock: at once (the next microtask). A seeded scheduler picks among
    * the tasks waiting here in an order its seed decides. */
   turn(): Promise<void>;
-  /** CPU-bound code yielded to the event loop: something is still running,
-   * so a virtual clock must not treat this moment as idle. */
-  active(): void;
   /** Real outside work the script waits for has started (a request, a
    * child process); call the result when it is over. While any is open,
    * a virtual clock does not jump: its timers fire after real time. */
@@ -80,7 +77,6 @@ export const realClock: Clock = Object.freeze({
     return abortableWait(realClock, ms, signal);
   },
   turn: () => resolved,
-  active: noop,
   beginReal: () => noop,
   boundary: noop,
 });

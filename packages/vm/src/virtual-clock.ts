@@ -152,10 +152,6 @@ export class VirtualClock implements Clock {
     });
   }
 
-  active(): void {
-    this.activity++;
-  }
-
   beginReal(): () => void {
     this.realOpen++;
     this.activity++;
