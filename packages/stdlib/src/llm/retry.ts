@@ -4,7 +4,7 @@
  * deterministic and never wait for real.
  */
 
-import { sleepMs } from "@harn/vm";
+import { realClock } from "@harn/vm";
 import { LlmError } from "./errors";
 import type { LlmClock } from "./types";
 
@@ -72,8 +72,5 @@ export function budgetExhausted(last: LlmError, budget: RetryBudget, attempts: n
   });
 }
 
-/** Real time: `Date.now` and an abortable `setTimeout`. */
-export const systemClock: LlmClock = Object.freeze({
-  now: () => Date.now(),
-  sleep: sleepMs,
-});
+/** Real time: the vm's real clock (`Date.now` and an abortable timer). */
+export const systemClock: LlmClock = realClock;

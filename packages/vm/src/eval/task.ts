@@ -87,23 +87,6 @@ export function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** `sleep`: a timer that the signal clears (nothing keeps Node alive). */
-export function sleepMs(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** `exit(n)`: ends the program at once with status `n` (cli.md §2.6). Not
  * a Harn error, so `try`/`catch` cannot intercept it; pending `finally`
  * and `defer` blocks still run while it unwinds. */
