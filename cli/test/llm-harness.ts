@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seededRandom } from "@harn/vm";
 import { bundleHarn } from "./harn-bundle";
 import { FORMATS, type WireFormat } from "../../packages/stdlib/test/llm/helpers";
 import { sendJson, sendStream, startServer, type SeenRequest, type TestServer } from "../../packages/stdlib/test/llm/server";
@@ -158,14 +159,5 @@ export function format(provider: string): WireFormat {
   return f;
 }
 
-/** Deterministic randomness for chaos servers (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic randomness for chaos servers (the vm's seeded PRNG). */
+export const seeded = seededRandom;

@@ -11,3 +11,4 @@ export { suggest, levenshtein } from "./eval/suggest";
 export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";
 export { type Clock, type CancelTimer, realClock, abortableWait, monotonicMs } from "./clock";
 export { VirtualClock, VIRTUAL_EPOCH_MS, type VirtualClockOptions } from "./virtual-clock";
+export { Sfc32, seededRandom } from "./seeded-random";

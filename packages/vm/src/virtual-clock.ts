@@ -31,12 +31,13 @@
  * timers due at the same virtual instant fire in the order it picks; both
  * only at idle points, so the interleaving does not depend on how fast
  * the machine is. Without a seed both orders are FIFO (start order,
- * registration order); with a seed, a PRNG (mulberry32) picks among the
+ * registration order); with a seed, a PRNG (sfc32, seeded-random.ts) picks among the
  * candidates, so one seed is one reproducible order and different seeds
  * explore different ones.
  */
 import type { CancelTimer, Clock } from "./clock";
 import { abortableWait, monotonicMs } from "./clock";
+import { seededRandom } from "./seeded-random";
 
 /** 2026-01-01T00:00:00Z: where the virtual wall clock starts, so a test's
  * timestamps are the same at every run. */
@@ -113,7 +114,7 @@ export class VirtualClock implements Clock {
     this.onCrash = options.onCrash ?? null;
     this.seed = options.seed ?? null;
     this.epochMs = options.epochMs ?? VIRTUAL_EPOCH_MS;
-    this.rng = this.seed === null ? null : mulberry32(this.seed);
+    this.rng = this.seed === null ? null : seededRandom(this.seed);
   }
 
   /** Virtual milliseconds elapsed since the clock was created. */
@@ -355,17 +356,4 @@ export class VirtualClock implements Clock {
 
 function before(a: Timer, b: Timer): boolean {
   return a.due < b.due || (a.due === b.due && a.seq < b.seq);
-}
-
-/** mulberry32: a small, fast, well-distributed 32-bit PRNG. The seed is
- * folded to 32 bits first (seeds may be any safe integer). */
-export function mulberry32(seed: number): () => number {
-  let a = (Math.floor(seed) ^ Math.floor(seed / 2 ** 32)) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -6,6 +6,7 @@
  */
 
 import { afterEach, describe, expect, it } from "vitest";
+import { seededRandom } from "@harn/vm";
 import { LlmError, LlmInterrupted, RetryBudget, retryDelay, systemClock, type LlmEvent, type LlmProvider } from "../../src/llm";
 import { client, FakeClock, FORMATS, request } from "./helpers";
 import { sendJson, sendStream, startServer, type TestServer } from "./server";
@@ -179,21 +180,10 @@ describe("retry budget", () => {
   });
 });
 
-/** Deterministic PRNG so "random" failures replay exactly. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A server that fails a share of requests before sending anything, in
  * every transient way a provider fails. */
 async function chaosServer(format: (typeof FORMATS)[number], failureRate: number, seed: number) {
-  const rand = mulberry32(seed);
+  const rand = seededRandom(seed);
   let failures = 0;
   const srv = await startServer(async (req, res) => {
     if (rand() < failureRate) {
@@ -217,7 +207,7 @@ describe.each(FORMATS)("chaos against $provider", (format) => {
   it("20 sequential requests all succeed while 20% of requests fail at random", async () => {
     const { srv, failures } = await chaosServer(format, 0.2, 7);
     const clock = new FakeClock();
-    const llm = client(format.env(srv.url), clock, mulberry32(1));
+    const llm = client(format.env(srv.url), clock, seededRandom(1));
     const budget = new RetryBudget(120_000);
     const messages: { role: string; content: string }[] = [];
     for (let turn = 1; turn <= 20; turn++) {
@@ -240,7 +230,7 @@ describe.each(FORMATS)("chaos against $provider", (format) => {
     const clock = new FakeClock();
     const start = clock.now();
     const budget = new RetryBudget(10_000);
-    const err = (await client(format.env(srv.url), clock, mulberry32(2))
+    const err = (await client(format.env(srv.url), clock, seededRandom(2))
       .completeWithRetries(request(format.provider), { retries: 1000, backoffMs: 250, budget })
       .catch((e: unknown) => e)) as LlmError;
     expect(err).toBeInstanceOf(LlmError);
