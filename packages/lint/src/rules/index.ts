@@ -41,6 +41,7 @@ import { unusedSuppression } from "./unused-suppression";
 import { unusedType } from "./unused-type";
 import { unusedPatternBinding, unusedVariable } from "./unused-variable";
 import { cleanupCancelsWrongHandle, longRunningHandleDiscarded } from "../handles/checked-handles";
+import { pairPatternOverDict } from "./pair-pattern-over-dict";
 
 export const ALL_RULES: readonly Rule[] = [
   longRunningWithoutCleanup,
@@ -86,6 +87,7 @@ export const ALL_RULES: readonly Rule[] = [
   longRunningHandleDiscarded,
   cleanupCancelsWrongHandle,
   unusedSuppression,
+  pairPatternOverDict,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(ALL_RULES.map((r) => [r.id, r]));
