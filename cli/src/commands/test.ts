@@ -57,9 +57,6 @@ interface Options {
   journal?: string;
 }
 
-/** Plain runs: one run per test on the real clock. */
-const REAL: Determinism | null = null;
-
 /** Where a test's output goes. */
 interface OutputSink {
   write(text: string): unknown;
@@ -498,7 +495,7 @@ async function conformance(selection: string | undefined, opts: Options, timeout
   return report(results, opts, performance.now() - t0, false);
 }
 
-async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, jobs: number, det: Determinism | null = REAL): Promise<number> {
+async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, jobs: number, det: Determinism | null): Promise<number> {
   const cases: TestCase[] = [];
   for (const t of targets) {
     const p = resolve(t);
