@@ -9,6 +9,6 @@ export { Task, CANCELLED_TEXT, ExitRequest, raceSignal } from "./eval/task";
 export { LOCKS, NamedLocks, waitInQueue, type QueuedWaiter, makeChannel, channelSend, channelReceive } from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
 export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";
-export { type Clock, type CancelTimer, realClock, abortableWait, monotonicMs } from "./clock";
+export { type Clock, type CancelTimer, realClock, monotonicMs } from "./clock";
 export { VirtualClock, VIRTUAL_EPOCH_MS, type VirtualClockOptions } from "./virtual-clock";
 export { Sfc32, seededRandom } from "./seeded-random";
