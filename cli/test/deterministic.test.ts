@@ -167,6 +167,26 @@ pipeline test_retry_after_real_server() {
   });
 });
 
+describe("harn test --deterministic: mocked streams", () => {
+  it("a receive timeout on a mocked websocket waits virtually", () => {
+    file(
+      "ws.harn",
+      `pipeline test_idle_echo() {
+  websocket_mock("wss://echo.test", {echo: true})
+  let ws = websocket_connect("wss://echo.test")
+  let t0 = monotonic_ms()
+  let r = websocket_receive(ws, 30s)
+  println("got " + r.type + " after " + to_string(monotonic_ms() - t0))
+}
+`,
+    );
+    const r = harn(["test", "--deterministic", "--timeout", "5000", "ws.harn"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("got timeout after 30000\n");
+    expect(r.stdout).toMatch(/PASS {2}test_idle_echo \[.*\] \(\d+ ms; virtual 30000 ms\)/);
+  });
+});
+
 describe("harn test --seed: the scheduler", () => {
   const orderFor = (seed: number | null): string => {
     const args = seed === null ? ["test", "--deterministic", "race.harn"] : ["test", "--seed", String(seed), "race.harn"];

@@ -7,7 +7,7 @@
  * Every handle is closed when the runtime shuts down.
  */
 import { createParser } from "eventsource-parser";
-import { display, HarnError, HBytes, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, realClock, RuntimeSlot, type CallContext, type Clock, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { urlMatches } from "./form";
 import { buildRequest, msValue, optionsArg, timeoutOption } from "./request";
@@ -37,29 +37,29 @@ class Inbox {
     this.waiters = [];
   }
 
-  /** The next message, `{type: "timeout"}` after `timeoutMs`, or nil once
-   * closed and drained. */
-  take(timeoutMs: number, signal: AbortSignal): Value | Promise<Value> {
+  /** The next message, `{type: "timeout"}` after `timeoutMs` on `clock`, or
+   * nil once closed and drained. */
+  take(timeoutMs: number, signal: AbortSignal, clock: Clock): Value | Promise<Value> {
     const m = this.items.shift();
     if (m) return m;
     if (this.closed) return null;
     if (timeoutMs <= 0) return HDict.of({ type: "timeout" });
     return new Promise<Value>((resolve, reject) => {
       const done = (v: Message | null) => {
-        clearTimeout(timer);
+        cancelTimer();
         signal.removeEventListener("abort", onAbort);
         resolve(v);
       };
       const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== done);
-        clearTimeout(timer);
+        cancelTimer();
         reject(signal.reason);
       };
-      const timer = setTimeout(() => {
+      const cancelTimer = clock.timer(timeoutMs, () => {
         this.waiters = this.waiters.filter((w) => w !== done);
         signal.removeEventListener("abort", onAbort);
         resolve(HDict.of({ type: "timeout" }));
-      }, timeoutMs);
+      });
       signal.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(done);
     });
@@ -126,6 +126,14 @@ function str(v: Value): string {
 function timeoutArg(v: Value | undefined): number {
   const ms = v === undefined ? null : msValue(v);
   return ms === null ? DEFAULT_TIMEOUT_MS : Math.max(0, ms);
+}
+
+/** What a receive timeout runs on: the runtime's clock for a mock (virtual
+ * under `harn test --deterministic`), real time for a real peer (an idle
+ * socket is not work a virtual clock could wait for: it would time out at
+ * once). */
+function receiveClock(rt: Runtime, h: Handle): Clock {
+  return h.mocked ? rt.clock : realClock;
 }
 
 function handle(rt: Runtime, fn: string, args: Value[]): Handle {
@@ -356,7 +364,10 @@ export function installStreams(rt: Runtime): void {
     const id = `sse-${s.next++}`;
     return connectSse(ctx, s, id, method.toUpperCase(), url, optionsArg(args[2]));
   });
-  rt.defineBuiltin("sse_receive", (args, ctx) => handle(ctx.runtime, "sse_receive", args).inbox.take(timeoutArg(args[1]), ctx.signal));
+  rt.defineBuiltin("sse_receive", (args, ctx) => {
+    const h = handle(ctx.runtime, "sse_receive", args);
+    return h.inbox.take(timeoutArg(args[1]), ctx.signal, receiveClock(ctx.runtime, h));
+  });
   rt.defineBuiltin("sse_close", (args, ctx) => closeHandle(ctx.runtime, args));
 
   rt.defineBuiltin("websocket_mock", (args, ctx) => {
@@ -400,7 +411,7 @@ export function installStreams(rt: Runtime): void {
   });
   rt.defineBuiltin("websocket_receive", (args, ctx) => {
     const h = handle(ctx.runtime, "websocket_receive", args);
-    const r = h.inbox.take(timeoutArg(args[1]), ctx.signal);
+    const r = h.inbox.take(timeoutArg(args[1]), ctx.signal, receiveClock(ctx.runtime, h));
     // a mock that has played all its messages closes normally
     if (r === null && h.mocked) return HDict.of({ type: "close", code: 1000, reason: "" });
     return r;
