@@ -42,6 +42,7 @@ import { unusedType } from "./unused-type";
 import { unusedPatternBinding, unusedVariable } from "./unused-variable";
 import { cleanupCancelsWrongHandle, longRunningHandleDiscarded } from "../handles/checked-handles";
 import { pairPatternOverDict } from "./pair-pattern-over-dict";
+import { fnValueDiscarded } from "./fn-value-discarded";
 
 export const ALL_RULES: readonly Rule[] = [
   longRunningWithoutCleanup,
@@ -88,6 +89,7 @@ export const ALL_RULES: readonly Rule[] = [
   cleanupCancelsWrongHandle,
   unusedSuppression,
   pairPatternOverDict,
+  fnValueDiscarded,
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(ALL_RULES.map((r) => [r.id, r]));
