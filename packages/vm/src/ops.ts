@@ -21,7 +21,9 @@ import {
   type Int,
   type Value,
   compare,
+  type CodePoints,
   cpArray,
+  cpAt,
   cpLength,
   cpSlice,
   display,
@@ -238,7 +240,7 @@ export function contains(coll: Value, item: Value): boolean {
 // ---------------------------------------------------------------------------
 // Property access (§4.7)
 
-export function getProperty(obj: Value, name: string, optional: boolean): Value {
+export function getProperty(obj: Value, name: string, optional: boolean, codePoints?: CodePoints): Value {
   if (obj instanceof HDict) return obj.get(name);
   if (obj instanceof HStruct) {
     const v = obj.fields.get(name);
@@ -258,7 +260,7 @@ export function getProperty(obj: Value, name: string, optional: boolean): Value 
     return null;
   }
   if (typeof obj === "string") {
-    if (name === "count") return cpLength(obj);
+    if (name === "count") return codePoints ? codePoints.length(obj) : cpLength(obj);
     if (name === "empty") return obj.length === 0;
     return null;
   }
@@ -291,7 +293,9 @@ export function setProperty(obj: Value, name: string, value: Value): Value {
 // ---------------------------------------------------------------------------
 // Subscripts (§4.9)
 
-export function getIndex(obj: Value, idx: Value): Value {
+/** `obj[idx]`. `codePoints` (the runtime's) keeps a loop over a long
+ * string's indices linear; without it each index scans the string. */
+export function getIndex(obj: Value, idx: Value, codePoints?: CodePoints): Value {
   if (Array.isArray(obj)) {
     if (typeof idx === "number") {
       const i = idx < 0 ? obj.length + idx : idx;
@@ -301,15 +305,7 @@ export function getIndex(obj: Value, idx: Value): Value {
   } else if (obj instanceof HDict) {
     return obj.get(typeof idx === "string" ? idx : display(idx));
   } else if (typeof obj === "string") {
-    if (typeof idx === "number") {
-      if (!hasSurrogates(obj)) {
-        const i = idx < 0 ? obj.length + idx : idx;
-        return i >= 0 && i < obj.length ? obj[i]! : null;
-      }
-      const cps = cpArray(obj);
-      const i = idx < 0 ? cps.length + idx : idx;
-      return i >= 0 && i < cps.length ? cps[i]! : null;
-    }
+    if (typeof idx === "number") return codePoints ? codePoints.at(obj, idx) : cpAt(obj, idx);
     if (typeof idx === "bigint") return null;
   } else if (obj instanceof HRange) {
     if (typeof idx === "number" && obj.small) {

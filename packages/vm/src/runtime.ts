@@ -11,7 +11,7 @@
  */
 
 import type { Span, TypeExpr } from "@harn/parser";
-import { CpLengthMemo, type Value } from "./values";
+import { CodePoints, CpLengthMemo, type Value } from "./values";
 import { StdModuleSources } from "./std-sources";
 import { type Clock, realClock } from "./clock";
 
@@ -167,6 +167,8 @@ export class Runtime {
   readonly unaryForms = new WeakMap<BuiltinFn, UnaryBuiltinFn>();
   /** Code-point length of the last string built or measured (values.ts). */
   readonly cpMemo = new CpLengthMemo();
+  /** Code-point index of the last long string indexed (values.ts). */
+  readonly codePoints = new CodePoints();
   /** Builtins denied by `--deny` / `--allow`. */
   readonly denied = new Set<string>();
   readonly stdout: OutputSink;

@@ -713,6 +713,122 @@ export function cpOffset(s: string, n: number, from: number): number {
   return i;
 }
 
+/** Code point `i` of `s` (negative: from the end), or null out of range,
+ * by a scan: `CodePoints.at` without the index. */
+export function cpAt(s: string, i: number): string | null {
+  const cps = hasSurrogates(s) ? cpArray(s) : s;
+  if (i < 0) i += cps.length;
+  return i >= 0 && i < cps.length ? cps[i]! : null;
+}
+
+/** Code points `[start, end)` with both clamped to `[0, len]`. */
+export function cpSubstring(s: string, start: number, end: number): string {
+  const n = cpLength(s);
+  start = Math.min(Math.max(start, 0), n);
+  end = Math.min(Math.max(end, start), n);
+  return cpSlice(s, start, end);
+}
+
+/** Strings shorter than this are indexed by a plain scan. */
+const SHORT = 256;
+/** One breadcrumb per STEP code points. */
+const STEP = 64;
+
+/**
+ * Code-point indexing of the long string most recently indexed. A JS string
+ * is indexed by UTF-16 units, so finding code point `i` of a string with
+ * astral characters is a scan from the start, and a script walking a text
+ * with `s[i]`, `s.char_at(i)` or `substring(s, i, 1)` would be quadratic
+ * (so would one without astral characters but outside Latin-1: telling
+ * that it has no surrogates is a scan too). This keeps
+ * the UTF-16 offset of every STEP-th code point of one string: building it
+ * is one scan, each lookup after that a short one. Sound for any string:
+ * one equal (`===`) to the remembered string has the same code points.
+ */
+export class CodePoints {
+  private s = "";
+  private n = 0;
+  /** marks[k] = UTF-16 offset of code point k * STEP; null: no surrogates. */
+  private marks: number[] | null = null;
+
+  private use(s: string): void {
+    if (s === this.s) return;
+    this.s = s;
+    if (!hasSurrogates(s)) {
+      this.n = s.length;
+      this.marks = null;
+      return;
+    }
+    const marks: number[] = [];
+    const len = s.length;
+    let n = 0;
+    for (let i = 0; i < len; n++) {
+      if (n % STEP === 0) marks.push(i);
+      const c = s.charCodeAt(i++);
+      if (c >= 0xd800 && c <= 0xdbff && i < len) {
+        const d = s.charCodeAt(i);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+    }
+    this.n = n;
+    this.marks = marks;
+  }
+
+  length(s: string): number {
+    if (s.length < SHORT) return cpLength(s);
+    this.use(s);
+    return this.n;
+  }
+
+  /** UTF-16 offset of code point `i` (0 <= i <= length). */
+  private offset(i: number): number {
+    const marks = this.marks;
+    if (marks === null) return i;
+    if (i >= this.n) return this.s.length;
+    const k = Math.floor(i / STEP);
+    return cpOffset(this.s, i - k * STEP, marks[k]!);
+  }
+
+  /** Code point `i` of `s` (negative: from the end), or null out of range:
+   * `s[i]` (semantics.md §4.9). */
+  at(s: string, i: number): string | null {
+    if (s.length < SHORT) return cpAt(s, i);
+    this.use(s);
+    if (i < 0) i += this.n;
+    if (i < 0 || i >= this.n) return null;
+    if (this.marks === null) return s[i]!;
+    const from = this.offset(i);
+    return s.slice(from, cpOffset(s, 1, from));
+  }
+
+  /** Code points `[start, end)` with both clamped to `[0, len]`. */
+  slice(s: string, start: number, end: number): string {
+    if (s.length < SHORT) return cpSubstring(s, start, end);
+    this.use(s);
+    start = Math.min(Math.max(start, 0), this.n);
+    end = Math.min(Math.max(end, start), this.n);
+    const from = this.offset(start);
+    return s.slice(from, end - start <= STEP ? cpOffset(s, end - start, from) : this.offset(end));
+  }
+
+  /** The code-point index of UTF-16 offset `unit` (a code-point boundary). */
+  indexAt(s: string, unit: number): number {
+    if (unit <= 0) return unit;
+    if (s.length < SHORT) return hasSurrogates(s) ? cpLength(s.slice(0, unit)) : unit;
+    this.use(s);
+    const marks = this.marks;
+    if (marks === null) return unit;
+    let lo = 0;
+    let hi = marks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (marks[mid]! <= unit) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo * STEP + cpLength(s.slice(marks[lo]!, unit));
+  }
+}
+
 /** Code-point order (equivalent to UTF-8 byte order), not UTF-16 order. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;

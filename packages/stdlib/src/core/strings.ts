@@ -8,7 +8,6 @@ import {
   camelWords,
   checkLength,
   capitalize,
-  codePoints,
   delimitedWords,
   graphemes,
   joinCamel,
@@ -101,7 +100,7 @@ export function installStrings(rt: Runtime): void {
     const start = Math.max(smallIntArg(args, 1) ?? 0, 0);
     const len = smallIntArg(args, 2);
     // start and end are clamped by slice; a length is clamped to >= 0
-    return codePoints(ctx.runtime).slice(s, start, len === null ? Infinity : start + Math.max(len, 0));
+    return ctx.runtime.codePoints.slice(s, start, len === null ? Infinity : start + Math.max(len, 0));
   });
 
   rt.defineBuiltin("format", (args) => {

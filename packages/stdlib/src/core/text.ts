@@ -4,7 +4,7 @@
  * scalar values; the UTF-16 fast paths apply when a string has no
  * surrogates.
  */
-import { cpArray, cpLength, cpOffset, cpSlice, HarnError, hasSurrogates, RuntimeSlot, type Runtime } from "@harn/vm";
+import { cpArray, HarnError, RuntimeSlot, type Runtime } from "@harn/vm";
 
 /** V8's string length limit (2^29 - 24 UTF-16 units). */
 const MAX_STRING = 536870888;
@@ -52,116 +52,15 @@ export function replaceAll(s: string, old: string, rep: string): string {
   return s.split(old).join(rep);
 }
 
-/** Strings shorter than this are indexed by a plain scan. */
-const SHORT = 256;
-/** One breadcrumb per STEP code points. */
-const STEP = 64;
-
-/**
- * Code-point indexing of the long string most recently indexed. A JS string
- * is indexed by UTF-16 units, so finding code point `i` of a string with
- * astral characters is a scan from the start, and a script walking a text
- * with `s.char_at(i)` or `substring(s, i, 1)` would be quadratic. This keeps
- * the UTF-16 offset of every STEP-th code point of one string: building it
- * is one scan, each lookup after that a short one. Sound for any string:
- * one equal (`===`) to the remembered string has the same code points.
- */
-export class CodePoints {
-  private s = "";
-  private n = 0;
-  /** marks[k] = UTF-16 offset of code point k * STEP; null: no surrogates. */
-  private marks: number[] | null = null;
-
-  private use(s: string): void {
-    if (s === this.s) return;
-    this.s = s;
-    if (!hasSurrogates(s)) {
-      this.n = s.length;
-      this.marks = null;
-      return;
-    }
-    const marks: number[] = [];
-    const len = s.length;
-    let n = 0;
-    for (let i = 0; i < len; n++) {
-      if (n % STEP === 0) marks.push(i);
-      const c = s.charCodeAt(i++);
-      if (c >= 0xd800 && c <= 0xdbff && i < len) {
-        const d = s.charCodeAt(i);
-        if (d >= 0xdc00 && d <= 0xdfff) i++;
-      }
-    }
-    this.n = n;
-    this.marks = marks;
-  }
-
-  length(s: string): number {
-    if (s.length < SHORT) return cpLength(s);
-    this.use(s);
-    return this.n;
-  }
-
-  /** UTF-16 offset of code point `i` (0 <= i <= length). */
-  private offset(i: number): number {
-    const marks = this.marks;
-    if (marks === null) return i;
-    if (i >= this.n) return this.s.length;
-    const k = Math.floor(i / STEP);
-    return cpOffset(this.s, i - k * STEP, marks[k]!);
-  }
-
-  /** Code points `[start, end)` with both clamped to `[0, len]`. */
-  slice(s: string, start: number, end: number): string {
-    if (s.length < SHORT) return cpSubstring(s, start, end);
-    this.use(s);
-    start = Math.min(Math.max(start, 0), this.n);
-    end = Math.min(Math.max(end, start), this.n);
-    const from = this.offset(start);
-    return s.slice(from, end - start <= STEP ? cpOffset(s, end - start, from) : this.offset(end));
-  }
-
-  /** The code-point index of UTF-16 offset `unit` (a code-point boundary). */
-  indexAt(s: string, unit: number): number {
-    if (unit <= 0) return unit;
-    if (s.length < SHORT) return hasSurrogates(s) ? cpLength(s.slice(0, unit)) : unit;
-    this.use(s);
-    const marks = this.marks;
-    if (marks === null) return unit;
-    let lo = 0;
-    let hi = marks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (marks[mid]! <= unit) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo * STEP + cpLength(s.slice(marks[lo]!, unit));
-  }
-}
-
-const CODE_POINTS = new RuntimeSlot("stdlib.codePoints", () => new CodePoints());
-
-/** The runtime's code-point index (see CodePoints). */
-export function codePoints(rt: Runtime): CodePoints {
-  return rt.slot(CODE_POINTS);
-}
-
 /** Code-point offset of the first occurrence of `sub`, or -1. */
 export function indexOf(rt: Runtime, s: string, sub: string): number {
   const i = s.indexOf(sub);
-  return i <= 0 ? i : codePoints(rt).indexAt(s, i);
+  return i <= 0 ? i : rt.codePoints.indexAt(s, i);
 }
 
 export function lastIndexOf(rt: Runtime, s: string, sub: string): number {
   const i = s.lastIndexOf(sub);
-  return i <= 0 ? i : codePoints(rt).indexAt(s, i);
-}
-
-/** Code points `[start, end)` with both clamped to `[0, len]`. */
-export function cpSubstring(s: string, start: number, end: number): string {
-  const n = cpLength(s);
-  start = Math.min(Math.max(start, 0), n);
-  end = Math.min(Math.max(end, start), n);
-  return cpSlice(s, start, end);
+  return i <= 0 ? i : rt.codePoints.indexAt(s, i);
 }
 
 export function reverse(s: string): string {

@@ -8,7 +8,6 @@ import { smallIntArg, strArg } from "../core/args";
 import { iterString } from "../core/iter";
 import {
   checkLength,
-  codePoints,
   firstCodePoint,
   indexOf,
   lastIndexOf,
@@ -34,8 +33,8 @@ function pad(s: string, args: Value[], left: boolean): string {
 }
 
 const METHODS: Record<string, (s: string, args: Value[], ctx: CallContext) => Value> = {
-  count: (s, _a, ctx) => codePoints(ctx.runtime).length(s),
-  len: (s, _a, ctx) => codePoints(ctx.runtime).length(s),
+  count: (s, _a, ctx) => ctx.runtime.codePoints.length(s),
+  len: (s, _a, ctx) => ctx.runtime.codePoints.length(s),
   empty: (s) => s === "",
   iter: (s) => iterString(s),
   contains: (s, a) => s.includes(strArg(a, 0)),
@@ -52,7 +51,7 @@ const METHODS: Record<string, (s: string, args: Value[], ctx: CallContext) => Va
     const endArg = smallIntArg(a, 1);
     // a negative end means "to the end" (reference quirk); slice clamps
     const end = endArg === null || endArg < 0 ? Infinity : endArg;
-    return codePoints(ctx.runtime).slice(s, smallIntArg(a, 0) ?? 0, end);
+    return ctx.runtime.codePoints.slice(s, smallIntArg(a, 0) ?? 0, end);
   },
   index_of: (s, a, ctx) => indexOf(ctx.runtime, s, strArg(a, 0)),
   last_index_of: (s, a, ctx) => lastIndexOf(ctx.runtime, s, strArg(a, 0)),
@@ -70,7 +69,7 @@ const METHODS: Record<string, (s: string, args: Value[], ctx: CallContext) => Va
   char_at: (s, a, ctx) => {
     const i = smallIntArg(a, 0);
     if (i === null || i < 0) return null;
-    const cps = codePoints(ctx.runtime);
+    const cps = ctx.runtime.codePoints;
     return i < cps.length(s) ? cps.slice(s, i, i + 1) : null;
   },
 };

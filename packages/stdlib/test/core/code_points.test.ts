@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpSlice } from "@harn/vm";
-import { CodePoints } from "../../src/core/text";
+import { CodePoints, cpAt, cpSlice } from "@harn/vm";
 import { rig } from "./harness";
 
 /** A deterministic mix of ASCII, BMP, astral and lone surrogates. */
@@ -43,6 +42,11 @@ describe("code-point indexing", () => {
           expect(cpSlice(s, Math.min(a, u.length), Math.max(Math.min(b, u.length), Math.min(a, u.length)))).toBe(want);
           const unit = u.slice(0, Math.min(a, u.length)).join("").length;
           expect(cps.indexAt(s, unit)).toBe(Math.min(a, u.length));
+          for (const i of [a, -a - 1, a - u.length]) {
+            const at = u[i < 0 ? u.length + i : i] ?? null;
+            expect(cps.at(s, i)).toBe(at);
+            expect(cpAt(s, i)).toBe(at);
+          }
         }
       }
     }

@@ -20,6 +20,7 @@ import {
   HEnum,
   HFloat,
   HStruct,
+  type CodePoints,
   type Value,
   display,
   equals,
@@ -1354,11 +1355,12 @@ export class Compiler {
         const name = n.property;
         const optional = n.kind === "OptionalPropertyAccess";
         const span = n.propertySpan;
+        const codePoints = this.interp.rt.codePoints;
         return shaped((fr) => {
           const o = obj(fr);
-          if (o instanceof Promise) return o.then((x) => prop(x, name, optional, span, file));
-          return prop(o, name, optional, span, file);
-        }, { k: "prop", obj, name, slow: (o) => prop(o, name, optional, span, file) });
+          if (o instanceof Promise) return o.then((x) => prop(x, name, optional, span, file, codePoints));
+          return prop(o, name, optional, span, file, codePoints);
+        }, { k: "prop", obj, name, slow: (o) => prop(o, name, optional, span, file, codePoints) });
       }
       case "SubscriptAccess":
       case "OptionalSubscriptAccess": {
@@ -1366,11 +1368,12 @@ export class Compiler {
         const idx = this.expr(n.index);
         const optional = n.kind === "OptionalSubscriptAccess";
         const span = n.index.span;
+        const codePoints = this.interp.rt.codePoints;
         const get = (o: Value, i: Value) => {
           if (optional && o === null) return null;
           if (Array.isArray(o) && typeof i === "number" && i >= 0) return i < o.length ? o[i]! : null;
           try {
-            return ops.getIndex(o, i);
+            return ops.getIndex(o, i, codePoints);
           } catch (e) {
             throw located(e, span, file);
           }
@@ -2091,11 +2094,11 @@ function binaryFn(op: string): (a: Value, b: Value) => Value {
   throw new Error(`unknown operator ${op}`);
 }
 
-function prop(o: Value, name: string, optional: boolean, span: A.Span, file: string): Value {
+function prop(o: Value, name: string, optional: boolean, span: A.Span, file: string, codePoints: CodePoints): Value {
   if (o instanceof HDict) return o.get(name);
   if (optional && o === null) return null;
   try {
-    return ops.getProperty(o, name, optional);
+    return ops.getProperty(o, name, optional, codePoints);
   } catch (e) {
     throw located(e, span, file);
   }
