@@ -24,6 +24,8 @@ import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, plainStyle, 
 import { applyFixes, lintProgram, typeErrorFixes } from "@harn/lint";
 import { FormatError, formatSource } from "../../packages/fmt/src/index";
 import { createRuntime, HarnError, renderRuntimeError, runSource } from "../../cli/src/host";
+import { Flowchart } from "../../cli/src/commands/viz";
+import { preflight } from "../../cli/src/preflight";
 import { mutate, rng } from "./mutate";
 
 const args = new Map<string, string>();
@@ -31,9 +33,12 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.repla
 const seed = Number(args.get("seed") ?? Date.now() % 1e9);
 const count = Number(args.get("count") ?? "200");
 const out = args.get("out") ?? join(import.meta.dirname, "out");
-const stages = new Set((args.get("stages") ?? "parse,check,lint,fmt,run").split(","));
+const stages = new Set((args.get("stages") ?? "parse,check,viz,lint,fmt,run").split(","));
 /** `--replay FILE`: run the stages on one file instead of mutating seeds. */
 const replay = args.get("replay");
+/** `--emit DIR`: only write the mutated inputs that parse there (for end-to-end runs
+ * of a command over many files in one process). */
+const emit = args.get("emit");
 /** A run is cancelled after this long; it must then settle within RUN_GRACE_MS. */
 const RUN_BUDGET_MS = 300;
 const RUN_GRACE_MS = 3000;
@@ -185,6 +190,19 @@ async function runOne(input: string, file: string): Promise<void> {
     }
   }
 
+  // --- the other commands that read a program: viz and check's preflight
+  if (stages.has("viz")) {
+    mark("viz");
+    try {
+      timed("viz", input, () => new Flowchart(input).draw(program.items));
+      const found = timed("viz", input, () => preflight(program, file, { stdModules: new Set(["std/math"]) }));
+      for (const f of found) if (LEAK.test(f.message)) bug("viz", `preflight message leaks JS: ${f.message}`, input);
+      count_("viz", "ok");
+    } catch (e) {
+      bug("viz", `throws ${(e as Error)?.constructor?.name}: ${String((e as Error)?.message).slice(0, 100)}`, input, errText(e));
+    }
+  }
+
   // --- linter, all rules, and the --fix round trip
   if (stages.has("lint")) {
     mark("lint");
@@ -265,6 +283,7 @@ process.on("unhandledRejection", (e) => {
 });
 
 async function main(): Promise<void> {
+  if (emit !== undefined) mkdirSync(emit, { recursive: true });
   if (replay) {
     current = `replay ${replay}`;
     await runOne(readFileSync(replay, "utf8"), replay);
@@ -275,6 +294,12 @@ async function main(): Promise<void> {
       const b = Math.floor(r() * texts.length);
       const { text, ops } = mutate(texts[a]!, texts[b]!, r);
       current = `seed=${seed} i=${i} base=${relative(root, seeds[a]!)} other=${relative(root, seeds[b]!)} ops=${ops.join(",")}`;
+      if (emit !== undefined) {
+        // Only inputs that parse: `harn lint` and `harn check` stop at the first file that does not.
+        if (parse(text).errors.length > 0) continue;
+        writeFileSync(join(emit, `in${String(i).padStart(5, "0")}.harn`), text);
+        continue;
+      }
       writeFileSync(join(out, "current.harn"), text);
       writeFileSync(join(out, "current.info"), current);
       await runOne(text, "fuzz.harn");

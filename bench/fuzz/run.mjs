@@ -2,7 +2,7 @@
 // bursts of COUNT inputs from consecutive seeds, and saves the input of a
 // worker that stops reporting progress (a hang) or dies (a crash, an
 // out-of-memory) to OUT/bugs/. Usage:
-//   node bench/fuzz/build.mjs && node bench/fuzz/run.mjs [--bursts N] [--count N] [--seed N] [--stages parse,check,lint,fmt,run]
+//   node bench/fuzz/build.mjs && node bench/fuzz/run.mjs [--bursts N] [--count N] [--seed N] [--stages parse,check,viz,lint,fmt,run]
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,7 +15,7 @@ const bursts = Number(args.get("bursts") ?? "5");
 const count = args.get("count") ?? "300";
 let seed = Number(args.get("seed") ?? Date.now() % 1e6);
 const out = args.get("out") ?? join(here, "out");
-const stages = args.get("stages") ?? "parse,check,lint,fmt,run";
+const stages = args.get("stages") ?? "parse,check,viz,lint,fmt,run";
 /** No progress line for this long means the worker hangs. */
 const HANG_MS = 20_000;
 mkdirSync(join(out, "bugs"), { recursive: true });
