@@ -9,6 +9,12 @@ import type { Value } from "../values";
 
 export const CANCELLED_TEXT = "kind:cancelled:VM cancelled by host";
 
+/** What the tasks of one program share. */
+interface TaskTree {
+  /** While a `cancel` runs: the tasks still to abort (nested calls add to it). */
+  cancelling: { task: Task; reason: unknown }[] | null;
+}
+
 export class Task {
   /** Output of a non-root task, merged at await; the root writes through. */
   buf: string[] | null;
@@ -27,6 +33,8 @@ export class Task {
   promise: Promise<void> | null = null;
   awaited = false;
   readonly children = new Set<Task>();
+  /** State shared by every task of one program (the root makes it). */
+  readonly tree: TaskTree;
   /** Agent session owning the work of this task (agents.md §1.2): `""` is
    * the root scope. Spawned tasks inherit it; `CallContext.inSession` sets
    * it for the code an agent loop runs. */
@@ -38,6 +46,7 @@ export class Task {
     readonly sink: ((text: string) => void) | null,
   ) {
     this.buf = sink ? null : [];
+    this.tree = parent ? parent.tree : { cancelling: null };
     this.signal = this.ac.signal;
     this.sessionId = parent ? parent.sessionId : "";
     if (parent) {
@@ -55,10 +64,36 @@ export class Task {
     return this.buf ? this.buf.join("") : "";
   }
 
-  /** Abort this task and its children (cancellation, program end). */
+  /**
+   * Abort this task and its descendants, parents before children
+   * (cancellation, program end). Iterative: a chain of tasks each spawned
+   * by the one before (`fn f() { await(spawn { f() }) }`) can be deeper
+   * than the JS stack. Aborting a task runs its signal's listeners at once,
+   * and those cancel the linked children (`linkToSignal`): such a nested
+   * call only queues its task for the loop already running.
+   * A task that is already aborted has no live descendants (they were
+   * aborted with it, or at their creation), so it is not walked again.
+   */
   cancel(reason: unknown = HarnError.thrown(CANCELLED_TEXT)): void {
-    if (!this.ac.signal.aborted) this.ac.abort(reason);
-    for (const c of this.children) c.cancel(reason);
+    const tree = this.tree;
+    if (tree.cancelling !== null) {
+      tree.cancelling.push({ task: this, reason });
+      return;
+    }
+    if (this.ac.signal.aborted) return;
+    const stack: { task: Task; reason: unknown }[] = [{ task: this, reason }];
+    tree.cancelling = stack;
+    try {
+      while (stack.length > 0) {
+        const { task, reason: r } = stack.pop()!;
+        if (task.ac.signal.aborted) continue;
+        task.ac.abort(r);
+        const children = [...task.children];
+        for (let i = children.length - 1; i >= 0; i--) stack.push({ task: children[i]!, reason: r });
+      }
+    } finally {
+      tree.cancelling = null;
+    }
   }
 
   /** Throw if the current signal was aborted (checked at loop back-edges). */
