@@ -116,8 +116,9 @@ export class BoundedBacktracker {
    * it explores rather than the size of the text. */
   private visited = new Uint32Array(0);
   private readonly touched: number[] = [];
-  /** One character test per AST node, shared by a repetition's copies. */
-  private readonly tests = new Map<Node, (cp: number) => boolean>();
+  /** One character test or look-around `RegExp` per AST node, shared by a
+   * repetition's copies (`(?:\b\w){1,500}` builds one of each, not 500). */
+  private readonly leaves = new Map<Node, Inst>();
 
   constructor(node: Node, groupCount: number) {
     this.slotCount = groupCount * 2;
@@ -237,15 +238,10 @@ export class BoundedBacktracker {
       case "class":
       case "perl":
       case "prop":
-        {
-          let test = this.tests.get(n);
-          if (test === undefined) this.tests.set(n, (test = charTest(n)));
-          this.emit({ op: "char", test });
-        }
-        return;
       case "look": {
-        const { source, flags } = emitRegex(n);
-        this.emit({ op: "look", re: new RegExp(source, "y" + flags) });
+        let leaf = this.leaves.get(n);
+        if (leaf === undefined) this.leaves.set(n, (leaf = leafInst(n)));
+        this.emit(leaf);
         return;
       }
       case "group":
@@ -304,9 +300,17 @@ export class BoundedBacktracker {
   }
 }
 
-/** A cached single-code-point test for one character node. */
-function charTest(n: Node): (cp: number) => boolean {
+/** The instruction for a character node or a look-around, tested with the
+ * `RegExp` emit.ts writes for that node alone. A look-around's is sticky
+ * (`lastIndex` is set before each test), so copies can share it. */
+function leafInst(n: Node): Inst {
   const { source, flags } = emitRegex(n);
+  if (n.k === "look") return { op: "look", re: new RegExp(source, "y" + flags) };
+  return { op: "char", test: charTest(source, flags) };
+}
+
+/** A single-code-point test, remembering its answers. */
+function charTest(source: string, flags: string): (cp: number) => boolean {
   const re = new RegExp("^(?:" + source + ")$", flags);
   const seen = new Map<number, boolean>();
   return (cp) => {
