@@ -323,8 +323,8 @@ function charTest(source: string, flags: string): (cp: number) => boolean {
   };
 }
 
-/** The index one code point after `i`. */
-function nextIndex(text: string, i: number): number {
+/** The index one code point after `i` (where a search moves on to). */
+export function nextIndex(text: string, i: number): number {
   const c = text.charCodeAt(i);
   return i + (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1);
 }

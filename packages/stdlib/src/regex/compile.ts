@@ -6,7 +6,7 @@
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { defaultFlags, parseRegex, RegexSyntaxError, type Flags } from "./syntax";
 import { emitRegex } from "./emit";
-import { BoundedBacktracker, expandedSize, MAX_PROGRAM, needsLinearEngine, SIZE_LIMIT_MESSAGE } from "./backtrack";
+import { BoundedBacktracker, expandedSize, MAX_PROGRAM, needsLinearEngine, nextIndex, SIZE_LIMIT_MESSAGE } from "./backtrack";
 
 export interface CompiledRegex {
   /** Global (`g`) JS regexp; callers set `lastIndex` before each `exec`. */
@@ -101,10 +101,8 @@ function findAllUnreleased(c: CompiledRegex, text: string, limit: number): RegEx
         out.push(m);
         lastEnd = end;
       }
-      // step over one code point
       if (end >= text.length) break;
-      const code = text.charCodeAt(end);
-      pos = end + (code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1);
+      pos = nextIndex(text, end);
       continue;
     }
     out.push(m);
