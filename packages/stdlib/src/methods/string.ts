@@ -68,9 +68,8 @@ const METHODS: Record<string, (s: string, args: Value[], ctx: CallContext) => Va
   lines: (s) => lines(s),
   char_at: (s, a, ctx) => {
     const i = smallIntArg(a, 0);
-    if (i === null || i < 0) return null;
-    const cps = ctx.runtime.codePoints;
-    return i < cps.length(s) ? cps.slice(s, i, i + 1) : null;
+    // a negative index is nil here, unlike s[i]
+    return i === null || i < 0 ? null : ctx.runtime.codePoints.at(s, i);
   },
 };
 METHODS.lower = METHODS.lowercase!;
