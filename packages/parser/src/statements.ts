@@ -280,7 +280,14 @@ export function parseIf(p: ParserState): Node {
   let elseBody: Node[] | null = null;
   if (p.at("else")) {
     p.advance();
-    elseBody = p.at("if") ? [parseIf(p)] : parseBlock(p);
+    if (p.at("if")) {
+      // An `else if` nests like the `else { if … }` it stands for: a chain of
+      // thousands of branches is as deep a tree for every later stage's
+      // recursive walk (MAX_NESTING).
+      p.nest();
+      elseBody = [parseIf(p)];
+      p.depth--;
+    } else elseBody = parseBlock(p);
   }
   return { kind: "IfElse", condition, thenBody, elseBody, span: p.spanFrom(start) };
 }
