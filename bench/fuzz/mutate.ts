@@ -110,7 +110,7 @@ const ASTRAL = ["𝒳", "😀", "𠀀", "\u{10FFFF}", "é", "e\u0301", "\u200d",
 
 function deepNest(r: Rand): string {
   const n = pick(r, [50, 300, 1000, 3000, 10000]);
-  const kind = int(r, 12);
+  const kind = int(r, 14);
   switch (kind) {
     case 0:
       return "(".repeat(n) + "1" + ")".repeat(n);
@@ -134,6 +134,11 @@ function deepNest(r: Rand): string {
       return "(".repeat(n);
     case 10:
       return "fn f() {\n".repeat(n) + "}\n".repeat(n);
+    case 12:
+      // chains that are long rather than nested in the source, but deep in the tree
+      return "if false { 1 }" + " else if false { 1 }".repeat(n) + " else { 2 }";
+    case 13:
+      return "@deprecated ".repeat(n) + "fn __f() { return 1 }";
     default:
       return "{a: ".repeat(n) + "1" + "}".repeat(n);
   }
