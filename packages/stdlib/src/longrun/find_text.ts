@@ -20,7 +20,7 @@
  */
 import { basename, resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { compileRegex, RegexError } from "../regex/compile";
+import { compileRegex, findFirst, RegexError } from "../regex/compile";
 import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
 import type { Json } from "./json";
 import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
@@ -87,14 +87,18 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
 /**
  * A literal when asked for, or when the pattern has no metacharacters;
  * otherwise a regex in the Rust dialect (translated like `regex_*` does),
- * compiled now so a bad one throws at the call site.
+ * compiled now so a bad one throws at the call site. A pattern that V8's
+ * backtracking engine could take exponential time on (`(a+)+$`: the
+ * reference's engine is linear) is searched with the regex module's
+ * linear engine instead, on the main thread (regex/backtrack.ts).
  */
 function matcherSpec(rt: Runtime, pattern: string, fixed: boolean, caseInsensitive: boolean): MatcherSpec {
   if (!caseInsensitive && (fixed || !META.test(pattern))) return { kind: "literal", text: pattern };
   const source = fixed ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&") : pattern;
   try {
-    const { re } = compileRegex(rt, source, caseInsensitive ? "i" : "");
-    return { kind: "regex", source: re.source, flags: re.flags };
+    const compiled = compileRegex(rt, source, caseInsensitive ? "i" : "");
+    if (compiled.linear !== null) return { kind: "line", firstMatch: (line) => findFirst(compiled, line)?.index ?? -1 };
+    return { kind: "regex", source: compiled.re.source, flags: compiled.re.flags };
   } catch (e) {
     if (e instanceof RegexError) throw HarnError.thrown(`find_text: invalid pattern: ${e.detail}`);
     throw e;

@@ -7,10 +7,13 @@
  * in threads that cannot load this package.
  */
 
-/** What to look for: bytes of a literal, or a compiled JS regex. */
+/** What to look for: bytes of a literal, a JS regex (source and flags, so
+ * a worker can compile it), or a function finding the first match in a
+ * line (main thread only: a function cannot be sent to a worker). */
 export type MatcherSpec =
   | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "regex"; readonly source: string; readonly flags: string };
+  | { readonly kind: "regex"; readonly source: string; readonly flags: string }
+  | { readonly kind: "line"; readonly firstMatch: (line: string) => number };
 
 export interface LineMatch {
   /** 1-based line number. */
@@ -101,22 +104,24 @@ export function makeSearcher(spec: MatcherSpec, contextBefore: number, contextAf
   };
 
   // --- regex: line by line, after a whole-file prefilter ----------------------
-  const searchRegex = (text: string, whole: RegExp, perLine: RegExp, limit: number): LineMatch[] => {
+  /** `firstMatch(line)`: the UTF-16 index of the line's first match, or -1.
+   * `whole`, when given, is the pattern in multi-line mode: a line that
+   * matches on its own also matches inside the whole text, so a miss there
+   * rules the file out without splitting it. (Not with CRLF lines: `$`
+   * would then stop at the `\r`.) */
+  const searchLines = (text: string, whole: RegExp | null, firstMatch: (line: string) => number, limit: number): LineMatch[] => {
     const out: LineMatch[] = [];
-    // A line that matches on its own also matches inside the whole text in
-    // multi-line mode, so a miss here rules the file out without splitting
-    // it. (Not with CRLF lines: `$` would then stop at the `\r`.)
-    if (!text.includes("\r") && !whole.test(text)) return out;
+    if (whole !== null && !text.includes("\r") && !whole.test(text)) return out;
     const lines = text.split("\n");
     // a final newline ends the last line; it does not start an empty one
     if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
     for (let i = 0; i < lines.length && out.length < limit; i++) {
       const line = trimCR(lines[i]!);
-      const found = perLine.exec(line);
-      if (!found) continue;
+      const found = firstMatch(line);
+      if (found < 0) continue;
       const m: { line: number; column: number; text: string; before?: string[]; after?: string[] } = {
         line: i + 1,
-        column: Array.from(line.slice(0, found.index)).length + 1,
+        column: Array.from(line.slice(0, found)).length + 1,
         text: line,
       };
       if (contextBefore > 0) m.before = lines.slice(Math.max(0, i - contextBefore), i).map(trimCR);
@@ -133,11 +138,20 @@ export function makeSearcher(spec: MatcherSpec, contextBefore: number, contextAf
       return isBinary(buf) ? null : searchLiteral(buf, needle, limit);
     };
   }
-  const flags = spec.flags.replace(/[gym]/g, "");
-  const whole = new RegExp(spec.source, flags + "m");
-  const perLine = new RegExp(spec.source, flags);
+  let whole: RegExp | null = null;
+  let firstMatch: (line: string) => number;
+  if (spec.kind === "line") firstMatch = spec.firstMatch;
+  else {
+    const flags = spec.flags.replace(/[gym]/g, "");
+    whole = new RegExp(spec.source, flags + "m");
+    const perLine = new RegExp(spec.source, flags);
+    firstMatch = (line) => {
+      const found = perLine.exec(line);
+      return found ? found.index : -1;
+    };
+  }
   return (bytes, limit) => {
     const buf = asBuffer(bytes);
-    return isBinary(buf) ? null : searchRegex(buf.toString("utf8"), whole, perLine, limit);
+    return isBinary(buf) ? null : searchLines(buf.toString("utf8"), whole, firstMatch, limit);
   };
 }

@@ -186,7 +186,9 @@ export class FileSearch {
   private readonly onAbort = () => this.settle(null);
 
   constructor(private readonly opts: SearchOptions) {
-    this.threshold = opts.workerThreshold ?? (opts.inSlices ? SLICED_WORKER_THRESHOLD : ASYNC_WORKER_THRESHOLD);
+    // a "line" matcher is a function, which a worker cannot receive
+    this.threshold =
+      opts.spec.kind === "line" ? Infinity : (opts.workerThreshold ?? (opts.inSlices ? SLICED_WORKER_THRESHOLD : ASYNC_WORKER_THRESHOLD));
     this.limit = opts.maxMatches + 1;
     this.inline = !!opts.inSlices;
     this.merger = new Merger(opts.maxMatches);

@@ -161,6 +161,18 @@ describe("the search pool", () => {
     }
   });
 
+  it("keeps a line matcher (a function) on the main thread whatever the threshold", async () => {
+    const files = [join(dir.path, "src.txt"), join(dir.path, "src", "a.ts")];
+    const started: unknown[] = [];
+    const spec = { kind: "line", firstMatch: (line: string) => line.indexOf("TODO") } as const;
+    const r = await searchFiles({ files, spec, contextBefore: 0, contextAfter: 0, maxMatches: 10, signal: new AbortController().signal, workerThreshold: 0, onWorker: (w) => started.push(w) });
+    expect(started).toEqual([]);
+    expect(r!.files.map((f) => [f.file.slice(dir.path.length), f.matches.map((m) => [m.line, m.column])])).toEqual([
+      ["/src.txt", [[1, 7], [2, 27]]],
+      ["/src/a.ts", [[2, 4], [3, 10]]],
+    ]);
+  });
+
   it("resolves to null when aborted", async () => {
     const ac = new AbortController();
     const p = searchFiles({ files: [join(dir.path, "src.txt")], spec: { kind: "literal", text: "x" }, contextBefore: 0, contextAfter: 0, maxMatches: 10, signal: ac.signal, workerThreshold: 0 });
