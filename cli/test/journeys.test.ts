@@ -3,8 +3,12 @@
  * run through `harn` as a child process, pinned where a user hit something
  * that surprised them.
  */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliSandbox } from "./cli-harness";
+import { alive, eventually } from "./hang-harness";
 
 const cli = cliSandbox({ prefix: "harn-journeys-", harn: "one-file", colour: "plain", env: { HARN_LLM_CALLS_DISABLED: "1" }, timeout: 60_000 });
 const { harn, file } = cli;
@@ -95,5 +99,33 @@ describe("mistakes in a small project", () => {
     expect(r.stderr).toMatch(/--> \S*lib\/util\.harn:1:1\n/);
     expect(r.stderr).toContain(' 1 | import "./gone"\n');
     expect(r.code).toBe(1);
+  });
+});
+
+describe("Ctrl-C during harn test", () => {
+  it("stops the running test, kills the command it started in the background, exits 130", async () => {
+    file(
+      "tests/test_background.harn",
+      `pipeline test_waits_on_a_slow_command() {
+  let h = host_tool_call("run_command", {argv: ["sleep", "300"], background: true})
+  defer { cancel_handle(h) }
+  write_file("pid.txt", to_string(h.pid))
+  handle_wait(h)
+}
+`,
+    );
+    const pidFile = join(cli.dir, "tests", "pid.txt");
+    const child = spawn(process.execPath, [cli.bin, "test", "tests"], { cwd: cli.dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code)));
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8") !== "", "the test started its command");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(alive(pid)).toBe(true);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("[harn] signal received, flushing state...");
+    // the command ran in a process group of its own: nothing but harn could stop it
+    expect(alive(pid)).toBe(false);
   });
 });

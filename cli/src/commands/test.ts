@@ -17,8 +17,12 @@ import { colorEnabled } from "../color";
 import { type Determinism, determinismFrom, replayLines, shellWord, virtualNote } from "../deterministic";
 import { loadEngine } from "../engine";
 import { onInterrupt, watchHarnChanges } from "../harn-changes";
+import { cancelOnSignal } from "../signal-exit";
 import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
+
+/** How a run cancelled by Ctrl-C fails (the text `harn run` cancels with). */
+const CANCELLED_BY_SIGNAL = "kind:cancelled:VM cancelled by host";
 
 interface TestCase {
   /** Path relative to the suite root (conformance) or to the cwd. */
@@ -267,8 +271,10 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
     timedOut = true;
     handle.cancel(HarnError.thrown("timed out"));
   }, timeoutMs);
+  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_BY_SIGNAL));
   try {
     const o = await handle.outcome;
+    signals.exitIfSignalled();
     if (timedOut) return { output: out.join(""), error: null, timedOut };
     switch (o.kind) {
       case "ok":
@@ -284,6 +290,7 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
     }
   } finally {
     clearTimeout(timer);
+    signals.dispose();
   }
 }
 
@@ -723,8 +730,10 @@ async function runUserTest(
     timedOut = true;
     handle.cancel(HarnError.thrown("timed out"));
   }, timeoutMs);
+  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_BY_SIGNAL));
   try {
     const o = await handle.outcome;
+    signals.exitIfSignalled();
     if (timedOut) return `timed out after ${timeoutMs}ms`;
     switch (o.kind) {
       case "ok":
@@ -742,5 +751,6 @@ async function runUserTest(
     }
   } finally {
     clearTimeout(timer);
+    signals.dispose();
   }
 }
