@@ -19,7 +19,9 @@ export function yamlParse(text: string): Value {
     // The library's first line ends in ":" that introduced a source
     // excerpt on the following lines; the excerpt is dropped, so is the colon.
     const msg = e instanceof Error ? e.message.split("\n")[0]!.replace(/:$/, "") : String(e);
-    throw HarnError.thrown(`YAML parse error: ${msg}`);
+    // Nesting too deep for the parser's recursion: serde_yaml's words for
+    // it, not the JavaScript engine's (a RangeError, wrapped with a position)
+    throw HarnError.thrown(`YAML parse error: ${msg.replace(/^(RangeError: )?Maximum call stack size exceeded/, "recursion limit exceeded")}`);
   }
   return fromPlain(doc);
 }
