@@ -11,9 +11,11 @@ export function colorEnabled(stream: { isTTY?: boolean }): boolean {
   return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
 }
 
+export type Colors = ReturnType<typeof pc.createColors>;
+
 /** picocolors' functions, on or off by `colorEnabled(stream)`: they serve as
  * the parser's `DiagnosticStyle` and the run's error `Paint` alike. (The
  * default `pc` export decides by stdout alone.) */
-export function colorsFor(stream: { isTTY?: boolean }): ReturnType<typeof pc.createColors> {
+export function colorsFor(stream: { isTTY?: boolean }): Colors {
   return pc.createColors(colorEnabled(stream));
 }

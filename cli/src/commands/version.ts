@@ -4,13 +4,11 @@
  * `harn <version>` line for scripts.
  */
 import type { Command } from "commander";
-import pc from "picocolors";
-import { colorEnabled } from "../color";
+import { colorsFor, type Colors } from "../color";
 import { VERSION } from "../version";
 import type { SetExitCode } from "./index";
 
-export function banner(color: boolean): string {
-  const c = pc.createColors(color);
+export function banner(c: Colors): string {
   return `${c.bold(c.cyan(`harn v${VERSION}`))} — the agent harness language\n`;
 }
 
@@ -19,7 +17,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .command("version")
     .description("Show the version banner")
     .action(() => {
-      process.stdout.write(banner(colorEnabled(process.stdout)));
+      process.stdout.write(banner(colorsFor(process.stdout)));
       setExitCode(0);
     });
 }
