@@ -260,6 +260,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     process.off("beforeExit", onStall);
     await stdout.drained();
     const colors = colorsFor(process.stderr);
+    const sourceOf = (file: string) => (file === path ? source : readSourceFile(file));
     if (signalExit !== null) return signalExit;
     switch (outcome.kind) {
       case "ok":
@@ -281,16 +282,15 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
         if (outcome.span !== null) {
           // The reference prints only the first line; where the failure is
           // (an import of a missing module, say) is worth a code frame.
-          const where = outcome.file === undefined || outcome.file === path ? path : outcome.file;
-          const text = where === path ? source : readSourceFile(where);
+          const where = outcome.file ?? path;
           const diagnostic = { severity: "error" as const, message: `compile error: ${outcome.message}`, path: where, span: outcome.span };
-          process.stderr.write(renderDiagnostic(diagnostic, text ?? "", colors));
+          process.stderr.write(renderDiagnostic(diagnostic, sourceOf(where) ?? "", colors));
           return 1;
         }
         process.stderr.write(`error: compile error: ${outcome.message}\n`);
         return 1;
       case "error":
-        process.stderr.write(renderRuntimeError(outcome.error, path, (f) => (f === path ? source : readSourceFile(f)), colors));
+        process.stderr.write(renderRuntimeError(outcome.error, path, sourceOf, colors));
         return 1;
     }
   } finally {
