@@ -61,7 +61,7 @@ export async function globUnder(
     /** `literalDirectoryPrefix` of the pattern: only that directory is
      * crawled (`src/**\/*.ts` never lists `node_modules`). */
     below: string;
-  } = { suffix: "", below: "" },
+  },
 ): Promise<string[] | null> {
   const prefix = root.endsWith("/") ? root.length : root.length + 1;
   const out: string[] = [];
