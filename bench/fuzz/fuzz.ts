@@ -22,11 +22,12 @@ import { join, relative } from "node:path";
 import { check } from "../../packages/checker/src/index";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, plainStyle, type Program } from "@harn/parser";
 import { applyFixes, lintProgram, typeErrorFixes } from "@harn/lint";
+import { seededRandom } from "@harn/vm";
 import { FormatError, formatSource } from "../../packages/fmt/src/index";
 import { createRuntime, HarnError, renderRuntimeError, runSource } from "../../cli/src/host";
 import { Flowchart } from "../../cli/src/commands/viz";
 import { preflight } from "../../cli/src/preflight";
-import { mutate, rng } from "./mutate";
+import { mutate } from "./mutate";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1]!);
@@ -288,7 +289,7 @@ async function main(): Promise<void> {
     current = `replay ${replay}`;
     await runOne(readFileSync(replay, "utf8"), replay);
   } else {
-    const r = rng(seed);
+    const r = seededRandom(seed);
     for (let i = 0; i < count; i++) {
       const a = Math.floor(r() * texts.length);
       const b = Math.floor(r() * texts.length);

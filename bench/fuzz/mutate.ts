@@ -7,19 +7,8 @@
  */
 import { tokenize } from "@harn/lexer";
 
+/** Uniform [0, 1) draws: vm's `seededRandom`, so a finding can be replayed from its seed. */
 export type Rand = () => number;
-
-/** mulberry32: a small seeded PRNG, so a finding can be replayed from its seed. */
-export function rng(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const int = (r: Rand, n: number): number => Math.floor(r() * n);
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)]!;
