@@ -19,6 +19,7 @@ import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "./engine";
 import { FixtureRecorder } from "./mock-record";
 import { StreamRenderer } from "./stream-render";
+import { EXIT_STATUS, SIGNAL_NOTICE } from "./signal-exit";
 import { readSourceText } from "./source-file";
 
 /** Builtins `--allow` never denies (cli.md §2.1). */
@@ -109,10 +110,6 @@ export interface RunArgs {
 /** extensions.md §3.3: a second Ctrl-C within this time of the one that
  * interrupted a turn ends the program. */
 export const DOUBLE_INTERRUPT_MS = 1500;
-/** Exit status when Ctrl-C ends the program (extensions.md §3.3 refines
- * cli.md §2.6, which gives 124 to both signals; SIGTERM keeps 124). */
-const SIGINT_EXIT = 130;
-const SIGTERM_EXIT = 124;
 /** 128 + SIGPIPE: what a Unix tool reports when its reader goes away. */
 export const BROKEN_PIPE_EXIT = 141;
 
@@ -163,6 +160,7 @@ export async function runCommand(args: RunArgs): Promise<number> {
 
 async function execute(path: string, source: string, args: RunArgs, recorder: FixtureRecorder | null): Promise<number> {
   const {
+    CANCELLED_TEXT,
     cancelBackgroundTasks,
     createRuntime,
     exitCodeFor,
@@ -210,8 +208,8 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
   const end = (code: number, notice = true) => {
     if (signalExit !== null) return;
     signalExit = code;
-    if (notice) process.stderr.write("[harn] signal received, flushing state...\n");
-    handle.cancel(HarnError.thrown("kind:cancelled:VM cancelled by host"));
+    if (notice) process.stderr.write(SIGNAL_NOTICE);
+    handle.cancel(HarnError.thrown(CANCELLED_TEXT));
     cancelBackgroundTasks(rt);
   };
   // A reader that goes away (`harn run job.harn | head -1`) ends the
@@ -235,9 +233,9 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
       else process.stderr.write(`${note}\n`);
       return;
     }
-    end(SIGINT_EXIT);
+    end(EXIT_STATUS.SIGINT);
   };
-  const onSigterm = () => end(SIGTERM_EXIT);
+  const onSigterm = () => end(EXIT_STATUS.SIGTERM);
   // Before the script starts: its first statements run synchronously inside
   // runSource and may already spawn processes; a signal in that window must
   // not end harn with the default action, leaving them behind.

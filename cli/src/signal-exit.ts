@@ -4,9 +4,14 @@
  * default handler ended the process at once, and commands a test had
  * started in the background (they run in process groups of their own,
  * so the terminal's SIGINT never reaches them) were left running.
+ * The exit statuses and the notice are `harn run`'s too (run-script.ts).
  */
-/** The exit status for each signal, as `harn run` uses them. */
-const EXIT_STATUS = { SIGINT: 130, SIGTERM: 124 } as const;
+/** The exit status when a signal ends a run, here and in `harn run`
+ * (extensions.md §3.3 gives Ctrl-C 130, refining cli.md §2.6, which gives
+ * 124 to both signals; SIGTERM keeps 124). */
+export const EXIT_STATUS = { SIGINT: 130, SIGTERM: 124 } as const;
+/** What harn says when a signal starts ending a run. */
+export const SIGNAL_NOTICE = "[harn] signal received, flushing state...\n";
 
 export interface SignalGuard {
   /** Ends the process if a signal arrived; call once the run's outcome
@@ -25,7 +30,7 @@ export function cancelOnSignal(handle: { cancel(reason: unknown): void }, reason
   const on = (signal: keyof typeof EXIT_STATUS) => () => {
     if (status !== null) return;
     status = EXIT_STATUS[signal];
-    process.stderr.write("[harn] signal received, flushing state...\n");
+    process.stderr.write(SIGNAL_NOTICE);
     handle.cancel(reason());
   };
   const onInt = on("SIGINT");

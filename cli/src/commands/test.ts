@@ -21,9 +21,6 @@ import { cancelOnSignal } from "../signal-exit";
 import { readSourceText } from "../source-file";
 import type { SetExitCode } from "./index";
 
-/** How a run cancelled by Ctrl-C fails (the text `harn run` cancels with). */
-const CANCELLED_BY_SIGNAL = "kind:cancelled:VM cancelled by host";
-
 interface TestCase {
   /** Path relative to the suite root (conformance) or to the cwd. */
   rel: string;
@@ -243,7 +240,7 @@ interface ExecResult {
 }
 
 export async function execute(file: string, timeoutMs: number, clock?: Clock): Promise<ExecResult> {
-  const { createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
+  const { CANCELLED_TEXT, createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
   let source: string;
   source = readSourceText(file);
   const out: string[] = [];
@@ -271,7 +268,7 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
     timedOut = true;
     handle.cancel(HarnError.thrown("timed out"));
   }, timeoutMs);
-  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_BY_SIGNAL));
+  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_TEXT));
   try {
     const o = await handle.outcome;
     signals.exitIfSignalled();
@@ -714,7 +711,7 @@ async function runUserTest(
   clock?: Clock,
   journal?: (line: object) => void,
 ): Promise<string | null> {
-  const { createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource, setDaemonJournal } = await loadEngine();
+  const { CANCELLED_TEXT, createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource, setDaemonJournal } = await loadEngine();
   const rt = createRuntime({
     stdout: { write: (x) => void stdout.write(x) },
     stderr: { write: (x) => void stderr.write(x) },
@@ -730,7 +727,7 @@ async function runUserTest(
     timedOut = true;
     handle.cancel(HarnError.thrown("timed out"));
   }, timeoutMs);
-  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_BY_SIGNAL));
+  const signals = cancelOnSignal(handle, () => HarnError.thrown(CANCELLED_TEXT));
   try {
     const o = await handle.outcome;
     signals.exitIfSignalled();
