@@ -27,8 +27,8 @@
  *   (Breaking long operator chains and adding clarifying parentheses are
  *   not done; see packages/fmt/README.md.)
  */
-import { isKeyword, type Token } from "@harn/lexer";
-import { syntheticComma, textOf, type Line } from "./lines";
+import type { Token } from "@harn/lexer";
+import { startsDict, syntheticComma, textOf, type Line } from "./lines";
 
 export interface LayoutOptions {
   lineWidth: number;
@@ -69,8 +69,9 @@ function gap(a: Token, b: Token, original: string, endsLine: boolean): string {
   if (a.kind === "Comment") return kept;
   // `1 .method()` must not become the float `1.`
   if ((a.kind === "Int" || a.kind === "Float") && b.kind === ".") return kept;
-  // a spread (`...xs`) after `,` or `{` is not a member access
+  // `{a: 1,}` like `[1,]`
   if (a.kind === "," && b.kind === "}") return "";
+  // a spread (`...xs`) after `,` or `{` is not a member access
   if (a.kind === "," && b.kind !== ")" && b.kind !== "]" && b.kind !== ",") return " ";
   if (a.kind === "{" && b.kind === ".") return kept;
   if (NO_SPACE_AFTER.has(a.kind) || NO_SPACE_BEFORE.has(b.kind)) return "";
@@ -168,18 +169,6 @@ class Printer {
 }
 
 /**
- * `{` opens a dict or struct literal: a key (identifier, keyword or string)
- * and `:` come first, as the `trailing-comma` lint rule decides. Such a
- * brace wraps like a list; were it skipped, wrapping a list inside it would
- * leave the dict spread over lines without its own trailing comma.
- */
-function opensDict(tokens: readonly Token[], open: number): boolean {
-  const key = tokens[open + 1];
-  const colon = tokens[open + 2];
-  return key !== undefined && colon !== undefined && colon.kind === ":" && (key.kind === "Ident" || key.kind === "String" || isKeyword(key.kind));
-}
-
-/**
  * The line split at its first `(…)`, `[…]` or dict `{…}` that closes on the same line
  * and holds a comma at its own depth: the text up to the opener, one line
  * per item (each ending in `,`), and the closer with the rest. Null when
@@ -190,7 +179,10 @@ function wrapList(line: Line): Line[] | null {
   if (line.breaks.size > 0) return null;
   for (let open = 0; open < tokens.length; open++) {
     const kind = tokens[open]!.kind;
-    if (kind !== "(" && kind !== "[" && !(kind === "{" && opensDict(tokens, open))) continue;
+    // A dict's brace wraps like a list: were it skipped, wrapping a list
+    // inside it would leave the dict over lines without its own trailing comma.
+    const dict = kind === "{" && startsDict(tokens[open + 1], tokens[open + 2]);
+    if (kind !== "(" && kind !== "[" && !dict) continue;
     let depth = 0;
     let close = -1;
     const commas: number[] = [];

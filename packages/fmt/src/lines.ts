@@ -4,7 +4,7 @@
  * lines, spec/cli.md §6); a `\` continuation inside a line is remembered
  * as a break before the token that follows it.
  */
-import { Token } from "@harn/lexer";
+import { isKeyword, Token } from "@harn/lexer";
 
 export interface Line {
   /** Never empty; no `NL`, `;` or `EOF` tokens. */
@@ -63,6 +63,14 @@ export function splitLines(source: string, tokens: readonly Token[]): Line[] {
  * position and is its image. */
 export function textOf(source: string, t: Token): string {
   return t.start < 0 ? t.image : source.slice(t.start, t.end);
+}
+
+/** Do `key` and `colon`, the tokens after a `{`, open a dict or struct
+ * literal: a key (identifier, keyword or string) then `:`, as the
+ * `trailing-comma` lint rule decides? layout.ts wraps such a brace like a
+ * list, and verify.ts compares its contents as a list's. */
+export function startsDict(key: Token | undefined, colon: Token | undefined): boolean {
+  return key !== undefined && colon?.kind === ":" && (key.kind === "Ident" || key.kind === "String" || isKeyword(key.kind));
 }
 
 /** A `,` the formatter inserts (trailing comma of a wrapped list). */

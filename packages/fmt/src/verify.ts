@@ -12,8 +12,9 @@
  * If the two differ, the formatter leaves the file alone rather than
  * change what it means.
  */
-import { isKeyword, tokenize, type Token } from "@harn/lexer";
+import { tokenize, type Token } from "@harn/lexer";
 import { parse } from "@harn/parser";
+import { startsDict } from "./lines";
 
 const SEPARATOR_BAR = /^\/\/ ?-{3,}$/;
 const COMMA = ", ,";
@@ -35,9 +36,7 @@ function opener(tokens: readonly Token[], i: number): string {
     const k = tokens[j]!.kind;
     if (k !== "NL" && k !== "Comment") next.push(tokens[j]!);
   }
-  const [key, colon] = next;
-  const keyLike = key !== undefined && (key.kind === "Ident" || key.kind === "String" || isKeyword(key.kind));
-  return keyLike && colon?.kind === ":" ? DICT : "{";
+  return startsDict(next[0], next[1]) ? DICT : "{";
 }
 
 function shape(source: string, tokens: readonly Token[]): Shape {
