@@ -19,6 +19,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
 import { check } from "../../packages/checker/src/index";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, plainStyle, type Program } from "@harn/parser";
 import { applyFixes, lintProgram, typeErrorFixes } from "@harn/lint";
@@ -29,17 +30,24 @@ import { Flowchart } from "../../cli/src/commands/viz";
 import { preflight } from "../../cli/src/preflight";
 import { mutate } from "./mutate";
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1]!);
-const seed = Number(args.get("seed") ?? Date.now() % 1e9);
-const count = Number(args.get("count") ?? "200");
-const out = args.get("out") ?? join(import.meta.dirname, "out");
-const stages = new Set((args.get("stages") ?? "parse,check,viz,lint,fmt,run").split(","));
-/** `--replay FILE`: run the stages on one file instead of mutating seeds. */
-const replay = args.get("replay");
-/** `--emit DIR`: only write the mutated inputs that parse there (for end-to-end runs
- * of a command over many files in one process). */
-const emit = args.get("emit");
+const { values: args } = parseArgs({
+  options: {
+    seed: { type: "string", default: String(Date.now() % 1e9) },
+    count: { type: "string", default: "200" },
+    out: { type: "string", default: join(import.meta.dirname, "out") },
+    stages: { type: "string", default: "parse,check,viz,lint,fmt,run" },
+    /** `--replay FILE`: run the stages on one file instead of mutating seeds. */
+    replay: { type: "string" },
+    /** `--emit DIR`: only write the mutated inputs that parse there (for end-to-end runs
+     * of a command over many files in one process). */
+    emit: { type: "string" },
+  },
+});
+const seed = Number(args.seed);
+const count = Number(args.count);
+const out = args.out;
+const stages = new Set(args.stages.split(","));
+const { replay, emit } = args;
 /** A run is cancelled after this long; it must then settle within RUN_GRACE_MS. */
 const RUN_BUDGET_MS = 300;
 const RUN_GRACE_MS = 3000;

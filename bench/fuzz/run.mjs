@@ -7,15 +7,21 @@ import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const args = new Map();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ""), process.argv[i + 1]);
-const bursts = Number(args.get("bursts") ?? "5");
-const count = args.get("count") ?? "300";
-let seed = Number(args.get("seed") ?? Date.now() % 1e6);
-const out = args.get("out") ?? join(here, "out");
-const stages = args.get("stages") ?? "parse,check,viz,lint,fmt,run";
+const { values: args } = parseArgs({
+  options: {
+    bursts: { type: "string", default: "5" },
+    count: { type: "string", default: "300" },
+    seed: { type: "string", default: String(Date.now() % 1e6) },
+    out: { type: "string", default: join(here, "out") },
+    stages: { type: "string", default: "parse,check,viz,lint,fmt,run" },
+  },
+});
+const bursts = Number(args.bursts);
+const { count, out, stages } = args;
+let seed = Number(args.seed);
 /** No progress line for this long means the worker hangs. */
 const HANG_MS = 20_000;
 mkdirSync(join(out, "bugs"), { recursive: true });
