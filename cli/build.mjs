@@ -112,7 +112,22 @@ for (const f of cli.outputFiles) {
   // The module's own exports object has one getter per export; use it.
   const exportsObject = /^module\.exports = __toCommonJS\((\w+)\);$/m;
   if (code.includes("__toCommonJS(") && !exportsObject.test(code)) throw new Error(`cli/build.mjs: no \`module.exports = __toCommonJS(...)\` in ${f.path}; esbuild's output changed`);
+  const exportsName = exportsObject.exec(code)?.[1];
   code = code.replace(exportsObject, 'module.exports = __defProp($1, "__esModule", { value: true });');
+  // Every exports object starts as `{}` and gets its getters in name order,
+  // so all chunks' exports share V8's map transitions from `{}`: when two
+  // chunks' first export has the same name, the second object meets a
+  // transition whose getter is another function and V8 turns it into a
+  // dictionary, and every call into that chunk from another one pays a
+  // dictionary lookup. (Re-exporting vm's CANCELLED_TEXT from host.ts made
+  // CANCELLED_TEXT the first export of both: bench/vm 08_contains went from
+  // 0.22 to 0.46 s.) A class of its own per chunk gives each exports object
+  // its own root map. cli/test/chunk-exports.test.ts checks them all.
+  if (exportsName !== undefined) {
+    const plainObject = `var ${exportsName} = {};`;
+    if (!code.includes(plainObject)) throw new Error(`cli/build.mjs: no \`${plainObject}\` in ${f.path}; esbuild's output changed`);
+    code = code.replace(plainObject, `var ${exportsName} = new (class ChunkExports {})();`);
+  }
   // Only the chunk that needs its own URL computes it, so every chunk is
   // plain CommonJS (Node can `require` it too, as the builtin dump below does).
   const url = code.includes("__harnUrl") ? 'var __harnUrl = require("node:url").pathToFileURL(__filename).href;\n' : "";
