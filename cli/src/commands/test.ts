@@ -11,9 +11,8 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import { type Command, Option } from "commander";
 import { exploreCrashPoints } from "../crash-points";
-import pc from "picocolors";
 import type { Clock } from "@harn/vm";
-import { colorEnabled } from "../color";
+import { colorsFor } from "../color";
 import { type Determinism, determinismFrom, replayLines, shellWord, virtualNote } from "../deterministic";
 import { loadEngine } from "../engine";
 import { onInterrupt, watchHarnChanges } from "../harn-changes";
@@ -64,8 +63,8 @@ interface OutputSink {
 }
 
 const paint = {
-  red: (s: string) => pc.createColors(colorEnabled(process.stdout)).red(s),
-  green: (s: string) => pc.createColors(colorEnabled(process.stdout)).green(s),
+  red: (s: string) => colorsFor(process.stdout).red(s),
+  green: (s: string) => colorsFor(process.stdout).green(s),
 };
 
 export function register(program: Command, setExitCode: SetExitCode): void {
