@@ -9,7 +9,7 @@ import { display, HarnError, HDict, type CallContext, type Value } from "@harn/v
 import { compileGlob, GlobPatternError, literalDirectoryPrefix, requiredSuffix, type GlobMatcher } from "./glob_pattern";
 import { isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
-import { listUnordered } from "./tree";
+import { joinPath, listUnordered } from "./tree";
 
 export function glob(args: Value[], ctx: CallContext): Value | Promise<Value> {
   const pattern = textArg(args[0]);
@@ -79,7 +79,7 @@ export async function globUnder(
 async function realDirectoryBelow(root: string, below: string): Promise<string | null> {
   let dir = root;
   for (const segment of below.split("/").slice(0, -1)) {
-    dir = dir.endsWith("/") ? dir + segment : `${dir}/${segment}`;
+    dir = joinPath(dir, segment);
     const st = await lstat(dir).catch(() => null);
     if (st === null || !st.isDirectory()) return null;
   }
