@@ -5,6 +5,6 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "cli/test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    globalSetup: ["./vitest.tmpdir.ts"],
+    globalSetup: ["./vitest.tmpdir.ts", "./vitest.offline.ts"],
   },
 });

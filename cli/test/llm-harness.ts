@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "@harn/vm";
 import { bundleHarn } from "./harn-bundle";
+import { PROVIDER_ENV } from "../../vitest.offline";
 import { FORMATS, type WireFormat } from "../../packages/stdlib/test/llm/helpers";
 import { sendJson, sendStream, startServer, type SeenRequest, type TestServer } from "../../packages/stdlib/test/llm/server";
 import type { Script } from "../../packages/stdlib/test/llm/wire";
@@ -43,8 +44,9 @@ export async function workspace(prefix: string): Promise<Workspace> {
   };
 }
 
-/** Provider settings of the developer's shell must not leak into a test. */
-const PROVIDER_ENV = /(_API_KEY|^HF_TOKEN|_BASE_URL|^OLLAMA_HOST|^LOCAL_LLM_|^HARN_LLM_|^LLM_PROVIDER|^HARN_DEFAULT_PROVIDER|^HARN_RATE_LIMIT_)/;
+/** Provider settings of the developer's shell must not leak into a test
+ * (vitest.offline.ts removes them for the whole run; this also covers a
+ * test that set one in its own process). */
 
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -118,10 +120,10 @@ export function harn(ws: Workspace, args: string[], env: NodeJS.ProcessEnv): Chi
   };
 }
 
-/** Run to the end (with a guard against hangs). */
-export async function run(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, ms = 50_000) {
+/** Run to the end (with a guard against hangs), `input` on stdin. */
+export async function run(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, ms = 50_000, input = "") {
   const c = harn(ws, args, env);
-  c.child.stdin!.end();
+  c.child.stdin!.end(input);
   const timer = setTimeout(() => c.child.kill("SIGKILL"), ms);
   const { code } = await c.exited;
   clearTimeout(timer);

@@ -241,3 +241,82 @@ pipeline main() {
     }
   });
 });
+
+describe("the provider comes from whichever variable is set", () => {
+  const CALL = `pipeline main() {
+  let r = llm_call("hi", nil, {})
+  println(r.provider + ": " + r.text)
+  let a = agent_loop("hello", nil, {})
+  println(a.status + ": " + a.visible_text)
+}
+`;
+  /** One provider's variables (its key, or the address of a keyless
+   * server), pointing at `url`; the wire format that provider speaks; the
+   * model it defaults to. */
+  const CASES: { provider: string; wire: string; env: (url: string) => Record<string, string>; model: string }[] = [
+    { provider: "anthropic", wire: "anthropic", env: (u) => ({ ANTHROPIC_API_KEY: "sk-a", ANTHROPIC_BASE_URL: u }), model: "claude-sonnet-4-20250514" },
+    { provider: "openai", wire: "openai", env: (u) => ({ OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: `${u}/v1` }), model: "gpt-4o" },
+    { provider: "openrouter", wire: "openai", env: (u) => ({ OPENROUTER_API_KEY: "sk-r", OPENROUTER_BASE_URL: `${u}/v1` }), model: "anthropic/claude-sonnet-4.6" },
+    // Hugging Face has no default model: the user names one
+    { provider: "huggingface", wire: "openai", env: (u) => ({ HF_TOKEN: "hf-x", HUGGINGFACE_BASE_URL: `${u}/v1`, HARN_LLM_MODEL: "Qwen/Qwen3-8B" }), model: "Qwen/Qwen3-8B" },
+    { provider: "ollama", wire: "ollama", env: (u) => ({ OLLAMA_HOST: u.replace("http://", "") }), model: "llama3.2" },
+    { provider: "local", wire: "local", env: (u) => ({ LOCAL_LLM_BASE_URL: u }), model: "gpt-4o" },
+  ];
+
+  it.each(CASES)("only $provider's variable set: llm_call and agent_loop ask $provider for $model", async (c) => {
+    const wire = format(c.wire);
+    const server = await modelServer(wire, (req) => ({ model: String((req.body as { model: string }).model), text: ["from ", c.provider], usage: { input: 1, output: 1 } }));
+    try {
+      const script = ws.file(`env_${c.provider}.harn`, CALL);
+      const r = await run(ws, ["run", script], cleanEnv(c.env(server.url)));
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe(`${c.provider}: from ${c.provider}\ndone: from ${c.provider}\n`);
+      expect(server.requests.map((q) => [q.path, (q.body as { model: string }).model])).toEqual([
+        [wire.path, c.model],
+        [wire.path, c.model],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("several set: the documented order decides; HARN_DEFAULT_PROVIDER and HARN_LLM_PROVIDER outrank it", async () => {
+    const servers = await Promise.all(CASES.map((c) => modelServer(format(c.wire), () => ({ model: "m", text: [c.provider], usage: { input: 1, output: 1 } }))));
+    try {
+      // (without HARN_LLM_MODEL: a model with LOCAL_LLM_BASE_URL selects `local`, agents.md §5.1)
+      const { HARN_LLM_MODEL: _m, ...all } = Object.assign({}, ...CASES.map((c, i) => c.env(servers[i]!.url))) as Record<string, string>;
+      const script = ws.file("env_order.harn", `pipeline main() { println(llm_call("hi", nil, {}).text) }\n`);
+      const answer = async (env: Record<string, string>) => (await run(ws, ["run", script], cleanEnv(env))).stdout;
+      expect(await answer(all)).toBe("anthropic\n");
+      const { ANTHROPIC_API_KEY: _a, ...noAnthropic } = all;
+      expect(await answer(noAnthropic)).toBe("openai\n");
+      expect(await answer({ ...all, HARN_DEFAULT_PROVIDER: "ollama" })).toBe("ollama\n");
+      expect(await answer({ ...all, HARN_LLM_PROVIDER: "local", HARN_DEFAULT_PROVIDER: "ollama" })).toBe("local\n");
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+
+  it("none set: the offline mock answers, and stderr says once which variables would choose a provider", async () => {
+    const script = ws.file("env_none.harn", CALL);
+    const r = await run(ws, ["run", script], cleanEnv());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^mock: .*\ndone: /);
+    expect(r.stderr).toBe(
+      "note: no LLM provider configured; using the offline mock provider (set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, HF_TOKEN, OLLAMA_HOST, LOCAL_LLM_BASE_URL, or HARN_LLM_PROVIDER)\n",
+    );
+  });
+
+  it("harn chat: the same choice", async () => {
+    const wire = format("openai");
+    const server = await modelServer(wire, (req) => ({ model: "m", text: [`hi from ${(req.body as { model: string }).model}`], usage: { input: 1, output: 1 } }));
+    try {
+      const c = await run(ws, ["chat"], cleanEnv({ OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: `${server.url}/v1` }), 50_000, "hello\n");
+      expect(c.stdout).toBe("hi from gpt-4o\n");
+      expect(c.code).toBe(0);
+      expect(server.requests.map((q) => q.path)).toEqual(["/v1/chat/completions"]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -62,6 +62,17 @@ interface OutputSink {
   write(text: string): unknown;
 }
 
+/**
+ * The environment tests run in: real model calls are refused
+ * (`HARN_LLM_CALLS_DISABLED`, agents.md §5.1), and the provider is pinned
+ * to the mock, whatever key or `HARN_LLM_PROVIDER` the shell has, so a
+ * call that names no provider gets the same answer on every machine. A
+ * test names a provider explicitly to see the refusal or a missing key.
+ */
+function testEnv(): Record<string, string | undefined> {
+  return { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: "mock" };
+}
+
 const paint = {
   red: (s: string) => colorsFor(process.stdout).red(s),
   green: (s: string) => colorsFor(process.stdout).green(s),
@@ -248,7 +259,7 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
     stdout: { write: (t) => void out.push(t), isTTY: false },
     stderr: { write: () => undefined, isTTY: false },
     cwd: process.cwd(),
-    env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
+    env: testEnv(),
     argv: [],
     ...(clock ? { clock } : {}),
   });
@@ -715,7 +726,7 @@ async function runUserTest(
     stdout: { write: (x) => void stdout.write(x) },
     stderr: { write: (x) => void stderr.write(x) },
     cwd: dirname(t.file),
-    env: { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: process.env.HARN_LLM_PROVIDER ?? "mock" },
+    env: testEnv(),
     argv: [],
     ...(clock ? { clock } : {}),
   });

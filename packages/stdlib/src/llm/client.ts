@@ -129,8 +129,9 @@ export class LlmClient {
   /** Provider and model for these options (no key check). */
   resolve(input: TargetInput): Target {
     const env = this.options.env;
-    const provider = resolveProvider(input, env, (n) => BUILTIN_PROVIDERS[n]);
-    if (provider === IMPLICIT_OFFLINE_PROVIDER && !this.implicitMockNoticed && isImplicit(input, env)) {
+    const chosen = resolveProvider(input, env);
+    const provider = chosen ?? IMPLICIT_OFFLINE_PROVIDER;
+    if (chosen === undefined && !this.implicitMockNoticed) {
       this.implicitMockNoticed = true;
       this.options.onImplicitMock?.();
     }
@@ -310,10 +311,4 @@ function buildHttpProvider(spec: ProviderSpec, config: HttpProviderConfig): LlmP
     case "offline":
       throw new LlmSetupError(`provider '${spec.name}' is not available in this runtime`, "runtime");
   }
-}
-
-/** True when neither the call nor the environment named a provider. */
-function isImplicit(input: TargetInput, env: Env): boolean {
-  const named = (v: string | null | undefined) => v !== undefined && v !== null && v !== "" && v !== "auto";
-  return !named(input.provider) && !named(env.HARN_LLM_PROVIDER) && !named(env.LLM_PROVIDER);
 }

@@ -9,6 +9,7 @@ import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { extraCaDispatcher } from "../http/transport";
 import { LlmClient } from "./client";
 import { LLM_RECORDER } from "./record";
+import { implicitMockNotice } from "./resolve";
 
 export type {
   LlmClock,
@@ -56,8 +57,7 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
       clock: rt.clock,
       random: unseededRandom(rt),
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
-      onImplicitMock: () =>
-        rt.stderr.write("note: no LLM provider or API key configured; using the offline mock provider (set ANTHROPIC_API_KEY, or HARN_LLM_PROVIDER)\n"),
+      onImplicitMock: () => rt.stderr.write(`${implicitMockNotice()}\n`),
     }),
 );
 

@@ -202,9 +202,46 @@ export interface Target {
   model: string;
 }
 
-/** Provider resolution (spec §5.1); `spec` looks up a built-in provider
- * (to see whether the default provider has its key). */
-export function resolveProvider(input: TargetInput, env: Env, spec: (name: string) => ProviderSpec | undefined): string {
+/**
+ * [TS decision] The providers a set environment variable selects when
+ * nothing else chose one, in this order: the first whose key (or, for a
+ * keyless server, whose address variable) is set answers. Agents.md §5.1
+ * only looks at the default provider's key and otherwise reports it
+ * missing; here a user who exported any one key gets that provider, and a
+ * user with none gets the offline mock (announced once, naming these
+ * variables).
+ */
+export const ENV_SELECTED_PROVIDERS: readonly string[] = ["anthropic", "openai", "openrouter", "huggingface", "ollama", "local"];
+
+/** The variables that select a provider of `ENV_SELECTED_PROVIDERS`: its
+ * keys, or the address of a keyless server. */
+export function selectingEnv(spec: ProviderSpec): readonly string[] {
+  if (spec.keyEnv.length > 0) return spec.keyEnv;
+  return spec.baseUrlEnv ? [spec.baseUrlEnv] : [];
+}
+
+/** The first provider of the documented order that the environment
+ * selects, or undefined. */
+export function envSelectedProvider(env: Env): string | undefined {
+  return ENV_SELECTED_PROVIDERS.find((name) => selectingEnv(BUILTIN_PROVIDERS[name]!).some((v) => nonEmpty(env[v]) !== undefined));
+}
+
+/** What `harn` prints once when nothing selected a provider. */
+export function implicitMockNotice(): string {
+  const vars = ENV_SELECTED_PROVIDERS.map((name) => selectingEnv(BUILTIN_PROVIDERS[name]!)[0]!);
+  return `note: no LLM provider configured; using the offline mock provider (set one of ${vars.join(", ")}, or HARN_LLM_PROVIDER)`;
+}
+
+/**
+ * Provider resolution: an explicit `provider` (with `auto`, inferred from
+ * the model), `HARN_LLM_PROVIDER` / `LLM_PROVIDER`, `local` when
+ * `LOCAL_LLM_BASE_URL` and a model are given, the family of the model
+ * (option, then `HARN_LLM_MODEL`), `HARN_DEFAULT_PROVIDER` (whose missing
+ * key is reported), the first provider whose variable is set
+ * (`ENV_SELECTED_PROVIDERS`); undefined when nothing chose one (the
+ * caller then uses `IMPLICIT_OFFLINE_PROVIDER`).
+ */
+export function resolveProvider(input: TargetInput, env: Env): string | undefined {
   const explicit = nonEmpty(input.provider);
   const model = nonEmpty(input.model);
   if (explicit !== undefined && explicit !== "auto") return explicit;
@@ -220,29 +257,22 @@ export function resolveProvider(input: TargetInput, env: Env, spec: (name: strin
   if (nonEmpty(env.LOCAL_LLM_BASE_URL) !== undefined && (model ?? envModel ?? nonEmpty(env.LOCAL_LLM_MODEL))) {
     return "local";
   }
-  if (model !== undefined) {
-    const inferred = inferProvider(model);
-    if (inferred !== undefined) return inferred;
+  for (const m of [model, envModel]) {
+    const inferred = m === undefined ? undefined : inferProvider(m);
+    if (inferred !== undefined) return slashNameHost(inferred, env);
   }
-  if (envModel !== undefined) {
-    const inferred = inferProvider(envModel);
-    if (inferred !== undefined) return inferred;
-  }
-  const fallback = nonEmpty(env.HARN_DEFAULT_PROVIDER) ?? "anthropic";
-  const fallbackSpec = spec(fallback);
-  if (fallbackSpec && hasKey(fallbackSpec, env)) return fallback;
-  // A keyless provider counts as available when the user pointed us at it.
-  if (nonEmpty(env.OLLAMA_HOST) !== undefined) return "ollama";
-  if (nonEmpty(env.LOCAL_LLM_BASE_URL) !== undefined) return "local";
-  // [TS decision] With nothing configured at all, run offline on the mock
-  // rather than failing on the default provider's missing key: a fresh
-  // checkout runs its agent examples without an account. An explicitly
-  // chosen default (HARN_DEFAULT_PROVIDER) still reports its missing key.
-  if (nonEmpty(env.HARN_DEFAULT_PROVIDER) !== undefined) return fallback;
-  return IMPLICIT_OFFLINE_PROVIDER;
+  return nonEmpty(env.HARN_DEFAULT_PROVIDER) ?? envSelectedProvider(env);
 }
 
-/** The provider used when nothing selects one and no key is set. */
+/** `vendor/model` names are OpenRouter's and Hugging Face's alike: with
+ * only a Hugging Face key, such a model goes there. */
+function slashNameHost(inferred: string, env: Env): string {
+  if (inferred !== "openrouter") return inferred;
+  const hf = BUILTIN_PROVIDERS.huggingface!;
+  return !hasKey(BUILTIN_PROVIDERS.openrouter!, env) && hasKey(hf, env) ? hf.name : inferred;
+}
+
+/** The provider used when nothing selects one. */
 export const IMPLICIT_OFFLINE_PROVIDER = "mock";
 
 /** Model resolution (spec §5.1): explicit model → tier → `HARN_LLM_MODEL`
@@ -261,7 +291,9 @@ export function resolveModel(provider: string, input: TargetInput, env: Env, spe
   if (envModel !== undefined) {
     const family = inferProvider(envModel);
     const anyModel = family === undefined || spec?.style === "offline";
-    if (anyModel || family === provider || (provider === "openai_responses" && family === "openai")) {
+    // openai_responses takes OpenAI's names, huggingface `vendor/model` ones
+    const kin = (provider === "openai_responses" && family === "openai") || (provider === "huggingface" && family === "openrouter");
+    if (anyModel || family === provider || kin) {
       return envModel;
     }
   }

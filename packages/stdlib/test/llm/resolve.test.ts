@@ -6,6 +6,7 @@
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmClient, LlmError, LlmSetupError, resolveStream, resolveTimeoutMs } from "../../src/llm";
+import { implicitMockNotice } from "../../src/llm/resolve";
 import { client, FORMATS, request, SECRET } from "./helpers";
 import { sendJson, sendStream, startServer, type TestServer } from "./server";
 
@@ -32,22 +33,46 @@ describe("provider resolution", () => {
     expect(resolve({ HARN_LLM_MODEL: "gpt-4.1" })).toEqual({ provider: "openai", model: "gpt-4.1" });
   });
 
-  it("defaults to anthropic with a key, else a keyless provider the env points at, else the offline mock", () => {
+  it("without a choice, takes the first provider whose variable is set, in the documented order, else the mock", () => {
     expect(resolve({ ANTHROPIC_API_KEY: "k" })).toEqual({ provider: "anthropic", model: "claude-sonnet-4-20250514" });
+    expect(resolve({ OPENAI_API_KEY: "k" })).toEqual({ provider: "openai", model: "gpt-4o" });
+    expect(resolve({ OPENROUTER_API_KEY: "k" })).toEqual({ provider: "openrouter", model: "anthropic/claude-sonnet-4.6" });
+    // Hugging Face has no default model; `vendor/model` names go there when only its key is set
+    expect(() => resolve({ HF_TOKEN: "k" })).toThrow("provider 'huggingface' needs an explicit model");
+    expect(resolve({ HF_TOKEN: "k" }, { model: "Qwen/Qwen3-8B" })).toEqual({ provider: "huggingface", model: "Qwen/Qwen3-8B" });
+    expect(resolve({ HUGGINGFACE_API_KEY: "k", HARN_LLM_MODEL: "Qwen/Qwen3-8B" }).provider).toBe("huggingface");
+    expect(resolve({ HF_TOKEN: "k", OPENROUTER_API_KEY: "k" }, { model: "Qwen/Qwen3-8B" }).provider).toBe("openrouter");
+    expect(resolve({}, { model: "Qwen/Qwen3-8B" }).provider).toBe("openrouter");
     expect(resolve({ OLLAMA_HOST: "localhost:11434" })).toEqual({ provider: "ollama", model: "llama3.2" });
-    expect(resolve({ HARN_DEFAULT_PROVIDER: "openai", OPENAI_API_KEY: "k" }).provider).toBe("openai");
-    // an explicitly chosen default keeps its missing-key error
-    expect(resolve({ HARN_DEFAULT_PROVIDER: "openai" }).provider).toBe("openai");
+    expect(resolve({ LOCAL_LLM_BASE_URL: "http://h:1" })).toEqual({ provider: "local", model: "gpt-4o" });
+    // the order decides between several
+    const all = { LOCAL_LLM_BASE_URL: "http://h:1", OLLAMA_HOST: "h", HF_TOKEN: "k", OPENROUTER_API_KEY: "k", OPENAI_API_KEY: "k" };
+    expect(resolve(all).provider).toBe("openai");
+    expect(resolve({ ...all, ANTHROPIC_API_KEY: "k" }).provider).toBe("anthropic");
+    expect(resolve({ OLLAMA_HOST: "h", LOCAL_LLM_BASE_URL: "http://h:1" }).provider).toBe("ollama");
+    // blank values do not count
+    expect(resolve({ ANTHROPIC_API_KEY: " ", OPENAI_API_KEY: "k" }).provider).toBe("openai");
+    // a chosen default wins over the keys, and keeps its missing-key error
+    expect(resolve({ HARN_DEFAULT_PROVIDER: "openai", ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" }).provider).toBe("openai");
+    expect(resolve({ HARN_DEFAULT_PROVIDER: "openai", ANTHROPIC_API_KEY: "k" }).provider).toBe("openai");
+    expect(resolve({ HARN_LLM_PROVIDER: "mock", OPENAI_API_KEY: "k" }).provider).toBe("mock");
+    expect(resolve({ OPENAI_API_KEY: "k" }, { provider: "anthropic" }).provider).toBe("anthropic");
     expect(resolve({}).provider).toBe("mock");
   });
 
-  it("tells the user once when it falls back to the mock", () => {
+  it("tells the user once when it falls back to the mock, naming every variable that selects a provider", () => {
     const notices: string[] = [];
     const llm = new LlmClient({ env: {}, onImplicitMock: () => notices.push("mock") });
     llm.resolve({});
     llm.resolve({});
     llm.resolve({ provider: "mock" });
     expect(notices).toEqual(["mock"]);
+    const chosen: string[] = [];
+    new LlmClient({ env: { HARN_DEFAULT_PROVIDER: "mock" }, onImplicitMock: () => chosen.push("mock") }).resolve({});
+    expect(chosen).toEqual([]);
+    expect(implicitMockNotice()).toBe(
+      "note: no LLM provider configured; using the offline mock provider (set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, HF_TOKEN, OLLAMA_HOST, LOCAL_LLM_BASE_URL, or HARN_LLM_PROVIDER)",
+    );
   });
 
   it("resolves models: explicit, tier, HARN_LLM_MODEL of the same family, provider default", () => {
