@@ -17,6 +17,8 @@ import { installRateLimits } from "./llm/rate_limit";
 import { installMockBuiltins } from "./mock/builtins";
 import { installToolHooks } from "./tools/hooks";
 import { installToolRegistry } from "./tools/registry";
+import { installTranscriptBuiltins } from "./transcript/builtins";
+import { installCompactionBuiltins } from "./transcript/compact";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
@@ -35,6 +37,8 @@ export function installAgents(rt: Runtime): void {
   installToolRegistry(rt);
   installToolHooks(rt);
   installAgentLoop(rt);
+  installTranscriptBuiltins(rt);
+  installCompactionBuiltins(rt);
   installSessionBuiltins(rt);
   installBackgroundBuiltins(rt);
   installDaemons(rt);

@@ -151,7 +151,7 @@ export function installSessionBuiltins(rt: Runtime): void {
     const id = idArg(b, args[0]);
     const s = stored(ctx.runtime, b, id);
     // transcriptDict converts the messages to fresh Harn values: a copy.
-    return transcriptDict(id, s.messages, s.paused ? "paused" : "active");
+    return transcriptDict(ctx.runtime, id, s.messages, s.paused ? "paused" : "active");
   });
   rt.defineBuiltin("agent_session_inject", (args, ctx) => {
     const b = "agent_session_inject";

@@ -2,7 +2,7 @@
  * Per-runtime agent bookkeeping: named sessions (spec/agents.md §2.11)
  * and the sessions whose loops are running now.
  */
-import { RuntimeSlot, type Runtime, type Value } from "@harn/vm";
+import { isPromise, RuntimeSlot, type CallContext, type HDict, type Runtime, type Value } from "@harn/vm";
 import type { JsonObject } from "./json";
 import type { Msg } from "./loop/transcript";
 
@@ -26,4 +26,16 @@ const SESSIONS = new RuntimeSlot<AgentSessions>("agent.sessions", () => new Agen
 
 export function agentSessions(rt: Runtime): AgentSessions {
   return rt.slot(SESSIONS);
+}
+
+/** Deliver an agent event to the session's `agent_subscribe` callbacks
+ * (agents.md §2.12), in registration order; what a callback throws
+ * propagates to the caller. */
+export async function emitAgentEvent(ctx: CallContext, sessionId: string, event: HDict): Promise<void> {
+  const subs = agentSessions(ctx.runtime).subscribers.get(sessionId);
+  if (!subs || subs.length === 0) return;
+  for (const fn of subs.slice()) {
+    const r = ctx.call(fn, [event]);
+    if (isPromise<Value>(r)) await r;
+  }
 }

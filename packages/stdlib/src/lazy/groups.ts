@@ -28,7 +28,12 @@ export const LAZY_GROUPS: readonly LazyGroup[] = [
       "agent_session_exists", "agent_session_length", "agent_session_snapshot", "agent_session_inject",
       "agent_session_fork", "agent_session_reset", "agent_session_close", "background_tasks",
       "background_task_wait", "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop",
-      "daemon_resume"
+      "daemon_resume", "transcript", "transcript_from_messages", "transcript_messages", "transcript_events",
+      "transcript_assets", "transcript_id", "transcript_events_by_kind", "transcript_stats", "conversation",
+      "add_message", "add_user", "add_assistant", "add_system", "add_tool_result", "transcript_archive",
+      "transcript_resume", "transcript_abandon", "transcript_fork", "transcript_reset",
+      "transcript_render_visible", "transcript_render_full", "transcript_export", "transcript_import",
+      "transcript_add_asset", "estimate_tokens", "microcompact", "transcript_compact", "transcript_summarize"
     ],
     load: () => import("../agent/index").then((m) => m.installAgents),
   },

@@ -75,7 +75,8 @@ function bindingsArg(args: Value[]): HDict | null {
   return b instanceof HDict ? b : null;
 }
 
-function renderSource(ctx: CallContext, source: string, path: string | null, dir: string, bindings: HDict | null, spans?: Span[]): string {
+/** Render template text (from `path` in `dir`, for includes and messages). */
+export function renderSource(ctx: CallContext, source: string, path: string | null, dir: string, bindings: HDict | null, spans?: Span[]): string {
   const state: RenderState = { host: host(ctx.runtime), path, dir, stack: path ? [path] : [], spans };
   try {
     return renderTemplate(compile(ctx.runtime, source), bindings, state);

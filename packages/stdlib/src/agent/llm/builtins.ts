@@ -9,6 +9,7 @@ import type { LlmResponse } from "../../llm/types";
 import { fromJson, toJson, type JsonObject } from "../json";
 import { uuidV7 } from "../../core/encoding";
 import { transcriptDict } from "../loop/result";
+import { replyEvents } from "../transcript/events";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { visibleText } from "../tools/text_protocol";
@@ -93,7 +94,8 @@ export function callResult(rt: Runtime, res: LlmResponse, provider: string, sent
   }
   const reply: JsonObject = { role: "assistant", content: res.text };
   if (res.tool_calls.length > 0) reply.tool_calls = res.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as JsonObject }));
-  m.set("transcript", transcriptDict(`transcript_${uuidV7(rt)}`, [...sent, reply as Msg], "active"));
+  const events = replyEvents(rt, res, options).map(toJson);
+  m.set("transcript", transcriptDict(rt, `transcript_${uuidV7(rt)}`, [...sent, reply as Msg], "active", null, events));
   return new HDict(m);
 }
 

@@ -12,9 +12,6 @@ import { resultText } from "../tools/dispatch";
 import { newProgress, resultDict, type LoopProgress, type PendingCall } from "./result";
 import { runAgentLoop, TOOL_UPDATE_KIND, type LoopStart } from "./run";
 import { appendUpdate, messagesFromJson, type Msg } from "./transcript";
-import { compactMessages, messageList, readCompactionSettings } from "./compaction";
-import { LlmSetupError } from "../../llm/errors";
-import { readLlmSettings, setupError } from "../llm/options";
 
 function text(v: Value): string {
   return typeof v === "string" ? v : display(v);
@@ -112,6 +109,7 @@ function progressFrom(x: JsonObject, builtin: string): LoopProgress {
     toolEverCalled: x.toolEverCalled === true,
     pending,
     summary: typeof x.summary === "string" ? x.summary : null,
+    events: Array.isArray(x.events) ? x.events : [],
   };
 }
 
@@ -163,6 +161,7 @@ async function agentResume(args: Value[], ctx: CallContext): Promise<Value> {
     delete resume.messages;
     if (!anonymous) agentSessions(rt).named.set(sessionId, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
     return resultDict({
+      rt,
       status: "input_required",
       sessionId,
       messages: y.messages,
@@ -215,6 +214,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
   delete resume.messages;
   if (typeof target === "string") agentSessions(ctx.runtime).named.set(target, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
   return resultDict({
+    rt: ctx.runtime,
     status: "input_required",
     sessionId: String(y.resume.session_id),
     messages: y.messages,
@@ -231,31 +231,6 @@ function updateBody(callId: string, value: Value): JsonObject {
     return { ...j, call_id: callId, status: typeof j.status === "string" ? j.status : "running", text: display(value) };
   }
   return { call_id: callId, status: "running", text: resultText(value) };
-}
-
-/** `transcript_auto_compact(messages, options)` (§2.14): one compaction
- * pass over a message list; returns the new list. */
-async function transcriptAutoCompact(args: Value[], ctx: CallContext): Promise<Value> {
-  const messages = messageList(args[0] ?? null);
-  const options = args[1] instanceof HDict ? args[1] : HDict.empty();
-  const settings = readCompactionSettings(options, { first: "keep_first", last: "keep_last" }, "transcript_auto_compact");
-  const llm = () => {
-    try {
-      return readLlmSettings(ctx.runtime, options, { retries: 0, backoffMs: 250 });
-    } catch (e) {
-      throw e instanceof LlmSetupError ? setupError(e) : e;
-    }
-  };
-  await compactMessages(messages, settings, { ctx, llm });
-  return fromJson(messages);
-}
-
-/** `transcript_summary(transcript)`: the summary compaction built, or nil. */
-function transcriptSummary(args: Value[]): Value {
-  const t = args[0];
-  if (!(t instanceof HDict)) throw HarnError.runtime("transcript_summary: expected a transcript dict");
-  const s = t.get("summary") ?? t.get("transcript_summary");
-  return typeof s === "string" ? s : null;
 }
 
 /** `agent_subscribe(session_id, callback)` (§2.12, P2): agent events of
@@ -275,8 +250,6 @@ function agentSubscribe(args: Value[], ctx: CallContext): Value {
 
 export function installAgentLoop(rt: Runtime): void {
   rt.defineBuiltin("agent_subscribe", agentSubscribe);
-  rt.defineBuiltin("transcript_auto_compact", transcriptAutoCompact);
-  rt.defineBuiltin("transcript_summary", transcriptSummary);
   rt.defineBuiltin("agent_loop", (args, ctx) => runAgentLoop(ctx, loopStart(args)));
   rt.defineBuiltin("agent_resume", agentResume);
   rt.defineBuiltin("agent_update", (args, ctx) => agentUpdate(args, ctx, "agent_update", false));

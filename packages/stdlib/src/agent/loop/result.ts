@@ -3,10 +3,11 @@
  * `input_required`, the pending calls and the resumable state
  * (extensions.md §1.3–§1.4).
  */
-import { HDict, type Value } from "@harn/vm";
+import { HDict, type Runtime, type Value } from "@harn/vm";
 import { fromJson, type Json, type JsonObject } from "../json";
 import type { Msg } from "./transcript";
 import { visibleText } from "../tools/text_protocol";
+import { buildTranscript } from "../transcript/values";
 
 export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required" | "idle" | "watchdog" | "interrupted";
 
@@ -38,6 +39,9 @@ export interface LoopProgress {
   pending: PendingCall[];
   /** The transcript summary built by compaction (§2.14), if any. */
   summary?: string | null;
+  /** Runtime events recorded so far (agents-surface.md §1.10), as JSON so
+   * a yielded state keeps them. */
+  events?: Json[];
 }
 
 export function newProgress(): LoopProgress {
@@ -58,6 +62,7 @@ export function newProgress(): LoopProgress {
 }
 
 export interface ResultInput {
+  rt: Runtime;
   status: LoopStatus;
   sessionId: string;
   messages: Msg[];
@@ -74,18 +79,16 @@ function dict(entries: [string, Value][]): HDict {
   return new HDict(new Map(entries));
 }
 
-export function transcriptDict(id: string, messages: Msg[], state: string, summary: string | null = null): HDict {
-  const entries: [string, Value][] = [
-    ["_type", "transcript"],
-    ["version", 2],
-    ["id", id],
-    ["messages", fromJson(messages)],
-    ["events", []],
-    ["assets", []],
-  ];
-  if (summary !== null) entries.push(["summary", summary]);
-  entries.push(["state", state]);
-  return dict(entries);
+/** The transcript of a loop or call (agents-surface.md §1.10): JSON
+ * messages, then the recorded runtime events. */
+export function transcriptDict(rt: Runtime, id: string, messages: Msg[], state: string, summary: string | null = null, events: readonly Json[] = []): HDict {
+  return buildTranscript(rt, {
+    id,
+    messages: fromJson(messages as unknown as Json) as Value[],
+    extras: events.map((e) => fromJson(e)),
+    summary,
+    state,
+  });
 }
 
 export function pendingList(pending: PendingCall[]): Value {
@@ -123,7 +126,7 @@ export function resultDict(r: ResultInput): HDict {
         ["mode", r.toolMode],
       ]),
     ],
-    ["transcript", transcriptDict(r.sessionId, r.messages, r.status === "done" ? "active" : "paused", p.summary ?? null)],
+    ["transcript", transcriptDict(r.rt, r.sessionId, r.messages, r.status === "done" ? "active" : "paused", p.summary ?? null, p.events ?? [])],
     ["deferred_user_messages", []],
     ["daemon_state", r.daemon ? r.daemon.state : p.iteration > 0 ? "active" : "idle"],
     ["daemon_snapshot_path", r.daemon?.snapshotPath ?? null],

@@ -22,12 +22,14 @@ import { completeStructured, readStructured, schemaError, type StructuredSpec } 
 import { scriptEventHandler } from "../llm/events";
 import { agentClient } from "../llm/client";
 import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
-import { agentSessions } from "../sessions";
+import { agentSessions, emitAgentEvent } from "../sessions";
 import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
 import { DaemonMode, type DaemonHost } from "../daemon/mode";
 import { BACKGROUND_TOOL_NAMES, namedToolSpec, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
 import { compactMessages, estimateTokens, joinSummary, readLoopCompaction, type LoopCompaction } from "./compaction";
+import { replyEvents, toolExecutionEvent, toolIntentEvent, type ExecutionInfo } from "../transcript/events";
+import { runtimeEvent } from "../transcript/values";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
 import { newProgress, resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
@@ -314,6 +316,7 @@ export class AgentLoop {
       p.outputTokens += res.output_tokens;
       p.text += res.text;
       p.lastText = res.text;
+      for (const e of replyEvents(this.rt, res, this.start.options, { tool_calling_mode: s.toolFormat })) this.record(e);
       const { calls, parseErrors, fromText } = this.toolCallsOf(res);
       const sentinel = s.persistent && this.sentinelRequested(res.text);
       if (calls.length > 0) {
@@ -359,8 +362,27 @@ export class AgentLoop {
   private async compact(): Promise<void> {
     const c = this.compaction;
     if (c === null || this.progress.pending.length > 0) return;
-    const summary = await compactMessages(this.messages, c, { ctx: this.tctx, llm: () => this.llm });
-    if (summary !== null) this.progress.summary = joinSummary(this.progress.summary ?? null, summary);
+    const before = estimateTokens(this.messages, null);
+    const done = await compactMessages(this.messages, c, { ctx: this.tctx, llm: () => this.llm });
+    if (done === null) return;
+    this.progress.summary = joinSummary(this.progress.summary ?? null, done.summary);
+    const after = estimateTokens(this.messages, null);
+    this.record(
+      runtimeEvent(this.rt, "compaction", "system", "internal", `Transcript compacted via ${c.strategy}`, HDict.of({
+        mode: "auto",
+        strategy: c.strategy,
+        keep_last: c.keepLast,
+        archived_messages: done.archived,
+        estimated_tokens_before: before,
+        estimated_tokens_after: after,
+      })),
+    );
+  }
+
+  /** Append a runtime event to the loop's transcript (agents-surface.md
+   * §1.10). */
+  record(event: HDict): void {
+    (this.progress.events ??= []).push(toJson(event));
   }
 
   /** Daemon idle point with `consolidate_on_idle` (§2.14, §4.1 step 1):
@@ -385,13 +407,8 @@ export class AgentLoop {
    * `agent_subscribe` callbacks; what a callback throws ends the loop, as
    * for `on_event`. */
   private async emitFeedbackInjected(item: FeedbackItem): Promise<void> {
-    const subs = agentSessions(this.rt).subscribers.get(this.sessionId);
-    if (!subs || subs.length === 0) return;
     const event = HDict.of({ type: "feedback_injected", session_id: this.sessionId, kind: item.kind, content: item.content });
-    for (const fn of subs.slice()) {
-      const r = this.tctx.call(fn, [event]);
-      if (isPromise<Value>(r)) await r;
-    }
+    await emitAgentEvent(this.tctx, this.sessionId, event);
   }
 
   /** Apply one drained item; returns whether it resolved a pending call. */
@@ -532,7 +549,7 @@ export class AgentLoop {
       else {
         observer?.toolCall?.(call.name, call.arguments);
         try {
-          out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins);
+          out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)));
         } catch (e) {
           if (!this.interruptedNow()) throw e;
           interrupted = true;
@@ -540,6 +557,7 @@ export class AgentLoop {
         }
         observer?.toolResult?.(call.name, out.status, out.text);
       }
+      this.record(toolExecutionEvent(this.rt, executionInfo(call, out)));
       outcomes.push(out);
       if (out.ran) {
         p.calls.push(call.name);
@@ -674,6 +692,7 @@ export class AgentLoop {
     const req = this.settings.requireSuccessfulTools;
     if (final === "done" && req && !req.some((n) => this.progress.successful.includes(n))) final = "failed";
     return resultDict({
+      rt: this.rt,
       status: final,
       sessionId: this.sessionId,
       messages: this.messages,
@@ -706,6 +725,16 @@ export class AgentLoop {
       progress: structuredClone(this.progress) as unknown as Json,
     };
   }
+}
+
+/** What the `tool_execution` event of a call says: refusals (denials,
+ * unusable arguments) are `rejected`. */
+function executionInfo(call: ToolCall, out: CallOutcome): ExecutionInfo {
+  const rejected = out.status === "rejected" || !out.ran;
+  const extra: Record<string, Value> = {};
+  if (out.status === "rejected") extra.error_category = "permission_denied";
+  else if (!out.ran) extra.error_category = "invalid_arguments";
+  return { name: call.name, id: call.id, args: call.arguments, text: out.text, rejected, extra: { ...extra, ...out.eventMeta } };
 }
 
 /** Result texts of the calls of an interrupted tool batch. */

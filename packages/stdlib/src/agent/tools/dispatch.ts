@@ -29,6 +29,9 @@ export interface CallOutcome {
   /** The handler's return value (the initial response of a long-running
    * tool). */
   value: Value;
+  /** Extra metadata for the call's `tool_execution` event (permission
+   * decisions). */
+  eventMeta?: Record<string, Value>;
 }
 
 /** Tools the loop serves itself (background sub-agents). */
@@ -94,6 +97,8 @@ export async function dispatchCall(
   tools: ReadonlyMap<string, ToolSpec>,
   ctx: CallContext,
   builtins: ReadonlyMap<string, BuiltinTool>,
+  /** Called once the call passed every check, just before it runs. */
+  onIntent?: () => void,
 ): Promise<CallOutcome> {
   const tool = tools.get(call.name);
   const name = call.name;
@@ -127,16 +132,19 @@ export async function dispatchCall(
     return rejected(name, `tool '${name}' is declared executor: "host_bridge" but no host bridge is connected to this environment Do not retry this tool.`);
   }
   const argsDict = fromJson(call.arguments) as HDict;
+  let run: () => Value | Promise<Value>;
+  const builtin = builtins.get(tool.builtin ?? name);
+  if (builtin && (tool.builtin !== null || SERVED_BUILTINS.has(name))) run = () => builtin(argsDict, ctx);
+  else if (isCallable(tool.handler)) {
+    const handler = tool.handler;
+    const args = tool.declared ? positional(tool, (handler as { params: string[] }).params, call.arguments) : [argsDict];
+    run = () => ctx.call(handler, args);
+  } else if (tool.executor === "mcp_server") {
+    return rejected(name, `Tool '${name}' needs an MCP server, which this runtime does not provide. Do not retry this tool.`);
+  } else return rejected(name, notAvailable);
+  onIntent?.();
   try {
-    let r: Value | Promise<Value>;
-    const builtin = builtins.get(tool.builtin ?? name);
-    if (builtin && (tool.builtin !== null || SERVED_BUILTINS.has(name))) r = builtin(argsDict, ctx);
-    else if (isCallable(tool.handler)) {
-      const args = tool.declared ? positional(tool, (tool.handler as { params: string[] }).params, call.arguments) : [argsDict];
-      r = ctx.call(tool.handler, args);
-    } else if (tool.executor === "mcp_server") {
-      return rejected(name, `Tool '${name}' needs an MCP server, which this runtime does not provide. Do not retry this tool.`);
-    } else return rejected(name, notAvailable);
+    const r = run();
     const value = isPromise<Value>(r) ? await r : r;
     const text = limitOutput(ctx.runtime, name, resultText(value));
     return { name, text, status: statusOf(text), ran: true, value };

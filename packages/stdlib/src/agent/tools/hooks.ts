@@ -5,6 +5,7 @@
  * before it runs or shortens its result text afterwards.
  */
 import { display, HarnError, HDict, RuntimeSlot, type Runtime } from "@harn/vm";
+import { microcompact } from "../transcript/microcompact";
 
 export interface ToolHook {
   pattern: string;
@@ -32,29 +33,12 @@ export function deniedBy(rt: Runtime, name: string): string | null {
   return null;
 }
 
-/** Apply the `max_output` of every matching hook. */
+/** Apply the `max_output` of every matching hook (microcompact, as
+ * agents-surface.md §1.9 says). */
 export function limitOutput(rt: Runtime, name: string, text: string): string {
   let out = text;
-  for (const h of toolHooks(rt)) if (h.maxOutput !== null && hookMatches(h.pattern, name)) out = snip(out, h.maxOutput);
+  for (const h of toolHooks(rt)) if (h.maxOutput !== null && hookMatches(h.pattern, name)) out = microcompact(out, h.maxOutput);
   return out;
-}
-
-/**
- * Keep roughly the first and last `max / 2` characters, cut at line
- * boundaries, with a marker line saying how much was left out.
- */
-export function snip(text: string, max: number): string {
-  if (Buffer.byteLength(text, "utf8") <= max) return text;
-  const half = Math.max(0, Math.floor(max / 2));
-  let head = text.slice(0, half);
-  const headNl = head.lastIndexOf("\n");
-  if (headNl > 0) head = head.slice(0, headNl + 1);
-  let tail = text.slice(text.length - half);
-  const tailNl = tail.indexOf("\n");
-  if (tailNl >= 0 && tailNl < tail.length - 1) tail = tail.slice(tailNl + 1);
-  const snipped = text.length - head.length - tail.length;
-  const sep = head.endsWith("\n") || head === "" ? "" : "\n";
-  return `${head}${sep}[... ${snipped} characters snipped ...]\n${tail}`;
 }
 
 export function installToolHooks(rt: Runtime): void {
