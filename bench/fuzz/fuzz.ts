@@ -145,12 +145,12 @@ async function runOne(input: string, file: string): Promise<void> {
     for (const d of parsed.errors) {
       let rendered = "";
       try {
-        rendered = renderDiagnostic(syntaxDiagnostic(d, file), input, plainStyle);
+        rendered = renderDiagnostic(syntaxDiagnostic(d), file, input, plainStyle);
       } catch (e) {
         bug("parse", `render throws ${(e as Error).message}`, input, errText(e));
       }
       if (LEAK.test(d.message)) bug("parse", `message leaks JS: ${d.message}`, input);
-      if (!(d.span.line >= 1 && d.span.column >= 1)) bug("parse", `no position: ${d.message}`, input, rendered);
+      if (!(d.span && d.span.line >= 1 && d.span.column >= 1)) bug("parse", `no position: ${d.message}`, input, rendered);
     }
   } else count_("parse", "ok");
 
@@ -191,7 +191,7 @@ async function runOne(input: string, file: string): Promise<void> {
       const diags = structural.length > 0 ? [] : timed("check", input, () => check(program, { file, builtins: new Set(), resolveImport: () => null }));
       for (const d of [...structural, ...diags]) {
         if (LEAK.test(d.message)) bug("check", `message leaks JS: ${d.message}`, input);
-        if (d.span && !(d.span.line >= 1 && d.span.column >= 1)) bug("check", `bad position: ${d.message}`, input);
+        if (d.span && !(d.span && d.span.line >= 1 && d.span.column >= 1)) bug("check", `bad position: ${d.message}`, input);
       }
       count_("check", structural.length + diags.length > 0 ? "clean" : "ok");
     } catch (e) {
@@ -221,8 +221,8 @@ async function runOne(input: string, file: string): Promise<void> {
       // `harn lint --fix` also applies the checker's string-concat fixes.
       const typeFixes = typeErrorFixes(program, input, check(program, { file, builtins: new Set(), resolveImport: () => null }));
       for (const d of ds) {
-        if (LEAK.test(d.message)) bug("lint", `[${d.rule}] message leaks JS: ${d.message}`, input);
-        if (!(d.span.line >= 1 && d.span.column >= 1)) bug("lint", `[${d.rule}] bad position`, input);
+        if (LEAK.test(d.message)) bug("lint", `[${d.code}] message leaks JS: ${d.message}`, input);
+        if (!(d.span && d.span.line >= 1 && d.span.column >= 1)) bug("lint", `[${d.code}] bad position`, input);
       }
       count_("lint", ds.length > 0 ? "clean" : "ok");
       if ([...ds, ...typeFixes].some((d) => d.fix && d.fix.length > 0)) {
@@ -230,15 +230,15 @@ async function runOne(input: string, file: string): Promise<void> {
         const fixed = applyFixes(input, [...ds, ...typeFixes]).text;
         const p2 = parse(fixed, { file });
         if (p2.errors.length > 0) {
-          const rules = [...new Set(ds.filter((d) => d.fix?.length).map((d) => d.rule))].join(",");
+          const rules = [...new Set(ds.filter((d) => d.fix?.length).map((d) => d.code))].join(",");
           bug("fix", `fixed text does not parse (${rules}): ${p2.errors[0]!.message}`, input, fixed);
         } else {
-          const errs = (xs: typeof ds) => xs.filter((d) => d.severity === "error").map((d) => d.rule);
+          const errs = (xs: typeof ds) => xs.filter((d) => d.severity === "error").map((d) => d.code);
           const before = errs(ds);
           const after = errs(lintProgram(p2.program, { ...opts, source: fixed, tokens: p2.tokens }));
           const added = after.filter((r) => !before.includes(r));
           if (added.length > 0 || after.length > before.length) {
-            const rules = [...new Set(ds.filter((d) => d.fix?.length).map((d) => d.rule))].join(",");
+            const rules = [...new Set(ds.filter((d) => d.fix?.length).map((d) => d.code))].join(",");
             bug("fix", `fix adds lint errors (${rules} -> ${added.join(",") || "more"})`, input, fixed);
           } else count_("fix", "ok");
         }

@@ -14,7 +14,7 @@ export function colorEnabled(stream: { isTTY?: boolean }): boolean {
 export type Colors = ReturnType<typeof pc.createColors>;
 
 /** picocolors' functions, on or off by `colorEnabled(stream)`: they serve as
- * the parser's `DiagnosticStyle` and the run's error `Paint` alike. (The
+ * the parser's `DiagnosticStyle`. (The
  * default `pc` export decides by stdout alone.) */
 export function colorsFor(stream: { isTTY?: boolean }): Colors {
   return pc.createColors(colorEnabled(stream));

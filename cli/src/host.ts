@@ -7,8 +7,8 @@ import { existsSync, statSync } from "node:fs";
 import { deferredExtraCaCerts } from "./deferred-ca";
 import { readSourceText } from "./source-file";
 import { dirname, extname, isAbsolute, resolve } from "node:path";
-import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
-import { checkStructure, parse, type Node, type Program, type Span } from "@harn/parser";
+import { check, hasImports } from "@harn/checker";
+import { checkStructure, parse, plainStyle, renderDiagnostic, sourceLine, type Diagnostic, type DiagnosticStyle, type Node, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
 import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
@@ -144,7 +144,7 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
 /** The static checker's errors (cli.md §2.2 step 2). Runs once the
  * interpreter exists, so `rt.builtins` holds every builtin it registers;
  * imports come from what `preloadImports` parsed. */
-function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): CheckDiagnostic[] {
+function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): Diagnostic[] {
   // Builtins and imports are consulted only for files with imports.
   const builtins = hasImports(program) ? new Set([...rt.builtins.keys(), ...rt.globals.keys()]) : new Set<string>();
   return check(program, {
@@ -161,7 +161,7 @@ function staticCheck(rt: Runtime, program: Program, file: string, modules: FileM
 
 /** `harn check`'s checker run for a file with imports: the builtins of a
  * runtime like `harn run`'s, imports read and parsed from disk. */
-export function checkProgram(program: Program, file: string): CheckDiagnostic[] {
+export function checkProgram(program: Program, file: string): Diagnostic[] {
   const sink = { write() {} };
   const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
   new ProgramRunner(rt, { file }); // registers the interpreter's own builtins
@@ -189,7 +189,7 @@ export type Outcome =
   | { kind: "syntax"; program: Program | null; errors: ReturnType<typeof parse>["errors"] }
   /** `checked` holds the static checker's errors when it rejected the
    * program (cli.md §2.2 step 2); `message` is then the first one's. */
-  | { kind: "compile"; message: string; span: Span | null; checked?: CheckDiagnostic[]; /** The file `span` is in, when not the entry file (an import inside a module). */ file?: string }
+  | { kind: "compile"; message: string; span: Span | null; checked?: Diagnostic[]; /** The file `span` is in, when not the entry file (an import inside a module). */ file?: string }
   | { kind: "error"; error: HarnError }
   /** `exit(n)` was called. */
   | { kind: "exit"; code: number };
@@ -274,81 +274,60 @@ function toHarnError(e: unknown): HarnError {
 // ---------------------------------------------------------------------------
 // Rendering of uncaught runtime errors (cli.md §2.5)
 
-export interface Paint {
-  red(s: string): string;
-  blue(s: string): string;
-  bold(s: string): string;
-}
-
-export const plainPaint: Paint = { red: (s) => s, blue: (s) => s, bold: (s) => s };
-
-function lineOf(source: string, line: number): string | null {
-  const lines = source.split("\n");
-  if (line < 1 || line > lines.length) return null;
-  return lines[line - 1]!.replace(/\r$/, "");
-}
-
-/** Spaces and carets under the failing spot (cli.md §2.5): the identifier
- * starting at a known column (one `^` for punctuation); for an unknown
- * column, the whole trimmed line under its first non-blank character. */
-function caretRow(text: string, column: number, paint: Paint): string {
-  const chars = Array.from(text);
-  if (column <= 0) {
-    const first = chars.findIndex((c) => c !== " " && c !== "\t");
-    if (first < 0) return paint.red("^");
-    const width = Array.from(text.trim()).length;
-    return " ".repeat(first) + paint.red("^".repeat(width));
-  }
-  const ident = /^[\p{Alphabetic}\p{N}_]+/u.exec(chars.slice(column - 1).join(""));
-  const n = ident ? Array.from(ident[0]).length : 1;
-  return " ".repeat(column - 1) + paint.red("^".repeat(n));
-}
-
 /** At most this many `= note:` lines under a runtime error. */
 const MAX_NOTES = 12;
 
-/** `error: …` plus the code frame and `= note:` lines. `sources` maps a
- * file to its text (the frame's own file is read). */
-export function renderRuntimeError(e: HarnError, entryFile: string, readSource: (file: string) => string | null, paint: Paint = plainPaint): string {
-  let out = `${paint.bold(paint.red("error"))}: ${e.description()}\n`;
-  const span = e.span;
-  const file = e.file ?? entryFile;
-  if (span && span.line > 0) {
-    const pad = " ".repeat(String(span.line).length + 1);
-    out += `${pad}${paint.blue("-->")} ${file}:${span.line}:${span.column}\n`;
-    const text = (() => {
-      const src = readSource(file);
-      return src === null ? null : lineOf(src, span.line);
-    })();
-    // The empty gutter line is always printed; the source and caret lines
-    // only when the line exists (lint.md §5.3, which §2.5 shares).
-    out += `${pad} ${paint.blue("|")}\n`;
-    if (text !== null) {
-      out += `${String(span.line).padStart(pad.length)} ${paint.blue("|")} ${text}\n`;
-      out += `${pad} ${paint.blue("|")} ${caretRow(text, span.column, paint)}\n`;
-    }
-  }
-  // One note per outer frame (cli.md §2.5). Deep recursion would print
-  // hundreds: runs of identical frames collapse after three, and when the
-  // recursion alternates (a function re-entered through a callback) the
-  // list keeps its innermost and outermost notes around a count.
+/** The one-line notes of the outer frames (cli.md §2.5), innermost first.
+ * Deep recursion would print hundreds: runs of identical frames collapse
+ * after three, and when the recursion alternates (a function re-entered
+ * through a callback) the list keeps its innermost and outermost notes
+ * around a count. */
+function frameNotes(e: HarnError): string[] {
   const notes: string[] = [];
   for (let i = 0; i < e.frames.length; ) {
     const f = e.frames[i]!;
     let j = i + 1;
     while (j < e.frames.length && e.frames[j]!.name === f.name && e.frames[j]!.file === f.file && e.frames[j]!.line === f.line) j++;
     const run = j - i;
-    for (let k = 0; k < Math.min(run, 3); k++) notes.push(`  = note: called from ${f.name} at ${f.file}:${f.line}\n`);
-    if (run > 3) notes.push(`  = note: … ${run - 3} more calls from ${f.name} at ${f.file}:${f.line}\n`);
+    for (let k = 0; k < Math.min(run, 3); k++) notes.push(`called from ${f.name} at ${f.file}:${f.line}`);
+    if (run > 3) notes.push(`… ${run - 3} more calls from ${f.name} at ${f.file}:${f.line}`);
     i = j;
   }
   if (notes.length > MAX_NOTES) {
     const head = notes.slice(0, MAX_NOTES - 3);
     const tail = notes.slice(notes.length - 2);
     const skipped = notes.length - head.length - tail.length;
-    notes.splice(0, notes.length, ...head, `  = note: … ${skipped} more notes\n`, ...tail);
+    notes.splice(0, notes.length, ...head, `… ${skipped} more notes`, ...tail);
   }
-  return out + notes.join("");
+  return notes;
+}
+
+/**
+ * An uncaught runtime error as a diagnostic of the file it happened in
+ * (cli.md §2.5): no label, carets under the identifier starting at the
+ * error's column (one for punctuation; the whole trimmed line when the
+ * column is unknown), one note per outer frame.
+ */
+export function runtimeDiagnostic(e: HarnError, entryFile: string, readSource: (file: string) => string | null): { diagnostic: Diagnostic; file: string; source: string } {
+  const file = e.file ?? entryFile;
+  const notes = frameNotes(e);
+  const diagnostic: Diagnostic = { code: "runtime", severity: "error", message: e.description(), span: null, ...(notes.length > 0 ? { notes } : {}) };
+  const span = e.span;
+  if (!span || span.line <= 0) return { diagnostic, file, source: "" };
+  const source = readSource(file) ?? "";
+  const text = sourceLine(source, span.line) ?? "";
+  const ident = span.column > 0 ? /^[\p{Alphabetic}\p{N}_]+/u.exec(Array.from(text).slice(span.column - 1).join("")) : null;
+  const width = ident ? Array.from(ident[0]).length : 1;
+  diagnostic.span = { ...span, endLine: span.line, endColumn: span.column + width, end: span.start + (ident ? ident[0].length : 1) };
+  diagnostic.label = "";
+  return { diagnostic, file, source };
+}
+
+/** `error: …` plus the code frame and `= note:` lines, through the one
+ * renderer. `readSource` gives a file's text (the frame's own file is read). */
+export function renderRuntimeError(e: HarnError, entryFile: string, readSource: (file: string) => string | null, style: DiagnosticStyle = plainStyle): string {
+  const { diagnostic, file, source } = runtimeDiagnostic(e, entryFile, readSource);
+  return renderDiagnostic(diagnostic, file, source, style);
 }
 
 /** Exit status for an entry value (cli.md §2.6); writes Err payloads. */

@@ -18,7 +18,7 @@ export function readAndParse(file: string): { source: string; program: Program }
   }
   const { program, errors } = parse(source, { file });
   if (errors.length > 0) {
-    for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err, file), source));
+    for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err), file, source));
     return undefined;
   }
   return { source, program };

@@ -12,7 +12,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderDiagnostic, syntaxDiagnostic } from "@harn/parser";
+import { renderDiagnostic, syntaxDiagnostic, type Diagnostic } from "@harn/parser";
 import { osErrorText } from "@harn/stdlib/oserror";
 import { colorsFor } from "./color";
 import type { OutputSink } from "@harn/vm";
@@ -266,14 +266,14 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
       case "exit":
         return outcome.code;
       case "syntax": {
-        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, path), source, colors));
+        for (const e of outcome.errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e), path, source, colors));
         return 1;
       }
       case "compile":
         if (outcome.checked) {
           // Checker errors (cli.md §2.2 step 2): no label, so no caret line.
           for (const d of outcome.checked) {
-            process.stderr.write(renderDiagnostic({ severity: "error", message: d.message, path, span: d.span, ...(d.help ? { help: d.help } : {}) }, source, colors));
+            process.stderr.write(renderDiagnostic(d, path, source, colors));
           }
           return 1;
         }
@@ -281,8 +281,8 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
           // The reference prints only the first line; where the failure is
           // (an import of a missing module, say) is worth a code frame.
           const where = outcome.file ?? path;
-          const diagnostic = { severity: "error" as const, message: `compile error: ${outcome.message}`, path: where, span: outcome.span };
-          process.stderr.write(renderDiagnostic(diagnostic, sourceOf(where) ?? "", colors));
+          const diagnostic: Diagnostic = { code: "compile", severity: "error", message: `compile error: ${outcome.message}`, span: outcome.span };
+          process.stderr.write(renderDiagnostic(diagnostic, where, sourceOf(where) ?? "", colors));
           return 1;
         }
         process.stderr.write(`error: compile error: ${outcome.message}\n`);

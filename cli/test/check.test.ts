@@ -36,11 +36,28 @@ describe("harn check", () => {
     );
   });
 
-  it("type errors have no label and exit 1", () => {
+  it("type errors show carets and a help line, and exit 1", () => {
     file("typ.harn", 'pipeline default(task) {\n  let _a: int = "s"\n}\n');
     const r = harn(["check", "typ.harn"]);
     expect(r).toMatchObject({ code: 1, stdout: "" });
-    expect(r.stderr).toBe("error: '_a' declared as int, but assigned string\n  --> typ.harn:2:17\n   |\n 2 |   let _a: int = \"s\"\n");
+    expect(r.stderr).toBe(
+      [
+        "error: '_a' declared as int, but assigned string",
+        "  --> typ.harn:2:17",
+        "   |",
+        ' 2 |   let _a: int = "s"',
+        "   |                 ^^^",
+        "   = help: assign a value of type int, or change the type annotation of '_a'",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("a type error the linter can fix shows the fix in its help, carets under tabs and wide characters lined up", () => {
+    file("fix.harn", 'pipeline default(task) {\n\tlog("中文" + 1)\n}\n');
+    const r = harn(["check", "fix.harn"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(' 2 | \tlog("中文" + 1)\n   | \t    ^^^^^^^^^^\n   = help: write it as `"中文${1}"`\n');
   });
 
   it("honours [check] strict (warnings fail) and [check].disable_rules, not [lint].disabled", () => {

@@ -16,7 +16,7 @@ beforeAll(() => {
 });
 
 describe("harn run", () => {
-  it("reports every checker error without a caret line and runs nothing", () => {
+  it("reports every checker error with carets and help, and runs nothing", () => {
     const r = harn(["run", "types.harn"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
@@ -26,10 +26,14 @@ describe("harn run", () => {
         "  --> types.harn:2:14",
         "   |",
         ' 2 | let n: int = "five"',
+        "   |              ^^^^^^",
+        "   = help: assign a value of type int, or change the type annotation of 'n'",
         "error: can't add bool and int",
         "  --> types.harn:3:9",
         "   |",
         " 3 | println(false + 1)",
+        "   |         ^^^^^^^^^",
+        "   = help: both sides of `+` must be numbers, or both strings; convert one side (to_int, to_float, to_string)",
         "",
       ].join("\n"),
     );

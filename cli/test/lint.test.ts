@@ -79,9 +79,15 @@ describe("exit codes and streams", () => {
     const r = harn(["lint", "empty"]);
     expect([r.code, r.stderr]).toEqual([2, "error: no .harn files found under the given target(s)\n"]);
   });
-  test("a file that is not UTF-8 cannot be read (as the reference's read_to_string)", () => {
-    writeFileSync(join(cli.dir, "bin.harn"), Buffer.from([0x6c, 0x6f, 0x67, 0x28, 0xff, 0x29, 0x0a]));
-    expect(harn(["lint", "bin.harn"])).toEqual({ code: 2, stdout: "", stderr: "Error reading bin.harn: stream did not contain valid UTF-8\n" });
+  test("a file that is not UTF-8, or binary, is one diagnostic and the run goes on (exit 1)", () => {
+    writeFileSync(join(cli.dir, "a.harn"), Buffer.from([0x6c, 0x6f, 0x67, 0x28, 0xff, 0x29, 0x0a]));
+    writeFileSync(join(cli.dir, "b.harn"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00, 0x28, 0x0a]));
+    file("c.harn", CLEAN);
+    expect(harn(["lint", "."])).toEqual({
+      code: 1,
+      stdout: "./c.harn: no issues found\n",
+      stderr: "error: cannot lint ./a.harn: stream did not contain valid UTF-8\nerror: cannot lint ./b.harn: it is a binary file (it contains NUL bytes)\n",
+    });
   });
   test("an unreadable file exits 2", () => {
     file("locked.harn", CLEAN);
@@ -90,25 +96,39 @@ describe("exit codes and streams", () => {
     chmodSync(join(cli.dir, "locked.harn"), 0o644);
     if (process.getuid?.() === 0) return; // root reads anything
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Error reading locked.harn");
+    expect(r.stderr).toContain("error: cannot read locked.harn: Permission denied (os error 13)");
   });
   test("a missing target exits 2", () => {
     const r = harn(["lint", "nope.harn"]);
-    expect([r.code, r.stderr]).toEqual([2, "Error reading nope.harn: No such file or directory (os error 2)\n"]);
+    expect([r.code, r.stderr]).toEqual([2, "error: cannot read nope.harn: No such file or directory (os error 2)\n"]);
   });
-  test("a missing target is a file target: the files sorted before it are linted first", () => {
+  test("a missing target is a file target: reported in its place, the other files linted", () => {
     file("a.harn", CLEAN);
     file("z.harn", CLEAN);
     const r = harn(["lint", "z.harn", "nope.harn", "a.harn"]);
-    expect(r).toEqual({ code: 2, stdout: "a.harn: no issues found\n", stderr: "Error reading nope.harn: No such file or directory (os error 2)\n" });
+    expect(r).toEqual({
+      code: 2,
+      stdout: "a.harn: no issues found\nz.harn: no issues found\n",
+      stderr: "error: cannot read nope.harn: No such file or directory (os error 2)\n",
+    });
   });
-  test("a parse error exits 1 and stops the run", () => {
+  test("a parse error is that file's diagnostic: exit 1, and the run goes on", () => {
     file("a.harn", "let x = )\n");
     file("b.harn", CLEAN);
+    file("c.harn", ERROR);
     const r = harn(["lint", "."]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("error: expected expression, found )");
-    expect(r.stdout).not.toContain("b.harn");
+    expect(r.stderr).toContain("error: expected expression, found )\n  --> ./a.harn:1:9");
+    expect(r.stderr).toContain("--> ./c.harn:");
+    expect(r.stdout).toBe("./b.harn: no issues found\n");
+  });
+  test.each(["json", "sarif", "github"])("--format %s lists every file's findings, the unparsable one's too", (format) => {
+    file("a.harn", "let x = )\n");
+    file("b.harn", ERROR);
+    const r = harn(["lint", "--format", format, "."]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("expected expression, found )");
+    expect(r.stdout).toContain("`break` used outside of a loop");
   });
 });
 
@@ -206,12 +226,12 @@ describe("worker threads", () => {
     // the import in the last file clears the finding of the first file
     expect(JSON.parse(two.stdout)[0].messages).toEqual([]);
   });
-  test("the run still stops at the first file that does not parse", () => {
+  test("a file that does not parse is reported and the others are linted", () => {
     file("a.harn", "let x = )\n");
     for (let i = 0; i < 5; i++) file(`b${i}.harn`, CLEAN);
     const r = harn(["lint", "."], { env: { HARN_LINT_THREADS: "2" } });
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe("");
+    expect(r.stdout).toBe([0, 1, 2, 3, 4].map((i) => `./b${i}.harn: no issues found\n`).join(""));
     expect(r.stderr).toContain("error: expected expression, found )");
   });
 });

@@ -44,8 +44,7 @@ async function bench(file: string, runs: number): Promise<number> {
   const { source, program } = parsed;
   const structural = checkStructure(program);
   if (structural.length > 0) {
-    const s = structural[0]!;
-    process.stderr.write(renderDiagnostic({ severity: "error", message: s.message, path: file, span: s.span, label: s.label }, source));
+    process.stderr.write(renderDiagnostic(structural[0]!, file, source));
     return 1;
   }
   const engine = await loadEngine();

@@ -181,7 +181,7 @@ function driverSource(toolsFile: string | undefined): string | { code: number } 
   const { program, errors } = parse(source, { file: toolsFile });
   if (errors.length > 0) {
     const style = colorsFor(process.stderr);
-    for (const e of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e, toolsFile), source, style));
+    for (const e of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(e), toolsFile, source, style));
     return { code: 1 };
   }
   const names = exportedCandidates(program);

@@ -4,9 +4,11 @@
  * @harn/checker), then the linter with `[check].disable_rules` only (default
  * complexity, no file-header rule; [extension] `[check].checked_handles` or
  * `--checked-handles` switch on the path-sensitive handle analysis of
- * extensions.md §4, as `[lint].checked_handles` does for `harn lint`). Every diagnostic goes to stderr through
- * the shared renderer: type diagnostics without a label, lint findings
- * with the label `lint[rule]`. A file with no diagnostic at all gets
+ * extensions.md §4, as `[lint].checked_handles` does for `harn lint`).
+ * Every diagnostic goes to stderr through the one renderer: type
+ * diagnostics with carets and a help line (ours: cli.md §4 has no caret
+ * line), carrying the linter's fix where it has one; lint findings with
+ * the label `lint[rule]`. A file with no diagnostic at all gets
  * `{path}: ok` on stdout.
  *
  * Exit 1 when any file had an error-severity diagnostic, a warning under
@@ -24,8 +26,8 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Command, Option } from "commander";
-import { check, hasImports, type CheckDiagnostic } from "@harn/checker";
-import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, type LintDiagnostic } from "@harn/lint";
+import { check, hasImports } from "@harn/checker";
+import { ConfigError, DEFAULT_CONFIG, RunContext, typeErrorFixes, unusedFunctionName } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import { colorsFor } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
@@ -89,7 +91,7 @@ interface FileResult {
   source: string;
   /** Structural and type diagnostics, rendered without a lint label. */
   typeDiagnostics: Diagnostic[];
-  lint: LintDiagnostic[];
+  lint: Diagnostic[];
   /** Rendered with the label `preflight`. */
   preflight: Diagnostic[];
   strict: boolean;
@@ -143,13 +145,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
         const name = unusedFunctionName(d);
         return name === null || !ctx.graph.externallyImported.has(name);
       });
-      for (const d of r.typeDiagnostics) process.stderr.write(renderDiagnostic(d, r.source, style));
-      for (const d of r.lint) {
-        const rendered: Diagnostic = { severity: d.severity, message: d.message, path: r.file, span: d.span, label: `lint[${d.rule}]` };
-        if (d.help !== undefined) rendered.help = d.help;
-        process.stderr.write(renderDiagnostic(rendered, r.source, style));
-      }
-      for (const d of r.preflight) process.stderr.write(renderDiagnostic(d, r.source, style));
+      for (const d of [...r.typeDiagnostics, ...r.lint, ...r.preflight]) process.stderr.write(renderDiagnostic(d, r.file, r.source, style));
       if (r.typeDiagnostics.length === 0 && r.lint.length === 0 && r.preflight.length === 0) process.stdout.write(`${r.file}: ok\n`);
       const all = [...r.typeDiagnostics, ...r.lint, ...r.preflight];
       if (all.some((d) => d.severity === "error")) failed = true;
@@ -177,22 +173,17 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
     const { program, errors, tokens } = parse(source, { file });
     if (errors.length > 0) {
       flush();
-      for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err, file), source, style));
+      for (const err of errors) process.stderr.write(renderDiagnostic(syntaxDiagnostic(err), file, source, style));
       return 1;
     }
-    const typeDiagnostics: Diagnostic[] = checkStructure(program).map((s) => ({ severity: "error", message: s.message, path: file, span: s.span, label: s.label }));
-    if (typeDiagnostics.length === 0) {
-      for (const d of await staticCheck(program, file)) {
-        // cli.md §4: type diagnostics have no label (so no caret line).
-        typeDiagnostics.push({ severity: d.severity, message: d.message, path: file, span: d.span, ...(d.help ? { help: d.help } : {}) });
-      }
-    }
+    const typeDiagnostics = checkStructure(program);
+    if (typeDiagnostics.length === 0) typeDiagnostics.push(...withLintFixes(program, source, await staticCheck(program, file)));
     const severity = flags.preflight ?? config.preflightSeverity ?? "error";
     const preflightFindings =
       severity === "off"
         ? []
         : preflight(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }).map(
-            (f): Diagnostic => ({ severity, message: f.message, path: file, span: f.span, label: "preflight" }),
+            (f): Diagnostic => ({ code: "preflight", severity, message: f.message, span: f.span, label: "preflight" }),
           );
     ctx.graph.addFile(file, program);
     const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules, checkedHandles: config.checkedHandles });
@@ -205,7 +196,20 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
 /** The checker needs the runtime's builtin names and the imported modules
  * only for a file with imports; only then is the engine loaded, so checking
  * a plain script costs no more start-up than parsing it. */
-async function staticCheck(program: Program, file: string): Promise<CheckDiagnostic[]> {
+async function staticCheck(program: Program, file: string): Promise<Diagnostic[]> {
   if (hasImports(program)) return (await loadEngine()).checkProgram(program, file);
   return check(program, { file, builtins: new Set(), resolveImport: () => null });
+}
+
+/** Type errors the linter knows a fix for (`"n=" + count` becomes
+ * `"n=${count}"`, lint.md §5.5 step 1) carry it, and their help shows it. */
+function withLintFixes(program: Program, source: string, ds: Diagnostic[]): Diagnostic[] {
+  const fixes = typeErrorFixes(program, source, ds);
+  if (fixes.length === 0) return ds;
+  const bySpan = new Map(fixes.map((f) => [`${f.span!.start}:${f.span!.end}`, f.fix!]));
+  return ds.map((d) => {
+    const fix = d.span ? bySpan.get(`${d.span.start}:${d.span.end}`) : undefined;
+    if (!fix) return d;
+    return { ...d, fix, help: `write it as \`${fix.map((e) => e.replacement).join(" ")}\`` };
+  });
 }

@@ -1,6 +1,6 @@
 /** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { parse, syntaxDiagnostic, type SyntaxDiagnostic } from "@harn/parser";
+import { parse, type Diagnostic } from "@harn/parser";
 import {
   applyFixes,
   ConfigError,
@@ -14,7 +14,9 @@ import {
   typeErrorFixes,
   unusedFunctionName,
   type FileJob,
+  type FileOutcome,
   type FileReport,
+  type RuleDoc,
   type RunSettings,
 } from "@harn/lint";
 import { loadEngine } from "../engine";
@@ -74,20 +76,14 @@ function threadsFromEnv(): number | undefined {
   return v && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
 }
 
-function fatalReport(file: string, source: string, errors: SyntaxDiagnostic[]): FileReport {
-  return {
-    path: file,
-    source,
-    diagnostics: [],
-    fatal: errors.map((e) => {
-      const d = syntaxDiagnostic(e, file);
-      return { message: d.message, span: d.span, ...(d.label ? { label: d.label } : {}), ...(d.help ? { help: d.help } : {}) };
-    }),
-  };
-}
-
-function readReason(e: { code: string | null; message: string }): string {
-  return reason(Object.assign(new Error(e.message), e.code ? { code: e.code } : {}));
+/** What a file outcome shows: its findings, or why it was not linted. */
+function reportOf(o: FileOutcome): FileReport {
+  if (o.readError) {
+    const why = reason(Object.assign(new Error(o.readError.message), o.readError.code ? { code: o.readError.code } : {}));
+    const d: Diagnostic = { code: "io", severity: "error", message: `cannot read ${o.file}: ${why}`, span: null };
+    return { path: o.file, source: "", diagnostics: [d], fatal: true };
+  }
+  return { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: o.fatal };
 }
 
 export async function runLint(targets: string[], flags: LintFlags): Promise<number> {
@@ -115,6 +111,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     process.stderr.write(`error: ${e.message}\n`);
     return 2;
   }
+  for (const w of configs.warnings()) process.stderr.write(`warning: ${w}\n`);
 
   const known = await runtimeKnowledge();
   const settings: RunSettings = {
@@ -128,17 +125,17 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   // at once (a large run never holds them all; large runs use worker
   // threads). A name imported by a later file can still clear an
   // `unused-function` finding of an earlier one, so findings are settled
-  // once every file is done, before anything is printed.
+  // once every file is done, before anything is printed. A file that
+  // cannot be read, is not text or does not parse is reported as such,
+  // and the run goes on.
   const reports: FileReport[] = [];
-  /** Files whose findings are reported (in --fix mode: the fixed ones). */
+  /** Files whose findings are reported (in --fix mode: the fixed ones and
+   * those that could not be fixed). */
   const shown = new Set<FileReport>();
   /** `{path}: applied {N} fix(es)` lines, printed just before the file's
    * remaining findings (the reference prints both per file, in order). */
   const appliedLines = new Map<FileReport, string>();
   let exit = 0;
-  /** The message that stopped the run (a read or write failure), printed
-   * after the findings of the files before it. */
-  let stopMessage: string | null = null;
   let imported: ReadonlySet<string>;
 
   if (!flags.fix) {
@@ -149,18 +146,10 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     });
     imported = run.imported;
     for (const o of run.outcomes) {
-      if (o.readError) {
-        stopMessage = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
-        exit = 2;
-        break;
-      }
-      const r = o.parseErrors.length > 0 ? fatalReport(o.file, o.source, o.parseErrors) : { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] };
+      const r = reportOf(o);
       reports.push(r);
       shown.add(r);
-      if (o.parseErrors.length > 0) {
-        exit = 1;
-        break;
-      }
+      if (o.readError) exit = 2;
     }
   } else {
     // The type checker supplies fixes of its own (lint.md §5.5 step 1);
@@ -177,17 +166,12 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       // Loaded again: a file named twice (`a.harn ./a.harn`) is seen as the
       // first fix left it.
       const { outcome: o, parsed } = ctx.load(job);
-      if (o.readError) {
-        stopMessage = `Error reading ${o.file}: ${readReason(o.readError)}\n`;
-        exit = 2;
-        break;
-      }
       if (parsed === null) {
-        const r = fatalReport(o.file, o.source, o.parseErrors);
+        const r = reportOf(o);
         reports.push(r);
         shown.add(r);
-        exit = 1;
-        break;
+        exit = Math.max(exit, o.readError ? 2 : 1);
+        continue;
       }
       o.diagnostics = ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config);
       // Type-check findings count only for their fixes; they are not printed.
@@ -195,34 +179,40 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       const fixed = applyFixes(o.source, [...o.diagnostics, ...typeFixes]);
       if (fixed.applied === 0) {
         // nothing to fix: the reference prints nothing for the file
-        reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] });
+        reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: false });
         continue;
       }
       // The reference writes first and re-parses after. A fix that breaks
       // the syntax is a linter bug, and the user's file must not pay for
-      // it: such a text is never written, and the run stops as for a parse
-      // failure.
+      // it: such a text is never written.
       const again = parse(fixed.text, { file: o.file });
       if (again.errors.length > 0) {
         const first = again.errors[0]!;
-        stopMessage =
-          `error: ${o.file}: the fixes would make the file unparsable (${first.message}), so it was left unchanged; ` +
-          "please report this\n";
-        const r = { path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: [] };
+        const d: Diagnostic = {
+          code: "io",
+          severity: "error",
+          message: `${o.file}: the fixes would make the file unparsable (${first.message}), so it was left unchanged; please report this`,
+          span: null,
+        };
+        const r = { path: o.file, source: o.source, diagnostics: [d], fatal: true };
         reports.push(r);
+        shown.add(r);
         exit = 1;
-        break;
+        continue;
       }
       try {
         writeFileSync(o.file, fixed.text);
       } catch (e) {
-        stopMessage = `Failed to write ${o.file}: ${reason(e)}\n`;
+        const d: Diagnostic = { code: "io", severity: "error", message: `Failed to write ${o.file}: ${reason(e)}`, span: null };
+        const r = { path: o.file, source: o.source, diagnostics: [d], fatal: true };
+        reports.push(r);
+        shown.add(r);
         exit = 1;
-        break;
+        continue;
       }
       const applied = `${o.file}: applied ${fixed.applied} fix(es)\n`;
       const diagnostics = ctx.lint(o.file, fixed.text, again.program, again.tokens, job.config);
-      const r = { path: o.file, source: fixed.text, diagnostics, fatal: [] };
+      const r = { path: o.file, source: fixed.text, diagnostics, fatal: false };
       reports.push(r);
       shown.add(r);
       appliedLines.set(r, applied);
@@ -230,20 +220,22 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   }
 
   for (const r of reports) {
+    if (r.fatal) continue;
     r.diagnostics = r.diagnostics.filter((d) => {
       const name = unusedFunctionName(d);
       return name === null || !imported.has(name);
     });
   }
 
+  // `info` findings never fail a run and are not warnings (README).
   let warnings = 0;
   if (!flags.fix) {
-    for (const r of reports) {
+    reports.forEach((r, i) => {
       const fileWarnings = r.diagnostics.filter((d) => d.severity === "warning").length;
       warnings += fileWarnings;
       if (r.diagnostics.some((d) => d.severity === "error")) exit = Math.max(exit, 1);
-      if (fileWarnings > 0 && (flags.strict || jobs.find((j) => j.file === r.path)!.config.strict)) exit = Math.max(exit, 1);
-    }
+      if (fileWarnings > 0 && (flags.strict || jobs[i]!.config.strict)) exit = Math.max(exit, 1);
+    });
   }
 
   switch (flags.format) {
@@ -253,7 +245,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         if (!shown.has(r)) continue;
         const applied = appliedLines.get(r);
         if (applied !== undefined) process.stdout.write(applied);
-        if (r.fatal.length > 0 || r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
+        if (r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
         else if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
       }
       break;
@@ -265,18 +257,37 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       break;
     case "sarif":
       for (const line of appliedLines.values()) process.stderr.write(line);
-      process.stdout.write(formatSarif(reports, { toolVersion: VERSION }));
+      process.stdout.write(formatSarif(reports, { toolVersion: VERSION, ...ruleDocs() }));
       break;
     case "github":
       for (const line of appliedLines.values()) process.stderr.write(line);
       process.stdout.write(formatGithub(reports));
       break;
   }
-  if (stopMessage !== null) process.stderr.write(stopMessage);
 
   if (!flags.fix && exit === 0 && flags.maxWarnings !== undefined && warnings > flags.maxWarnings) {
     process.stderr.write(`error: ${warnings} warning(s) found; --max-warnings allows ${flags.maxWarnings}\n`);
     exit = 1;
   }
   return exit;
+}
+
+/** Where the rule pages are (`docs/rules/` of this installation, or
+ * `HARN_DOCS_URL` when set, e.g. the repository's web view for code
+ * scanning) and their text, for SARIF. */
+function ruleDocs(): { docsBase: string; ruleDoc: (id: string) => RuleDoc | null } {
+  const local = besideBundle("../../docs/rules/") ?? new URL("../../../docs/rules/", import.meta.url);
+  const env = process.env.HARN_DOCS_URL;
+  const docsBase = env ? (env.endsWith("/") ? env : `${env}/`) : local.href;
+  const ruleDoc = (id: string): RuleDoc | null => {
+    let markdown: string;
+    try {
+      markdown = readFileSync(new URL(`${id}.md`, local), "utf8");
+    } catch {
+      return null;
+    }
+    const summary = markdown.split(/\n\s*\n/).find((p) => p.trim() !== "" && !p.startsWith("#"))?.replace(/\s+/g, " ").trim() ?? id;
+    return { summary, markdown };
+  };
+  return { docsBase, ruleDoc };
 }

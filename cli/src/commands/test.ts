@@ -721,7 +721,7 @@ async function runUserTest(
   clock?: Clock,
   journal?: (line: object) => void,
 ): Promise<string | null> {
-  const { CANCELLED_TEXT, createRuntime, HarnError, plainPaint, readSourceFile, renderRuntimeError, runSource, setDaemonJournal } = await loadEngine();
+  const { CANCELLED_TEXT, createRuntime, HarnError, readSourceFile, renderRuntimeError, runSource, setDaemonJournal } = await loadEngine();
   const rt = createRuntime({
     stdout: { write: (x) => void stdout.write(x) },
     stderr: { write: (x) => void stderr.write(x) },
@@ -751,10 +751,10 @@ async function runUserTest(
         return o.errors[0]!.message;
       case "compile":
         // static-check errors render as `harn run` shows them (cli.md §2.2), with their location
-        if (o.checked) return o.checked.map((d) => renderDiagnostic({ severity: "error", message: d.message, path: t.file, span: d.span, ...(d.help ? { help: d.help } : {}) }, t.source)).join("");
+        if (o.checked) return o.checked.map((d) => renderDiagnostic(d, t.file, t.source)).join("");
         return `Compile error: ${o.message}`;
       case "error":
-        return renderRuntimeError(o.error, t.file, (f) => (f === t.file ? t.source : readSourceFile(f)), plainPaint);
+        return renderRuntimeError(o.error, t.file, (f) => (f === t.file ? t.source : readSourceFile(f)));
     }
   } finally {
     clearTimeout(timer);

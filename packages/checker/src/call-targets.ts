@@ -16,14 +16,15 @@
  */
 import type { FunctionCall, Node, Pattern, Program } from "@harn/parser";
 import { closestName, forEachChild } from "@harn/parser";
-import type { CheckDiagnostic, CheckOptions } from "./diagnostic";
+import type { Diagnostic } from "@harn/parser";
+import { typeError, type CheckOptions } from "./diagnostic";
 import { deadRightOperand } from "./literals";
 
 /** Constructors every program has, and the names the interpreter handles
  * itself rather than as builtins (spec/semantics.md §7.5). */
 const ALWAYS_KNOWN = new Set(["Ok", "Err", "Some", "None", "await", "cancel", "cancel_graceful", "is_cancelled"]);
 
-export function checkCallTargets(program: Program, opts: CheckOptions, out: CheckDiagnostic[]): void {
+export function checkCallTargets(program: Program, opts: CheckOptions, out: Diagnostic[]): void {
   if (!hasImports(program)) return;
   const calls: FunctionCall[] = [];
   const bound = new Set<string>();
@@ -45,11 +46,13 @@ export function checkCallTargets(program: Program, opts: CheckOptions, out: Chec
     if (known(call.name)) continue;
     candidates ??= [...new Set([...opts.builtins, ...declared, ...imported])].sort();
     const closest = closestName(call.name, candidates);
-    out.push({
-      severity: "error",
-      message: `call target \`${call.name}\` is not defined or imported${closest ? ` — did you mean \`${closest}\`?` : ""}`,
-      span: call.nameSpan,
-    });
+    out.push(
+      typeError(
+        `call target \`${call.name}\` is not defined or imported${closest ? ` — did you mean \`${closest}\`?` : ""}`,
+        call.nameSpan,
+        closest ? `call \`${closest}\` instead, or define or import \`${call.name}\`` : `define \`${call.name}\` in this file, or import it: \`import { ${call.name} } from "..."\``,
+      ),
+    );
   }
 }
 

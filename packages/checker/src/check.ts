@@ -6,8 +6,11 @@
 import type { FnDecl, FunctionCall, InterfaceDecl, MatchExpr, Node, Param, Pattern, Program, Span, TypeExpr } from "@harn/parser";
 import { boundNames, declarationCounts, hasImports } from "./call-targets";
 import { forEachChild } from "@harn/parser";
-import type { CheckDiagnostic } from "./diagnostic";
-import { binaryOpError, deadRightOperand, literalType, type Primitive } from "./literals";
+import type { Diagnostic } from "@harn/parser";
+import { typeError } from "./diagnostic";
+
+const MATCH_HELP = "add an arm for each missing variant, or a `_ ->` arm";
+import { binaryOpError, binaryOpHelp, deadRightOperand, literalType, type Primitive } from "./literals";
 import { TypeEnv } from "./type-env";
 import { formatTy, fromTypeExpr, hasTypeParam, type Ty } from "./types";
 
@@ -44,7 +47,7 @@ export class TypeWalk {
 
   constructor(
     program: Program,
-    private readonly out: CheckDiagnostic[],
+    private readonly out: Diagnostic[],
   ) {
     this.env = TypeEnv.of(program.items);
     const counts = declarationCounts(program);
@@ -257,7 +260,7 @@ export class TypeWalk {
         const r = literalType(n.right);
         if (l !== null && r !== null) {
           const message = binaryOpError(n.op, l, r);
-          if (message !== null) this.report(message, n.span);
+          if (message !== null) this.report(message, n.span, binaryOpHelp(n.op, l, r));
         }
         return;
       }
@@ -300,7 +303,7 @@ export class TypeWalk {
     if (expected === null) return;
     const actual = literalType(value);
     if (actual === null || actual === "nil" || !this.incompatible(expected, actual)) return;
-    this.report(`return type doesn't match: expected ${formatTy(expected)}, got ${actual}`, value.span);
+    this.report(`return type doesn't match: expected ${formatTy(expected)}, got ${actual}`, value.span, `return a value of type ${formatTy(expected)} here, or change the declared return type`);
   }
 
   /** A call of a top-level generic function whose literal arguments bind
@@ -329,7 +332,7 @@ export class TypeWalk {
         const before = inferred.get(expected.name);
         if (before === undefined) inferred.set(expected.name, actual);
         else if (before !== actual && DISTINCT.has(before) && DISTINCT.has(actual)) {
-          this.report(`type parameter '${expected.name}' was inferred as both ${before} and ${actual}`, call.span);
+          this.report(`type parameter '${expected.name}' was inferred as both ${before} and ${actual}`, call.span, `pass arguments of one type for '${expected.name}'`);
           return;
         }
         continue;
@@ -355,7 +358,7 @@ export class TypeWalk {
         if (struct === null) continue;
         const reason = this.unsatisfied(struct, iface);
         if (reason !== null) {
-          this.report(`Type '${struct}' does not satisfy interface '${iface.name}': ${reason} (required by constraint \`where ${w.typeName}: ${w.bound}\`)`, call.span);
+          this.report(`Type '${struct}' does not satisfy interface '${iface.name}': ${reason} (required by constraint \`where ${w.typeName}: ${w.bound}\`)`, call.span, `give '${struct}' what '${iface.name}' requires, or pass a value whose type implements it`);
           return;
         }
       }
@@ -406,8 +409,8 @@ export class TypeWalk {
     return null;
   }
 
-  private report(message: string, span: Span): void {
-    if (this.tryDepth === 0) this.out.push({ severity: "error", message, span });
+  private report(message: string, span: Span, help: string): void {
+    if (this.tryDepth === 0) this.out.push(typeError(message, span, help));
   }
 
   /** `'NAME' declared as T, but assigned U` where the initialiser's type is
@@ -418,7 +421,7 @@ export class TypeWalk {
   private checkDeclared(name: string, annotation: TypeExpr, value: Node): void {
     const expected = fromTypeExpr(annotation);
     const mismatch = (actual: string, detail = ""): void =>
-      this.report(`'${name}' declared as ${formatTy(expected)}, but assigned ${actual}${detail}`, value.span);
+      this.report(`'${name}' declared as ${formatTy(expected)}, but assigned ${actual}${detail}`, value.span, `assign a value of type ${formatTy(expected)}, or change the type annotation of '${name}'`);
     const actual = literalType(value);
     if (actual !== null) {
       if (actual !== "nil" && this.incompatible(expected, actual)) mismatch(actual);
@@ -542,7 +545,7 @@ export class TypeWalk {
     );
     if (covered === null) return;
     const missing = [...new Set(members)].filter((x) => !covered.has(x));
-    if (missing.length > 0) this.report(`Non-exhaustive match on literal union: missing variants ${missing.join(", ")}`, m.span);
+    if (missing.length > 0) this.report(`Non-exhaustive match on literal union: missing variants ${missing.join(", ")}`, m.span, MATCH_HELP);
   }
 
   /** `match v.TAG` where `v` is declared with a union of shapes that all
@@ -564,7 +567,7 @@ export class TypeWalk {
     if (covered === null) return;
     const missing = [...new Set(tags)].filter((t) => !covered.has(t));
     if (missing.length === 0) return;
-    this.report(`Non-exhaustive match on tagged shape union: missing variants ${missing.map((t) => JSON.stringify(t)).join(", ")}`, m.span);
+    this.report(`Non-exhaustive match on tagged shape union: missing variants ${missing.map((t) => JSON.stringify(t)).join(", ")}`, m.span, MATCH_HELP);
   }
 
   private checkEnumMatch(m: MatchExpr): void {
@@ -590,7 +593,7 @@ export class TypeWalk {
     if (covered === null) return;
     const missing = decl.variants.filter((v) => !covered.has(v.name));
     if (missing.length === 0) return;
-    this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span);
+    this.report(`Non-exhaustive match on enum ${enumName}: missing variants ${missing.map((v) => JSON.stringify(v.name)).join(", ")}`, m.span, MATCH_HELP);
   }
 }
 

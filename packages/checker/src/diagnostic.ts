@@ -1,13 +1,12 @@
-import type { Span } from "@harn/parser";
+import type { Diagnostic, Span } from "@harn/parser";
 
-/** One checker finding. Only errors are produced: the runner does not print
- * checker warnings (spec/semantics.md §1.4, cli.md §5.2.1). */
-export interface CheckDiagnostic {
-  severity: "error";
-  /** The reference's text, reported alone (no prefix, no line suffix). */
-  message: string;
-  span: Span | null;
-  help?: string;
+/** One checker finding: the project's one diagnostic type with code
+ * `type`. Only errors are produced: the runner does not print checker
+ * warnings (spec/semantics.md §1.4, cli.md §5.2.1). The message is the
+ * reference's text, reported alone (no prefix, no line suffix); the
+ * carets (label "") and the help line are ours. */
+export function typeError(message: string, span: Span, help: string): Diagnostic {
+  return { code: "type", severity: "error", message, span, label: "", help };
 }
 
 /** A module an import names, parsed. `file` is the key further relative

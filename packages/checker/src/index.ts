@@ -8,14 +8,15 @@ import type { Program } from "@harn/parser";
 import { checkCallTargets } from "./call-targets";
 export { hasImports } from "./call-targets";
 import { TypeWalk } from "./check";
-import type { CheckDiagnostic, CheckOptions } from "./diagnostic";
+import type { Diagnostic } from "@harn/parser";
+import type { CheckOptions } from "./diagnostic";
 import { checkVariance } from "./variance";
 
-export type { CheckDiagnostic, CheckOptions, ResolvedModule } from "./diagnostic";
+export type { CheckOptions, ResolvedModule } from "./diagnostic";
 
 /** The checker's errors for one parsed file, in source order. */
-export function check(program: Program, opts: CheckOptions): CheckDiagnostic[] {
-  const out: CheckDiagnostic[] = [];
+export function check(program: Program, opts: CheckOptions): Diagnostic[] {
+  const out: Diagnostic[] = [];
   checkVariance(program.items, out);
   new TypeWalk(program, out).run(program);
   checkCallTargets(program, opts, out);

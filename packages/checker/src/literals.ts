@@ -57,6 +57,14 @@ export function binaryOpError(op: string, l: Primitive, r: Primitive): string | 
   }
 }
 
+/** How to mend what `binaryOpError` reports. */
+export function binaryOpHelp(op: string, l: Primitive, r: Primitive): string {
+  if (op === "+" && (l === "string" || r === "string")) return "put the other value inside the string with interpolation: `\"...${value}\"`";
+  if (op === "+") return `both sides of \`+\` must be numbers, or both strings; convert one side (to_int, to_float, to_string)`;
+  if (op === "*") return "multiply numbers, or repeat a string with `string * int`";
+  return `\`${op}\` takes numbers on both sides; convert the ${numeric(l) ? r : l} (to_int, to_float)`;
+}
+
 /** `0 && f()`, `true || f()`: the right operand never runs, so nothing in
  * it is an error (conformance's own short-circuit tests rely on this). */
 export function deadRightOperand(n: BinaryOp): boolean {

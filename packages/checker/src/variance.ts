@@ -7,13 +7,16 @@
  * nothing there is reported.
  */
 import type { InterfaceDecl, Node, TypeDecl, TypeExpr, TypeParam } from "@harn/parser";
-import type { CheckDiagnostic } from "./diagnostic";
+import type { Diagnostic } from "@harn/parser";
+import { typeError } from "./diagnostic";
 
 type Polarity = "covariant" | "contravariant";
 
 const flip = (p: Polarity): Polarity => (p === "covariant" ? "contravariant" : "covariant");
 
-export function checkVariance(items: readonly Node[], out: CheckDiagnostic[]): void {
+const VARIANCE_HELP = "drop the `in`/`out` marker, or use the type parameter only where the marker allows (`out`: results, `in`: parameters)";
+
+export function checkVariance(items: readonly Node[], out: Diagnostic[]): void {
   for (const item of items) {
     const d = item.kind === "AttributedDecl" ? item.inner : item;
     if (d.kind === "InterfaceDecl") checkInterface(d, out);
@@ -27,7 +30,7 @@ function marked(params: readonly TypeParam[]): Map<string, TypeParam["variance"]
   return m;
 }
 
-function checkInterface(d: InterfaceDecl, out: CheckDiagnostic[]): void {
+function checkInterface(d: InterfaceDecl, out: Diagnostic[]): void {
   const declared = marked(d.typeParams);
   if (declared.size === 0) return;
   for (const m of d.methods) {
@@ -37,16 +40,16 @@ function checkInterface(d: InterfaceDecl, out: CheckDiagnostic[]): void {
     const found: string[] = [];
     for (const p of m.params) if (p.type !== null) walk(p.type, "contravariant", scope, where, found);
     if (m.returnType !== null) walk(m.returnType, "covariant", scope, where, found);
-    for (const message of found) out.push({ severity: "error", message, span: m.span });
+    for (const message of found) out.push(typeError(message, m.span, VARIANCE_HELP));
   }
 }
 
-function checkAlias(d: TypeDecl, out: CheckDiagnostic[]): void {
+function checkAlias(d: TypeDecl, out: Diagnostic[]): void {
   const declared = marked(d.typeParams);
   if (declared.size === 0) return;
   const found: string[] = [];
   walk(d.type, "covariant", declared, `type alias '${d.name}'`, found);
-  for (const message of found) out.push({ severity: "error", message, span: d.span });
+  for (const message of found) out.push(typeError(message, d.span, VARIANCE_HELP));
 }
 
 function walk(t: TypeExpr, p: Polarity, declared: ReadonlyMap<string, TypeParam["variance"]>, where: string, found: string[]): void {

@@ -5,7 +5,8 @@ import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { parse } from "@harn/parser";
 import { installStdlib } from "@harn/stdlib";
 import { ProgramRunner, Runtime } from "@harn/vm";
-import { check, type CheckDiagnostic, type ResolvedModule } from "../src/index";
+import type { Diagnostic } from "@harn/parser";
+import { check, type ResolvedModule } from "../src/index";
 
 const sink = { write() {} };
 const rt = new Runtime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
@@ -33,7 +34,7 @@ export function resolveImport(fromFile: string, path: string): ResolvedModule | 
 }
 
 /** Parse (must succeed) and check a source text. */
-export function checkSource(source: string, file = resolve("/tmp/checker-test/main.harn")): CheckDiagnostic[] {
+export function checkSource(source: string, file = resolve("/tmp/checker-test/main.harn")): Diagnostic[] {
   const { program, errors } = parse(source, { file });
   if (errors.length > 0) throw new Error(`parse error: ${errors[0]!.message}`);
   return check(program, { file, builtins: BUILTINS, resolveImport });

@@ -5,26 +5,13 @@
  * cross thread boundaries as they are.
  */
 import { readFileSync } from "node:fs";
-import { parse, type ParseResult, type Program, type SyntaxDiagnostic } from "@harn/parser";
+import { parse, syntaxDiagnostic, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
 import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
 import { lintProgram } from "./linter";
 import { ProjectGraph } from "./project";
-import type { LintDiagnostic } from "./types";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** A source file must be UTF-8: invalid bytes fail the read as the
- * reference's `read_to_string` does (`Error reading f.harn: stream did not
- * contain valid UTF-8`) rather than turning into U+FFFD and lex errors. */
-function readSourceText(path: string): string {
-  const bytes = readFileSync(path);
-  try {
-    return STRICT_UTF8.decode(bytes);
-  } catch {
-    throw new Error("stream did not contain valid UTF-8");
-  }
-}
 
 /** What every file of a run shares. */
 export interface RunSettings {
@@ -46,10 +33,14 @@ export interface FileOutcome {
   index: number;
   file: string;
   source: string;
-  /** Why the file could not be read (plain data: it may cross threads). */
+  /** The lint findings; or, when `fatal`, why the file was not linted: its
+   * syntax errors, or one spanless diagnostic (code `io`) when it is not
+   * text. */
+  diagnostics: Diagnostic[];
+  fatal: boolean;
+  /** Why the file could not be read at all (plain data: it may cross
+   * threads; the caller words it). */
   readError: { code: string | null; message: string } | null;
-  parseErrors: SyntaxDiagnostic[];
-  diagnostics: LintDiagnostic[];
 }
 
 /** A thread's view of the run: its module graph and the shared settings. */
@@ -63,7 +54,7 @@ export class RunContext {
   }
 
   /** Lint a parsed file with its configuration. */
-  lint(file: string, source: string, program: Program, tokens: Token[], config: LintConfig): LintDiagnostic[] {
+  lint(file: string, source: string, program: Program, tokens: Token[], config: LintConfig): Diagnostic[] {
     return lintProgram(program, {
       source,
       tokens,
@@ -91,17 +82,32 @@ export class RunContext {
    * that loads every file first, as `harn lint --fix` does, need not read
    * or parse a file again). */
   load(job: FileJob): { outcome: FileOutcome; parsed: ParseResult | null } {
-    const outcome: FileOutcome = { index: job.index, file: job.file, source: "", readError: null, parseErrors: [], diagnostics: [] };
+    const outcome: FileOutcome = { index: job.index, file: job.file, source: "", diagnostics: [], fatal: false, readError: null };
+    const notText = (why: string): { outcome: FileOutcome; parsed: null } => {
+      outcome.fatal = true;
+      outcome.diagnostics = [{ code: "io", severity: "error", message: `cannot lint ${job.file}: ${why}`, span: null }];
+      return { outcome, parsed: null };
+    };
+    let bytes: Buffer;
     try {
-      outcome.source = readSourceText(job.file);
+      bytes = readFileSync(job.file);
     } catch (e) {
       const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
       outcome.readError = { code, message: e instanceof Error ? e.message : String(e) };
+      outcome.fatal = true;
       return { outcome, parsed: null };
+    }
+    // a binary file would be hundreds of lexer errors: it is one finding
+    if (bytes.includes(0)) return notText("it is a binary file (it contains NUL bytes)");
+    try {
+      outcome.source = STRICT_UTF8.decode(bytes);
+    } catch {
+      return notText("stream did not contain valid UTF-8");
     }
     const parsed = parse(outcome.source, { file: job.file });
     if (parsed.errors.length > 0) {
-      outcome.parseErrors = parsed.errors;
+      outcome.fatal = true;
+      outcome.diagnostics = parsed.errors.map(syntaxDiagnostic);
       return { outcome, parsed: null };
     }
     this.graph.addFile(job.file, parsed.program);

@@ -7,6 +7,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { closestName } from "@harn/parser";
+import { RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import type { Severity } from "./types";
 
 export const MANIFEST = "harn.toml";
@@ -36,6 +38,8 @@ export interface LintConfig {
   /** `[lint.severity]`: per-rule severity overrides (extension; `off`
    * disables the rule). */
   severities: Record<string, Severity>;
+  /** What is wrong but harmless (an unknown rule id): printed as warnings. */
+  warnings: string[];
 }
 
 export const DEFAULT_CONFIG: LintConfig = {
@@ -46,6 +50,7 @@ export const DEFAULT_CONFIG: LintConfig = {
   checkedHandles: false,
   strict: false,
   severities: {},
+  warnings: [],
 };
 
 /**
@@ -121,6 +126,18 @@ function severities(v: unknown, path: string): { severities: Record<string, Seve
   return { severities: out, off };
 }
 
+/** Rule ids in `ids` that no rule has: a misspelt id would switch nothing
+ * off, silently. */
+function unknownRules(ids: readonly string[], path: string, key: string): string[] {
+  const known = [...RULES_BY_ID.keys(), ...RULE_ALIASES.keys()];
+  return ids
+    .filter((id) => !RULES_BY_ID.has(id) && !RULE_ALIASES.has(id))
+    .map((id) => {
+      const near = closestName(id, known);
+      return `${path}: unknown rule \`${id}\` in ${key}${near ? ` (did you mean \`${near}\`?)` : ""}`;
+    });
+}
+
 /** Read the lint-relevant keys of one manifest. */
 export function readLintConfig(path: string): LintConfig {
   const doc = readManifest(path);
@@ -131,13 +148,17 @@ export function readLintConfig(path: string): LintConfig {
     throw new ConfigError(path, `${path}: [lint].complexity_threshold must be an integer`);
   }
   const sev = severities(lint.severity, path);
+  const lintDisabled = ids(lint.disabled, path, "[lint].disabled");
+  const checkDisabled = ids(check.disable_rules, path, "[check].disable_rules");
+  const warnings = [
+    ...unknownRules(lintDisabled, path, "[lint].disabled"),
+    ...unknownRules(checkDisabled, path, "[check].disable_rules"),
+    ...unknownRules(Object.keys(manifestTable(lint.severity, path, "lint.severity")), path, "[lint.severity]"),
+  ];
   return {
     path,
-    disabled: [
-      ...ids(lint.disabled, path, "[lint].disabled"),
-      ...ids(check.disable_rules, path, "[check].disable_rules"),
-      ...sev.off,
-    ],
+    disabled: [...lintDisabled, ...checkDisabled, ...sev.off],
+    warnings,
     requireFileHeader: manifestBool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
     complexityThreshold: threshold === undefined ? null : Number(threshold),
     checkedHandles: manifestBool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
@@ -169,6 +190,11 @@ export class ManifestResolver<T> {
     return cfg;
   }
 
+  /** Every configuration read so far. */
+  configs(): Iterable<T> {
+    return this.byPath.values();
+  }
+
   /** The configuration that applies to `file` (its directory's). */
   forFile(file: string): T {
     return this.forDir(dirname(resolve(file)));
@@ -179,5 +205,10 @@ export class ManifestResolver<T> {
 export class ConfigResolver extends ManifestResolver<LintConfig> {
   constructor() {
     super(readLintConfig, DEFAULT_CONFIG);
+  }
+
+  /** The warnings of every manifest read so far, each once. */
+  warnings(): string[] {
+    return [...this.configs()].flatMap((c) => c.warnings);
   }
 }

@@ -4,7 +4,7 @@
  * only if it overlaps none already kept, and apply right to left. One
  * pass; running again may apply more.
  */
-import type { FixEdit, LintDiagnostic } from "./types";
+import type { FixEdit, Diagnostic } from "./types";
 
 export interface FixResult {
   text: string;
@@ -14,7 +14,7 @@ export interface FixResult {
 
 const overlaps = (a: FixEdit, b: FixEdit): boolean => a.span.start < b.span.end && a.span.end > b.span.start;
 
-export function selectEdits(diagnostics: readonly LintDiagnostic[]): FixEdit[] {
+export function selectEdits(diagnostics: readonly Diagnostic[]): FixEdit[] {
   const edits = diagnostics.flatMap((d) => d.fix ?? []);
   const order = edits.map((e, i) => ({ e, i })).sort((a, b) => b.e.span.start - a.e.span.start || a.i - b.i);
   const kept: FixEdit[] = [];
@@ -22,7 +22,7 @@ export function selectEdits(diagnostics: readonly LintDiagnostic[]): FixEdit[] {
   return kept;
 }
 
-export function applyFixes(source: string, diagnostics: readonly LintDiagnostic[]): FixResult {
+export function applyFixes(source: string, diagnostics: readonly Diagnostic[]): FixResult {
   const edits = selectEdits(diagnostics);
   // Of kept edits sharing a start, at most one replaces text (the others
   // are insertions there). It must go first: an insertion applied before it

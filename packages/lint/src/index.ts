@@ -6,7 +6,7 @@
  */
 export type {
   FixEdit,
-  LintDiagnostic,
+  Diagnostic,
   LintOptions,
   Report,
   Rule,
@@ -39,8 +39,8 @@ export { lintFiles, shares, type PoolOptions } from "./worker-pool";
 export { buildCfg } from "./cfg/build";
 export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";
 export { solveForward, replay, type ForwardAnalysis } from "./cfg/dataflow";
-export { countBySeverity, type FatalError, type FileReport } from "./format/report";
+export { countBySeverity, type FileReport } from "./format/report";
 export { formatHuman, renderReport, type HumanOutput } from "./format/human";
 export { formatJson, toEslintResults, mergeFix, type EslintResult } from "./format/json";
-export { formatSarif, toSarif, pathToUri, type SarifOptions } from "./format/sarif";
+export { formatSarif, toSarif, pathToUri, type RuleDoc, type SarifOptions } from "./format/sarif";
 export { formatGithub } from "./format/github";

@@ -7,24 +7,22 @@ import { parse, type Node, type Program, type Span, type SyntaxDiagnostic } from
 import { buildCfg } from "./cfg/build";
 import type { Cfg, CfgOwner } from "./cfg/cfg";
 import { Facts, factCollector } from "./facts";
-import { ALL_RULES, RULES_BY_ID } from "./rules/index";
+import { ALL_RULES, RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import { SourceText } from "./source/source-text";
 import { applySuppressions } from "./suppressions";
-import type { LintDiagnostic, LintOptions, Report, ResolvedLintOptions, Rule, RuleContext } from "./types";
+import type { Diagnostic, LintOptions, Report, ResolvedLintOptions, Rule, RuleContext } from "./types";
 import { Dispatch, Walker } from "./walker";
 
 export const DEFAULT_COMPLEXITY_THRESHOLD = 25;
 
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
 
-/** The legacy alias of lint.md §1.5. */
-const ALIASES: ReadonlyMap<string, string> = new Map([["unreachable-code", "dead-code-after-return"]]);
 
 export function resolveOptions(o: LintOptions = {}): ResolvedLintOptions {
   const disabled = new Set<string>();
   for (const id of o.disabled ?? []) {
     disabled.add(id);
-    const alias = ALIASES.get(id);
+    const alias = RULE_ALIASES.get(id);
     if (alias) disabled.add(alias);
   }
   return {
@@ -52,12 +50,12 @@ export function ruleActive(rule: Rule, o: ResolvedLintOptions): boolean {
   return true;
 }
 
-export function lintProgram(program: Program, options: LintOptions = {}): LintDiagnostic[] {
+export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {
   const opts = resolveOptions(options);
   const facts = new Facts();
   const dispatch = new Dispatch();
   const walker = new Walker(dispatch);
-  const diagnostics: LintDiagnostic[] = [];
+  const diagnostics: Diagnostic[] = [];
   const cfgs = new Map<CfgOwner, Cfg>();
   const memos = new Map<object, unknown>();
   const src = opts.source === null ? null : new SourceText(opts.source, options.tokens ?? null);
@@ -77,7 +75,7 @@ export function lintProgram(program: Program, options: LintOptions = {}): LintDi
       report(r: Report) {
         const span = r.span ?? r.node?.span;
         if (!span) throw new Error(`rule ${rule.id} reported without a span`);
-        const d: LintDiagnostic = { rule: rule.id, severity: r.severity ?? rule.severity, message: r.message, span };
+        const d: Diagnostic = { code: rule.id, severity: r.severity ?? rule.severity, message: r.message, span, label: `lint[${rule.id}]` };
         if (r.help !== undefined) d.help = r.help;
         if (r.fix && r.fix.length > 0) d.fix = r.fix;
         diagnostics.push(d);
@@ -105,24 +103,24 @@ export function lintProgram(program: Program, options: LintOptions = {}): LintDi
   walker.walk(program);
   for (const f of dispatch.finalize) f();
 
-  let out = diagnostics.filter((d) => !opts.disabled.has(d.rule));
+  let out = diagnostics.filter((d) => !opts.disabled.has(d.code));
   if (src) out = applySuppressions(out, src, RULE_IDS, active);
   for (const d of out) {
-    const s = opts.severities[d.rule];
+    const s = opts.severities[d.code];
     if (s !== undefined) d.severity = s;
   }
   return sortDiagnostics(out);
 }
 
 /** Stable sort by line, column, then rule id (lint.md §1.4). */
-export function sortDiagnostics(ds: LintDiagnostic[]): LintDiagnostic[] {
+export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
   return ds
     .map((d, i) => ({ d, i }))
     .sort(
       (a, b) =>
-        a.d.span.line - b.d.span.line ||
-        a.d.span.column - b.d.span.column ||
-        (a.d.rule < b.d.rule ? -1 : a.d.rule > b.d.rule ? 1 : 0) ||
+        a.d.span!.line - b.d.span!.line ||
+        a.d.span!.column - b.d.span!.column ||
+        (a.d.code < b.d.code ? -1 : a.d.code > b.d.code ? 1 : 0) ||
         a.i - b.i,
     )
     .map((x) => x.d);
@@ -131,7 +129,7 @@ export function sortDiagnostics(ds: LintDiagnostic[]): LintDiagnostic[] {
 export interface SourceLintResult {
   /** Syntax errors; when there are any, the file was not linted. */
   parseErrors: SyntaxDiagnostic[];
-  diagnostics: LintDiagnostic[];
+  diagnostics: Diagnostic[];
   program: Program | null;
 }
 

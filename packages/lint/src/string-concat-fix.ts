@@ -7,7 +7,7 @@
  */
 import type { BinaryOp, Node, Program, Span } from "@harn/parser";
 import { forEachChild } from "./ast-util";
-import type { FixEdit, LintDiagnostic } from "./types";
+import type { FixEdit, Diagnostic } from "./types";
 
 /** A plain double-quoted, single-line string literal's source text. */
 function plainString(source: string, n: Node): string | null {
@@ -37,16 +37,16 @@ export function stringConcatFix(source: string, n: BinaryOp, qualifies: (other: 
  * with a plain string on one side gets the interpolation fix. Nothing here
  * is meant to be printed.
  */
-export function typeErrorFixes(program: Program, source: string, errors: readonly { message: string; span: Span | null }[]): LintDiagnostic[] {
+export function typeErrorFixes(program: Program, source: string, errors: readonly { message: string; span: Span | null }[]): Diagnostic[] {
   const wanted = new Map<string, string>();
   for (const e of errors) if (e.span && e.message.startsWith("can't add ")) wanted.set(`${e.span.start}:${e.span.end}`, e.message);
-  const out: LintDiagnostic[] = [];
+  const out: Diagnostic[] = [];
   if (wanted.size === 0) return out;
   const visit = (n: Node): void => {
     if (n.kind === "BinaryOp") {
       const message = wanted.get(`${n.span.start}:${n.span.end}`);
       const fix = message !== undefined ? stringConcatFix(source, n, () => true) : null;
-      if (message !== undefined && fix) out.push({ rule: "type-check", severity: "error", message, span: n.span, fix: [fix] });
+      if (message !== undefined && fix) out.push({ code: "type", severity: "error", message, span: n.span, fix: [fix] });
     }
     forEachChild(n, visit);
   };

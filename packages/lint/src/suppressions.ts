@@ -3,6 +3,7 @@
  * opt-in that changes nothing for files without them):
  *
  *   // harn-lint-disable-next-line rule-a, rule-b
+ *   call(x)  // harn-lint-disable-line rule-a
  *   // harn-lint-disable rule-a        ...        // harn-lint-enable rule-a
  *
  * Without rule ids a directive covers every rule. Text after ` -- ` is a
@@ -14,12 +15,12 @@
  */
 import type { Span } from "@harn/parser";
 import type { SourceText } from "./source/source-text";
-import type { LintDiagnostic } from "./types";
+import type { Diagnostic } from "./types";
 
 export const UNUSED_SUPPRESSION = "unused-suppression";
 
 interface Directive {
-  kind: "next-line" | "disable" | "enable";
+  kind: "line" | "next-line" | "disable" | "enable";
   /** Rule ids, or null for all rules. */
   rules: string[] | null;
   span: Span;
@@ -35,8 +36,8 @@ interface Region {
 }
 
 /** The directive word must end at a space or the end of the comment:
- * `harn-lint-disable-line` is not `harn-lint-disable` with a rule `-line`. */
-const DIRECTIVE = /^harn-lint-(disable-next-line|disable|enable)(?=\s|$)(.*)$/s;
+ * `harn-lint-disable-lines` is not `harn-lint-disable` with a rule `-lines`. */
+const DIRECTIVE = /^harn-lint-(disable-next-line|disable-line|disable|enable)(?=\s|$)(.*)$/s;
 
 function parseDirectives(src: SourceText): Directive[] {
   const out: Directive[] = [];
@@ -47,7 +48,7 @@ function parseDirectives(src: SourceText): Directive[] {
     const rest = m[2]!.split(" -- ")[0]!.trim();
     const rules = rest === "" ? null : rest.split(/[\s,]+/).filter((r) => r !== "");
     out.push({
-      kind: m[1] === "disable-next-line" ? "next-line" : (m[1] as "disable" | "enable"),
+      kind: m[1] === "disable-next-line" ? "next-line" : m[1] === "disable-line" ? "line" : (m[1] as "disable" | "enable"),
       rules: rules && rules.length > 0 ? rules : null,
       span: src.span(t.start, t.end),
       line: src.lineOf(t.start),
@@ -61,8 +62,9 @@ function regions(ds: Directive[], lastLine: number): Region[] {
   const open = new Map<string | null, Region[]>();
   for (const d of ds) {
     const ids: (string | null)[] = d.rules ?? [null];
-    if (d.kind === "next-line") {
-      for (const rule of ids) out.push({ directive: d, rule, fromLine: d.line + 1, toLine: d.line + 1, used: false });
+    if (d.kind === "next-line" || d.kind === "line") {
+      const at = d.kind === "line" ? d.line : d.line + 1;
+      for (const rule of ids) out.push({ directive: d, rule, fromLine: at, toLine: at, used: false });
     } else if (d.kind === "disable") {
       for (const rule of ids) {
         const r: Region = { directive: d, rule, fromLine: d.line, toLine: lastLine, used: false };
@@ -88,22 +90,23 @@ function regions(ds: Directive[], lastLine: number): Region[] {
  * `knownRules` are all rule ids; `activeRules` those that ran.
  */
 export function applySuppressions(
-  ds: LintDiagnostic[],
+  ds: Diagnostic[],
   src: SourceText,
   knownRules: ReadonlySet<string>,
   activeRules: ReadonlySet<string>,
-): LintDiagnostic[] {
+): Diagnostic[] {
   // cheap exit: no directive text anywhere
   if (!src.text.includes("harn-lint-")) return ds;
   const directives = parseDirectives(src);
   if (directives.length === 0) return ds;
   const rs = regions(directives, src.lineCount);
-  const kept: LintDiagnostic[] = [];
+  const kept: Diagnostic[] = [];
   for (const d of ds) {
     let suppressed = false;
     for (const r of rs) {
-      if (d.span.line < r.fromLine || d.span.line > r.toLine) continue;
-      if (r.rule !== null && r.rule !== d.rule) continue;
+      const line = d.span!.line;
+      if (line < r.fromLine || line > r.toLine) continue;
+      if (r.rule !== null && r.rule !== d.code) continue;
       r.used = true;
       suppressed = true;
     }
@@ -131,6 +134,6 @@ export function applySuppressions(
   return kept;
 }
 
-function unused(span: Span, message: string, help: string): LintDiagnostic {
-  return { rule: UNUSED_SUPPRESSION, severity: "warning", message, span, help };
+function unused(span: Span, message: string, help: string): Diagnostic {
+  return { code: UNUSED_SUPPRESSION, severity: "warning", message, span, label: `lint[${UNUSED_SUPPRESSION}]`, help };
 }

@@ -2,30 +2,14 @@
  * The shapes every part of the linter shares: diagnostics, fixes, rules and
  * the context a rule sees (spec/lint.md §1.2).
  */
-import type { Node, Program, Span } from "@harn/parser";
+import type { Diagnostic, FixEdit, Node, Program, Severity, Span } from "@harn/parser";
 
-export type { Span };
-
-/** `info` exists only for the checked-handle analysis (extensions.md §4):
- * findings that depend on values the linter cannot see. It never fails a
- * run and is not counted by `--max-warnings`. */
-export type Severity = "error" | "warning" | "info";
-
-/** Replace `source.slice(span.start, span.end)` with `replacement`. A
- * zero-width span is an insertion. */
-export interface FixEdit {
-  span: Span;
-  replacement: string;
-}
-
-export interface LintDiagnostic {
-  rule: string;
-  severity: Severity;
-  message: string;
-  span: Span;
-  help?: string;
-  fix?: FixEdit[];
-}
+/** Lint findings are the project's one `Diagnostic` (parser
+ * diagnostics.ts), `code` being the rule id. `info` severity exists only
+ * for the checked-handle analysis (extensions.md §4): findings that depend
+ * on values the linter cannot see. It never fails a run and is not counted
+ * by `--max-warnings`. */
+export type { Diagnostic, FixEdit, Severity, Span };
 
 /** What a rule hands to `report`. The span defaults to the node's. */
 export interface Report {

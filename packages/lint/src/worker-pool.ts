@@ -91,10 +91,7 @@ export async function lintFiles(
   const ctx = new RunContext(settings);
   const outcomes: FileOutcome[] = [];
   for (const job of mine ?? []) {
-    const o = ctx.run(job);
-    outcomes.push(o);
-    // the run stops at a file that cannot be read or parsed
-    if (o.readError || o.parseErrors.length > 0) break;
+    outcomes.push(ctx.run(job));
   }
   const imported = new Set(ctx.graph.externallyImported);
   for (const r of await Promise.all(replies)) {
@@ -110,9 +107,7 @@ export function runWorkerJobs(settings: RunSettings, jobs: FileJob[]): WorkerRep
   const ctx = new RunContext(settings);
   const outcomes: FileOutcome[] = [];
   for (const job of jobs) {
-    const o = ctx.run(job);
-    outcomes.push(o);
-    if (o.readError || o.parseErrors.length > 0) break;
+    outcomes.push(ctx.run(job));
   }
   return { outcomes, imported: [...ctx.graph.externallyImported] };
 }

@@ -9,8 +9,8 @@ const RULES = new Set(["long-running-without-cleanup", "long-running-handle-disc
 
 function findings(src: string): { rule: string; line: number; severity: string; message: string }[] {
   return lint(src, { checkedHandles: true })
-    .filter((d) => RULES.has(d.rule))
-    .map((d) => ({ rule: d.rule, line: d.span.line, severity: d.severity, message: d.message }));
+    .filter((d) => RULES.has(d.code))
+    .map((d) => ({ rule: d.code, line: d.span!.line, severity: d.severity, message: d.message }));
 }
 
 describe("settlement along every path", () => {
@@ -273,5 +273,5 @@ describe("statically true option values", () => {
 
 test("without checked handles the extension rules stay silent", () => {
   const ds = lint(`pipeline main() {\n  walk_dir(".", {long_running: true})\n}\n`);
-  expect(ds.filter((d) => RULES.has(d.rule)).map((d) => d.rule)).toEqual(["long-running-without-cleanup"]);
+  expect(ds.filter((d) => RULES.has(d.code)).map((d) => d.code)).toEqual(["long-running-without-cleanup"]);
 });

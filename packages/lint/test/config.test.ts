@@ -51,7 +51,16 @@ describe("readLintConfig", () => {
       checkedHandles: true,
       strict: true,
       severities: {},
+      warnings: [],
     });
+  });
+  test("an unknown rule id is a warning naming the manifest and the nearest id", () => {
+    const p = join(root, "harn.toml");
+    writeFileSync(p, '[lint]\ndisabled = ["trailing-coma", "unreachable-code"]\n[check]\ndisable_rules = ["no-such-thing"]\n');
+    expect(readLintConfig(p).warnings).toEqual([
+      `${p}: unknown rule \`trailing-coma\` in [lint].disabled (did you mean \`trailing-comma\`?)`,
+      `${p}: unknown rule \`no-such-thing\` in [check].disable_rules`,
+    ]);
   });
   test("[lint.severity] overrides severities; off disables", () => {
     const p = join(root, "harn.toml");

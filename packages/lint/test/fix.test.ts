@@ -1,10 +1,10 @@
 /** The fix algorithm of lint.md §5.5 on hand-made edits. */
 import { describe, expect, test } from "vitest";
-import { applyFixes, type LintDiagnostic } from "../src/index";
+import { applyFixes, type Diagnostic } from "../src/index";
 
-function edit(start: number, end: number, replacement: string): LintDiagnostic {
+function edit(start: number, end: number, replacement: string): Diagnostic {
   const span = { start, end, line: 1, column: start + 1, endLine: 1, endColumn: end + 1 };
-  return { rule: "r", severity: "warning", message: "m", span, fix: [{ span, replacement }] };
+  return { code: "r", severity: "warning", message: "m", span, fix: [{ span, replacement }] };
 }
 
 describe("applyFixes", () => {

@@ -13,7 +13,7 @@ describe(RULE, () => {
     const [d] = only(RULE, src);
     expect(d!.severity).toBe("warning");
     expect(d!.message).toBe("`fn area` returns nil: the value of its last expression is discarded");
-    expect(src.slice(d!.span.start, d!.span.end)).toBe("w * h");
+    expect(src.slice(d!.span!.start, d!.span!.end)).toBe("w * h");
   });
 
   test("fires on a trailing match when the fn declares a return type", () => {

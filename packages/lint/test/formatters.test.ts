@@ -20,20 +20,22 @@ const SOURCE = `pipeline main() {
 
 function report(): FileReport {
   const r = lintSource(SOURCE, { file: "jobs/index.harn" });
-  return { path: "jobs/index.harn", source: SOURCE, diagnostics: r.diagnostics, fatal: [] };
+  return { path: "jobs/index.harn", source: SOURCE, diagnostics: r.diagnostics, fatal: false };
 }
 
 const parseError: FileReport = {
   path: "bad.harn",
   source: "let x = )\n",
-  diagnostics: [],
-  fatal: [
+  diagnostics: [
     {
+      code: "syntax",
+      severity: "error",
       message: "expected expression, found )",
       span: { start: 8, end: 9, line: 1, column: 9, endLine: 1, endColumn: 10 },
       label: "unexpected token",
     },
   ],
+  fatal: true,
 };
 
 describe("json (ESLint shape)", () => {
@@ -58,6 +60,8 @@ describe("json (ESLint shape)", () => {
   });
 });
 
+const SARIF_OPTIONS = { toolVersion: "0.1.0", docsBase: "https://example.test/harn/docs/rules/" };
+
 describe("sarif", () => {
   const schema = JSON.parse(readFileSync(new URL("./fixtures/sarif-2.1.0-rtm.5.schema.json", import.meta.url), "utf8"));
   // the official schema's language-tag pattern is not valid as a `u`
@@ -66,17 +70,17 @@ describe("sarif", () => {
   const validate = ajv.compile(schema);
 
   test("the log validates against the SARIF 2.1.0 schema", () => {
-    const log = JSON.parse(formatSarif([report(), parseError], { toolVersion: "0.1.0" }));
+    const log = JSON.parse(formatSarif([report(), parseError], SARIF_OPTIONS));
     const ok = validate(log);
     expect(validate.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
   });
   test("results carry rule, level, region and fixes", () => {
-    const log = JSON.parse(formatSarif([report()], { toolVersion: "0.1.0" }));
+    const log = JSON.parse(formatSarif([report()], SARIF_OPTIONS));
     const run = log.runs[0];
     expect(log.version).toBe("2.1.0");
     expect(run.tool.driver.name).toBe("harn-lint");
-    expect(run.columnKind).toBe("unicodeCodePoints");
+    expect(run.columnKind).toBe("utf16CodeUnits");
     const [lr, mut, brk] = run.results;
     expect([lr.ruleId, lr.level, brk.level]).toEqual(["long-running-without-cleanup", "warning", "error"]);
     expect(run.tool.driver.rules[lr.ruleIndex].id).toBe("long-running-without-cleanup");
@@ -89,7 +93,7 @@ describe("sarif", () => {
     ]);
   });
   test("an empty run is valid too", () => {
-    expect(validate(JSON.parse(formatSarif([], { toolVersion: "0.1.0" })))).toBe(true);
+    expect(validate(JSON.parse(formatSarif([], SARIF_OPTIONS)))).toBe(true);
   });
 });
 
@@ -100,13 +104,13 @@ describe("github workflow commands", () => {
       "::warning file=jobs/index.harn,line=2,col=16,endLine=2,endColumn=54,title=harn lint%3A long-running-without-cleanup::`walk_dir` starts long-running work without a defer/finally cleanup path%0Ahelp: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
     );
     expect(lines[2]).toMatch(/^::error file=jobs\/index\.harn,line=5,col=3,.*title=harn lint%3A break-outside-loop::`break` used outside of a loop/);
-    expect(lines[3]).toBe("::error file=bad.harn,line=1,col=9,title=harn%3A parse error::expected expression, found )");
+    expect(lines[3]).toBe("::error file=bad.harn,line=1,col=9,endLine=1,endColumn=10,title=harn%3A parse error::expected expression, found )");
   });
 });
 
 describe("human", () => {
   test("code frames on stderr, clean files on stdout", () => {
-    const clean: FileReport = { path: "ok.harn", source: "log(1)\n", diagnostics: [], fatal: [] };
+    const clean: FileReport = { path: "ok.harn", source: "log(1)\n", diagnostics: [], fatal: false };
     const out = formatHuman([report(), clean], plainStyle);
     expect(out.stdout).toBe("ok.harn: no issues found\n");
     expect(out.stderr.split("\n").slice(0, 6).join("\n")).toBe(
@@ -125,7 +129,7 @@ describe("human", () => {
 describe("human code frames (lint.md §5.3)", () => {
   const frame = (source: string, file = "f.harn"): string => {
     const r = lintSource(source, { file });
-    return formatHuman([{ path: file, source, diagnostics: r.diagnostics, fatal: [] }], plainStyle).stderr;
+    return formatHuman([{ path: file, source, diagnostics: r.diagnostics, fatal: false }], plainStyle).stderr;
   };
   test("a two-digit line widens the gutter", () => {
     const src = `${"\n".repeat(11)}pipeline main() {\n  var count = 0\n  log(count)\n}\n`;

@@ -41,8 +41,8 @@ describe("what counts as starting long-running work (§4.2)", () => {
   test("the span is the whole call expression", () => {
     const src = inMain('  let handle = walk_dir("docs", {long_running: true})');
     const [d] = only(RULE, src);
-    expect(src.slice(d!.span.start, d!.span.end)).toBe('walk_dir("docs", {long_running: true})');
-    expect([d!.span.line, d!.span.column]).toEqual([2, 16]);
+    expect(src.slice(d!.span!.start, d!.span!.end)).toBe('walk_dir("docs", {long_running: true})');
+    expect([d!.span!.line, d!.span!.column]).toEqual([2, 16]);
   });
 
   test.each([
@@ -152,7 +152,7 @@ pipeline main() {
 }
 `;
     const ds = only(RULE, src);
-    expect(ds.map((d) => d.span.line)).toEqual([3]);
+    expect(ds.map((d) => d.span!.line)).toEqual([3]);
   });
 
   test("top-level script code is always reported, even with a top-level defer", () => {

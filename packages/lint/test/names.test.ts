@@ -8,7 +8,7 @@ import { fixed, inMain, lint, only } from "./helpers";
 
 test("severity overrides apply to every finding of the rule", () => {
   const ds = lint(inMain("  let total = 3"), { severities: { "unused-variable": "error" } });
-  expect(ds.map((d) => [d.rule, d.severity])).toEqual([["unused-variable", "error"]]);
+  expect(ds.map((d) => [d.code, d.severity])).toEqual([["unused-variable", "error"]]);
 });
 
 describe("unused-variable / unused-pattern-binding", () => {
@@ -56,7 +56,7 @@ describe("unused-parameter", () => {
       "parameter `b` is declared but never used",
       "parameter `y` is declared but never used",
     ]);
-    expect(src.slice(ds[0]!.span.start, ds[0]!.span.end)).toBe("b");
+    expect(src.slice(ds[0]!.span!.start, ds[0]!.span!.end)).toBe("b");
   });
   test("not for pipeline parameters or _-prefixed ones", () => {
     expect(only("unused-parameter", "pipeline main(task) { log(1) }\nfn f(_x) { log(1) }\n")).toEqual([]);

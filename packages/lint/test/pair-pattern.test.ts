@@ -14,7 +14,7 @@ describe(RULE, () => {
     expect(d!.severity).toBe("warning");
     expect(d!.message).toBe("`for (k, v)` over a dict binds nil to both names: iterating a dict yields {key, value} dicts, not pairs");
     expect(d!.help).toBe("write `for (k, v) in iter({a: 1})` or `for {key, value} in {a: 1}`");
-    expect(src.slice(d!.span.start, d!.span.end)).toBe("{a: 1}");
+    expect(src.slice(d!.span!.start, d!.span!.end)).toBe("{a: 1}");
   });
 
   test.each([

@@ -16,7 +16,7 @@ describe("break-outside-loop", () => {
       "`break` used outside of a loop",
       "`break` can only be used inside for or while loops",
     ]);
-    expect(src.slice(d!.span.start, d!.span.end)).toBe("break");
+    expect(src.slice(d!.span!.start, d!.span!.end)).toBe("break");
   });
   test("a closure inside a loop resets the depth", () => {
     expect(messages("break-outside-loop", inMain("  for x in xs {\n    let f = { -> continue }\n  }"))).toEqual([
@@ -42,7 +42,7 @@ describe("break-outside-loop", () => {
 describe("dead-code-after-return", () => {
   test("reports the first unreachable statement once", () => {
     const ds = only("dead-code-after-return", inMain('  return 1\n  log("a")\n  log("b")'));
-    expect(ds.map((d) => [d.span.line, d.message, d.help])).toEqual([
+    expect(ds.map((d) => [d.span!.line, d.message, d.help])).toEqual([
       [3, "unreachable code after a terminating statement", "remove the unreachable code"],
     ]);
   });
@@ -67,7 +67,7 @@ describe("dead-code-after-return", () => {
 });
 
 function rulesOfLine(src: string): string[] {
-  return lint(src).map((d) => d.rule);
+  return lint(src).map((d) => d.code);
 }
 
 describe("empty-block", () => {
@@ -134,7 +134,7 @@ describe("assert-outside-test / require-in-test", () => {
   });
   test("require inside a test pipeline (including @test)", () => {
     const ds = only("require-in-test", "pipeline test_a() { require x, \"m\" }\n@test\npipeline b() { require y }\npipeline main() { require z }\n");
-    expect(ds.map((d) => [d.span.line, d.message, d.help])).toEqual([
+    expect(ds.map((d) => [d.span!.line, d.message, d.help])).toEqual([
       [1, "`require` in a test pipeline should usually be an assertion", "prefer `assert(...)` or `assert_eq(...)` in test pipelines"],
       [3, "`require` in a test pipeline should usually be an assertion", "prefer `assert(...)` or `assert_eq(...)` in test pipelines"],
     ]);
@@ -174,7 +174,7 @@ describe("pointless-comparison", () => {
   test("an if on a literal condition, spanning the condition", () => {
     const src = inMain("  if false { log(1) }");
     const [d] = only("pointless-comparison", src);
-    expect([d!.message, d!.help, src.slice(d!.span.start, d!.span.end)]).toEqual([
+    expect([d!.message, d!.help, src.slice(d!.span!.start, d!.span!.end)]).toEqual([
       "if condition is always `false`",
       "remove the constant condition or replace it with real branching",
       "false",
@@ -185,7 +185,7 @@ describe("pointless-comparison", () => {
 describe("duplicate-match-arm", () => {
   test("repeated literal and catch-all arms, on the later pattern", () => {
     const src = inMain('  match x {\n    "a" -> { log(1) }\n    "a" -> { log(2) }\n    _ -> { log(3) }\n    _ -> { log(4) }\n  }');
-    expect(only("duplicate-match-arm", src).map((d) => [d.span.line, d.message, d.help])).toEqual([
+    expect(only("duplicate-match-arm", src).map((d) => [d.span!.line, d.message, d.help])).toEqual([
       [4, "duplicate match arm pattern", "remove the duplicate arm"],
       [6, "duplicate match arm pattern", "remove the duplicate arm"],
     ]);
@@ -257,7 +257,7 @@ describe("redundant-nil-ternary", () => {
 describe("names that are special on JavaScript objects", () => {
   test("functions named constructor, toString, __proto__ lint like any other", () => {
     const src = "fn constructor(x) { return x }\n\nfn toString(x) { return x }\n\nlog(constructor(1), toString(2), hasOwnProperty(3))\n";
-    expect(lint(src).map((d) => [d.rule, d.message])).toEqual([
+    expect(lint(src).map((d) => [d.code, d.message])).toEqual([
       ["naming-convention", "function `toString` should use snake_case"],
       ["undefined-function", "function `hasOwnProperty` is not defined"],
     ]);

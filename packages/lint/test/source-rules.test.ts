@@ -53,7 +53,7 @@ describe("blank-line-between-items", () => {
   test("adjacent items: zero-width at the start of the next line, fix inserts a blank line", () => {
     const src = "fn a() { return 1 }\nfn b() { return a() }\nb()\n";
     const [d] = only("blank-line-between-items", src);
-    expect([d!.message, d!.help, d!.span.line, d!.span.column, d!.span.start === d!.span.end]).toEqual([
+    expect([d!.message, d!.help, d!.span!.line, d!.span!.column, d!.span!.start === d!.span!.end]).toEqual([
       "top-level items should be separated by a blank line",
       "insert a blank line above the next item (doc comments stay glued to the item they describe)",
       2,
@@ -79,7 +79,7 @@ describe("trailing-comma", () => {
   test("a multi-line call without a trailing comma", () => {
     const src = 'log(\n  "a",\n  "b"\n)\n';
     const [d] = only("trailing-comma", src);
-    expect([d!.message, d!.help, d!.span.line, d!.span.column]).toEqual([
+    expect([d!.message, d!.help, d!.span!.line, d!.span!.column]).toEqual([
       "multiline comma-separated list is missing a trailing comma",
       "add a trailing comma after the last item",
       3,
@@ -133,7 +133,7 @@ describe("require-file-header (opt-in)", () => {
   ])("title from %s", (file, title) => {
     const src = "log(1)\n";
     const [d] = only("require-file-header", src, { requireFileHeader: true, file });
-    expect([d!.message, d!.help, d!.span.line, d!.span.column]).toEqual([
+    expect([d!.message, d!.help, d!.span!.line, d!.span!.column]).toEqual([
       "file is missing a `/** */` header doc block",
       `add a \`/** <title> */\` block at the top of the file (e.g. \`${title}\`)`,
       1,
@@ -143,7 +143,7 @@ describe("require-file-header (opt-in)", () => {
   });
   test("no path gives Module.", () => {
     const program = parse("log(1)\n").program;
-    const [d] = lintProgram(program, { source: "log(1)\n", requireFileHeader: true }).filter((x) => x.rule === "require-file-header");
+    const [d] = lintProgram(program, { source: "log(1)\n", requireFileHeader: true }).filter((x) => x.code === "require-file-header");
     expect(d!.help).toContain("`Module.`");
   });
   test.each([
@@ -158,7 +158,7 @@ describe("require-file-header (opt-in)", () => {
 
 test("source-aware rules do not run without the source text", () => {
   const src = "/// d\nfn a() { return 1 }\nfn b() { return a() }\nlog(b(\n  1,\n  2\n))\n";
-  const ids = lintProgram(parse(src).program, { requireFileHeader: true }).map((d) => d.rule);
+  const ids = lintProgram(parse(src).program, { requireFileHeader: true }).map((d) => d.code);
   for (const r of ["legacy-doc-comment", "blank-line-between-items", "trailing-comma", "require-file-header", "missing-harndoc"]) {
     expect(ids).not.toContain(r);
   }
@@ -168,6 +168,6 @@ test("without the source only the two source-free fixes are produced (lint.md §
   const src = "pipeline main() {\n  var n = 1\n  let xs: list<int> = items.map(f)\n  log(n == n, ready == true, to_int(3), xs)\n}\n";
   const withFix = lintProgram(parse(src).program, {})
     .filter((d) => d.fix)
-    .map((d) => d.rule);
+    .map((d) => d.code);
   expect([...new Set(withFix)].sort()).toEqual(["eager-collection-conversion", "pointless-comparison"]);
 });

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { lint } from "./helpers";
 
-const rules = (src: string, opts = {}): [string, number][] => lint(src, opts).map((d) => [d.rule, d.span.line]);
+const rules = (src: string, opts = {}): [string, number][] => lint(src, opts).map((d) => [d.code, d.span!.line]);
 
 describe("harn-lint-disable-next-line", () => {
   test("suppresses the named rule on the next line only", () => {
@@ -28,22 +28,28 @@ describe("harn-lint-disable … harn-lint-enable", () => {
   test("without enable it runs to the end of the file", () => {
     expect(rules("// harn-lint-disable unused-variable\nlet a = 1\n\nlet b = 2\n")).toEqual([]);
   });
-  test("a longer word is not the directive: `harn-lint-disable-line` disables nothing", () => {
-    const src = "pipeline main() {\n  let a = 1 // harn-lint-disable-line unused-variable\n  let b = 2\n}\n";
+  test("a longer word is not the directive: `harn-lint-disable-lines` disables nothing", () => {
+    const src = "pipeline main() {\n  let a = 1 // harn-lint-disable-lines unused-variable\n  let b = 2\n}\n";
     expect(rules(src)).toEqual([["unused-variable", 2], ["unused-variable", 3]]);
+  });
+  test("`harn-lint-disable-line` covers its own line only", () => {
+    const src = "pipeline main() {\n  let a = 1 // harn-lint-disable-line unused-variable\n  let b = 2\n}\n";
+    expect(rules(src)).toEqual([["unused-variable", 3]]);
+    const unused = "pipeline main() {\n  log(1) // harn-lint-disable-line unused-variable\n}\n";
+    expect(rules(unused)).toEqual([["unused-suppression", 2]]);
   });
 });
 
 describe("unused-suppression", () => {
   test("a directive that suppresses nothing is reported at the comment", () => {
     const ds = lint("pipeline main() {\n  // harn-lint-disable-next-line unused-variable\n  log(1)\n}\n");
-    expect(ds.map((d) => [d.rule, d.span.line, d.message, d.help])).toEqual([
+    expect(ds.map((d) => [d.code, d.span!.line, d.message, d.help])).toEqual([
       ["unused-suppression", 2, "unused suppression: no `unused-variable` diagnostic is reported here", "remove the suppression comment"],
     ]);
   });
   test("one unused id among several", () => {
     const ds = lint("pipeline main() {\n  // harn-lint-disable-next-line unused-variable, shadow-variable\n  let a = 1\n}\n");
-    expect(ds.map((d) => [d.rule, d.message, d.help])).toEqual([
+    expect(ds.map((d) => [d.code, d.message, d.help])).toEqual([
       [
         "unused-suppression",
         "unused suppression: no `shadow-variable` diagnostic is reported here",

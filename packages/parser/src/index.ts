@@ -5,7 +5,7 @@
 export type * from "./ast";
 export { parse, type ParseOptions, type ParseResult } from "./parse";
 export type { SyntaxDiagnostic } from "./syntax-error";
-export { checkStructure, STRUCTURE_MESSAGES, type StructureError } from "./structure";
+export { checkStructure, STRUCTURE_MESSAGES } from "./structure";
 export { forEachChild } from "./visit";
 export { PIPE_PARAM } from "./pipe";
 export { closestName, levenshtein } from "./suggest";
@@ -13,7 +13,11 @@ export {
   renderDiagnostic,
   syntaxDiagnostic,
   plainStyle,
+  utf16Column,
+  sourceLine,
   type Diagnostic,
+  type FixEdit,
+  type Label,
   type DiagnosticStyle,
   type Severity,
 } from "./diagnostics";

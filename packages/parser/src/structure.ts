@@ -14,13 +14,13 @@
  *   closure is its own body).
  */
 import type { Node, Program, Span } from "./ast";
+import type { Diagnostic } from "./diagnostics";
 import { forEachChild } from "./visit";
 
-export interface StructureError {
-  message: string;
-  span: Span;
-  /** Short caret label for the renderer. */
-  label: string;
+/** A structural error: a `Diagnostic` with code `structure` and a short
+ * caret label. */
+function structureError(message: string, span: Span, label: string): Diagnostic {
+  return { code: "structure", severity: "error", message, span, label };
 }
 
 export const STRUCTURE_MESSAGES = {
@@ -39,26 +39,26 @@ interface Context {
   genFn: boolean;
 }
 
-export function checkStructure(program: Program): StructureError[] {
-  const errors: StructureError[] = [];
+export function checkStructure(program: Program): Diagnostic[] {
+  const errors: Diagnostic[] = [];
   const top: Context = { loop: false, fn: false, genFn: false };
 
   function visit(node: Node, ctx: Context): void {
     switch (node.kind) {
       case "BreakStmt":
-        if (!ctx.loop) errors.push({ message: STRUCTURE_MESSAGES.breakOutsideLoop, span: node.span, label: "not inside a loop" });
+        if (!ctx.loop) errors.push(structureError(STRUCTURE_MESSAGES.breakOutsideLoop, node.span, "not inside a loop"));
         return;
       case "ContinueStmt":
-        if (!ctx.loop) errors.push({ message: STRUCTURE_MESSAGES.continueOutsideLoop, span: node.span, label: "not inside a loop" });
+        if (!ctx.loop) errors.push(structureError(STRUCTURE_MESSAGES.continueOutsideLoop, node.span, "not inside a loop"));
         return;
       case "TryStar":
-        if (!ctx.fn) errors.push({ message: STRUCTURE_MESSAGES.tryStarOutsideFunction, span: node.span, label: "no enclosing function" });
+        if (!ctx.fn) errors.push(structureError(STRUCTURE_MESSAGES.tryStarOutsideFunction, node.span, "no enclosing function"));
         break;
       case "YieldExpr":
-        if (ctx.genFn) errors.push({ message: STRUCTURE_MESSAGES.yieldInGenFn, span: node.span, label: "inside a `gen fn`" });
+        if (ctx.genFn) errors.push(structureError(STRUCTURE_MESSAGES.yieldInGenFn, node.span, "inside a `gen fn`"));
         break;
       case "DurationLiteral":
-        if (node.ms > I64_MAX) errors.push({ message: STRUCTURE_MESSAGES.durationTooLarge, span: node.span, label: "too large" });
+        if (node.ms > I64_MAX) errors.push(structureError(STRUCTURE_MESSAGES.durationTooLarge, node.span, "too large"));
         return;
       case "FnDecl":
         visitChildren(node, { loop: false, fn: true, genFn: node.isStream });

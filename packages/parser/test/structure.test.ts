@@ -5,7 +5,7 @@ import { checkStructure, parse } from "../src/index";
 function structural(src: string): string[] {
   const r = parse(src);
   expect(r.errors).toEqual([]);
-  return checkStructure(r.program).map((e) => `${e.message} @${e.span.line}:${e.span.column}`);
+  return checkStructure(r.program).map((e) => `${e.message} @${e.span!.line}:${e.span!.column}`);
 }
 
 describe("checkStructure", () => {

@@ -14,20 +14,11 @@ export function formatGithub(reports: readonly FileReport[]): string {
   const lines: string[] = [];
   for (const r of reports) {
     const file = escapeProperty(r.path);
-    for (const f of r.fatal) {
-      const at = f.span ? `,line=${f.span.line},col=${f.span.column}` : "";
-      lines.push(`::error file=${file}${at},title=${escapeProperty("harn: parse error")}::${escapeData(f.message)}`);
-    }
     for (const d of r.diagnostics) {
       const s = d.span;
-      const props = [
-        `file=${file}`,
-        `line=${s.line}`,
-        `col=${s.column}`,
-        `endLine=${s.endLine}`,
-        `endColumn=${s.endColumn}`,
-        `title=${escapeProperty(`harn lint: ${d.rule}`)}`,
-      ].join(",");
+      const at = s ? [`line=${s.line}`, `col=${s.column}`, `endLine=${s.endLine}`, `endColumn=${s.endColumn}`] : [];
+      const title = !r.fatal ? `harn lint: ${d.code}` : d.code === "syntax" ? "harn: parse error" : "harn: unreadable file";
+      const props = [`file=${file}`, ...at, `title=${escapeProperty(title)}`].join(",");
       const text = d.help ? `${d.message}\nhelp: ${d.help}` : d.message;
       lines.push(`::${COMMAND[d.severity]} ${props}::${escapeData(text)}`);
     }

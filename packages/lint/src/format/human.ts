@@ -1,7 +1,7 @@
 /**
- * The human format (lint.md §5.3): every finding through the shared
- * renderer, with the `lint[{rule}]` label; parse errors keep their own
- * labels. Files without findings are listed on stdout as
+ * The human format (lint.md §5.3): every diagnostic through the one
+ * renderer (lint findings carry the `lint[{rule}]` label, syntax errors
+ * their own). Files without findings are listed on stdout as
  * `{path}: no issues found`, findings go to stderr.
  */
 import { renderDiagnostic, type DiagnosticStyle } from "@harn/parser";
@@ -14,34 +14,7 @@ export interface HumanOutput {
 
 export function renderReport(r: FileReport, style: DiagnosticStyle): string {
   let out = "";
-  for (const f of r.fatal) {
-    out += renderDiagnostic(
-      {
-        severity: "error",
-        message: f.message,
-        path: r.path,
-        span: f.span,
-        ...(f.label !== undefined ? { label: f.label } : {}),
-        ...(f.help !== undefined ? { help: f.help } : {}),
-      },
-      r.source,
-      style,
-    );
-  }
-  for (const d of r.diagnostics) {
-    out += renderDiagnostic(
-      {
-        severity: d.severity,
-        message: d.message,
-        path: r.path,
-        span: d.span,
-        label: `lint[${d.rule}]`,
-        ...(d.help !== undefined ? { help: d.help } : {}),
-      },
-      r.source,
-      style,
-    );
-  }
+  for (const d of r.diagnostics) out += renderDiagnostic(d, r.path, r.source, style);
   return out;
 }
 
@@ -49,7 +22,7 @@ export function formatHuman(reports: readonly FileReport[], style: DiagnosticSty
   let stdout = "";
   let stderr = "";
   for (const r of reports) {
-    if (r.fatal.length === 0 && r.diagnostics.length === 0) stdout += `${r.path}: no issues found\n`;
+    if (r.diagnostics.length === 0) stdout += `${r.path}: no issues found\n`;
     else stderr += renderReport(r, style);
   }
   return { stdout, stderr };

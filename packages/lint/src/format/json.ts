@@ -2,11 +2,15 @@
  * `--format json`: the ESLint JSON formatter's shape (extensions.md §6),
  * so tools that read ESLint output read ours. Severity 2 is an error, 1 a
  * warning (ESLint has no level below; our `info` findings are 1 too).
- * Lines and columns are 1-based; columns count code points. A fix with
- * several edits is merged into one `{range, text}` as ESLint does.
+ * Lines and columns are 1-based; columns count UTF-16 code units, as
+ * ESLint's do (our spans count code points). A fix with several edits is
+ * merged into one `{range, text}` as ESLint does. What kept a file from
+ * being linted (a syntax error, an unreadable file) is a `fatal` message
+ * with a null `ruleId`.
  */
 import { resolve } from "node:path";
-import type { FixEdit, LintDiagnostic } from "../types";
+import { utf16Column } from "@harn/parser";
+import type { FixEdit, Diagnostic } from "../types";
 import type { FileReport } from "./report";
 
 interface EslintMessage {
@@ -49,36 +53,27 @@ export function mergeFix(source: string, edits: readonly FixEdit[]): { range: [n
   return { range: [start, end], text };
 }
 
-function message(d: LintDiagnostic, source: string): EslintMessage {
+function message(d: Diagnostic, r: FileReport): EslintMessage {
+  const s = d.span;
   const m: EslintMessage = {
-    ruleId: d.rule,
+    ruleId: r.fatal ? null : d.code,
     severity: d.severity === "error" ? 2 : 1,
     message: d.message,
-    line: d.span.line,
-    column: d.span.column,
-    endLine: d.span.endLine,
-    endColumn: d.span.endColumn,
+    line: s?.line ?? 1,
+    column: s ? utf16Column(r.source, s.start) : 1,
   };
-  if (d.fix && d.fix.length > 0) m.fix = mergeFix(source, d.fix);
+  if (s) {
+    m.endLine = s.endLine;
+    m.endColumn = utf16Column(r.source, s.end);
+  }
+  if (r.fatal) m.fatal = true;
+  if (d.fix && d.fix.length > 0) m.fix = mergeFix(r.source, d.fix);
   return m;
 }
 
 export function toEslintResults(reports: readonly FileReport[]): EslintResult[] {
   return reports.map((r) => {
-    const messages: EslintMessage[] = [
-      ...r.fatal.map(
-        (f): EslintMessage => ({
-          ruleId: null,
-          fatal: true,
-          severity: 2,
-          message: f.message,
-          line: f.span?.line ?? 1,
-          column: f.span?.column ?? 1,
-          ...(f.span ? { endLine: f.span.endLine, endColumn: f.span.endColumn } : {}),
-        }),
-      ),
-      ...r.diagnostics.map((d) => message(d, r.source)),
-    ];
+    const messages = r.diagnostics.map((d) => message(d, r));
     const errors = messages.filter((m) => m.severity === 2);
     const warnings = messages.filter((m) => m.severity === 1);
     return {
@@ -86,7 +81,7 @@ export function toEslintResults(reports: readonly FileReport[]): EslintResult[] 
       messages,
       suppressedMessages: [],
       errorCount: errors.length,
-      fatalErrorCount: r.fatal.length,
+      fatalErrorCount: r.fatal ? messages.length : 0,
       warningCount: warnings.length,
       fixableErrorCount: errors.filter((m) => m.fix).length,
       fixableWarningCount: warnings.filter((m) => m.fix).length,

@@ -1,17 +1,9 @@
 /**
- * What every formatter consumes: per file, the lint diagnostics and any
- * fatal error that stopped linting it (a parse error, an unreadable file).
+ * What every formatter consumes: per file, its text and its diagnostics —
+ * lint findings, or the syntax errors that kept it from being linted
+ * (code `syntax`), or one spanless diagnostic when it could not be read.
  */
-import type { Span } from "@harn/parser";
-import type { LintDiagnostic } from "../types";
-
-export interface FatalError {
-  message: string;
-  /** Missing when the error has no position (e.g. a file that cannot be read). */
-  span: Span | null;
-  label?: string;
-  help?: string;
-}
+import type { Diagnostic } from "@harn/parser";
 
 export interface FileReport {
   /** The path as collected (what the user typed, joined with what the
@@ -19,8 +11,10 @@ export interface FileReport {
   path: string;
   /** The text the diagnostics index (after fixes, when fixing). */
   source: string;
-  diagnostics: LintDiagnostic[];
-  fatal: FatalError[];
+  diagnostics: Diagnostic[];
+  /** Why the file was not linted (it could not be read or parsed): the
+   * diagnostics are then that reason's. */
+  fatal: boolean;
 }
 
 export function countBySeverity(reports: readonly FileReport[]): { errors: number; warnings: number; infos: number } {
@@ -28,7 +22,6 @@ export function countBySeverity(reports: readonly FileReport[]): { errors: numbe
   let warnings = 0;
   let infos = 0;
   for (const r of reports) {
-    errors += r.fatal.length;
     for (const d of r.diagnostics) {
       if (d.severity === "error") errors++;
       else if (d.severity === "warning") warnings++;

@@ -93,3 +93,6 @@ export const ALL_RULES: readonly Rule[] = [
 ];
 
 export const RULES_BY_ID: ReadonlyMap<string, Rule> = new Map(ALL_RULES.map((r) => [r.id, r]));
+
+/** Legacy ids that stand for a rule (lint.md §1.5). */
+export const RULE_ALIASES: ReadonlyMap<string, string> = new Map([["unreachable-code", "dead-code-after-return"]]);

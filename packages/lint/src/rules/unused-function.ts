@@ -1,5 +1,5 @@
 /** `unused-function` (lint.md §3.7). */
-import type { LintDiagnostic, Rule } from "../types";
+import type { Diagnostic, Rule } from "../types";
 
 const MESSAGE = /^function `(.+)` is declared but never used$/;
 
@@ -10,8 +10,8 @@ export function unusedFunctionMessage(name: string): string {
 /** The function an `unused-function` finding names (null for other
  * findings). Lets a caller that learns of more cross-file imports later
  * (the CLI lints file by file) drop findings after the fact. */
-export function unusedFunctionName(d: LintDiagnostic): string | null {
-  if (d.rule !== "unused-function") return null;
+export function unusedFunctionName(d: Diagnostic): string | null {
+  if (d.code !== "unused-function") return null;
   return MESSAGE.exec(d.message)?.[1] ?? null;
 }
 
