@@ -7,7 +7,9 @@
  * provider's own tool-result shape, `stream: false` giving the same
  * result, `on_event`, and `harn run --stream` rendering.
  */
+import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sseFrame } from "../../packages/stdlib/test/llm/wire";
 import { cleanEnv, FORMATS, format, modelServer, run, streamed, type Script, type SeenRequest, type Workspace, workspace } from "./llm-harness";
 
 let ws: Workspace;
@@ -317,6 +319,61 @@ describe("the provider comes from whichever variable is set", () => {
       expect(server.requests.map((q) => q.path)).toEqual(["/v1/chat/completions"]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("OpenAI-compatible servers that leave out or repeat tool-call ids", () => {
+  const SCRIPT = `
+tool lookup(city: string) -> string {
+  description "Current weather for a city"
+  return city + ": sunny"
+}
+pipeline main() {
+  let r = agent_loop("Weather in Paris, Oslo and Rome?", nil, {provider: "local", model: "m", tools: lookup, tool_format: "native"})
+  println(r.status + " after " + to_string(r.llm.iterations) + " turns: " + r.visible_text)
+  println(r.tools.calls)
+}
+`;
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sseFrame({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
+  /** Turn 1: three calls in the given tool-call pieces; turn 2: the answer. */
+  const server = (pieces: unknown[]) =>
+    modelServer(format("local"), (_req, index) => {
+      if (index > 0) return { model: "m", text: ["All sunny."], usage: { input: 1, output: 1 } };
+      return (_r: SeenRequest, res: http.ServerResponse) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(pieces.map((p) => chunk({ tool_calls: [p] })).join("") + chunk({}, "tool_calls") + sseFrame("[DONE]"));
+      };
+    });
+  const call = (city: string, extra: Record<string, unknown> = {}) => ({ ...extra, type: "function", function: { name: "lookup", arguments: `{"city": "${city}"}` } });
+
+  /** The second request's assistant tool_calls ids and tool-result ids. */
+  function ids(req: SeenRequest): { asked: string[]; answered: string[]; texts: string[] } {
+    const msgs = (req.body as { messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string; content: string }[] }).messages;
+    return {
+      asked: msgs.flatMap((m) => m.tool_calls ?? []).map((c) => c.id),
+      answered: msgs.filter((m) => m.role === "tool").map((m) => m.tool_call_id!),
+      texts: msgs.filter((m) => m.role === "tool").map((m) => m.content),
+    };
+  }
+
+  it.each([
+    ["no ids and no indexes", [call("Paris"), call("Oslo"), call("Rome")]],
+    ["call_0 at three indexes", [call("Paris", { index: 0, id: "call_0" }), call("Oslo", { index: 1, id: "call_0" }), call("Rome", { index: 2, id: "call_0" })]],
+  ])("%s: three calls run, and each result goes back under the id the transcript holds", async (_what, pieces) => {
+    const srv = await server(pieces);
+    try {
+      const script = ws.file("ids.harn", SCRIPT);
+      const r = await run(ws, ["run", script], cleanEnv({ LOCAL_LLM_BASE_URL: srv.url }));
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("done after 2 turns: All sunny.\n[lookup, lookup, lookup]\n");
+      const second = ids(srv.requests[1]!);
+      expect(second.texts).toEqual(["Paris: sunny", "Oslo: sunny", "Rome: sunny"]);
+      expect(new Set(second.asked).size).toBe(3);
+      expect(second.answered).toEqual(second.asked);
+    } finally {
+      await srv.close();
     }
   });
 });

@@ -226,6 +226,71 @@ describe("OpenAI-compatible tool-call fragments", () => {
     expect(res.stop_reason).toBe("stop");
   });
 
+  /** A streamed Chat Completions reply whose tool-call fragments are
+   * exactly `pieces`, one chunk each (no text). */
+  async function serveFragments(pieces: unknown[][]): Promise<TestServer> {
+    const chunk = (choices: unknown[]) => ({ id: "chatcmpl-x", object: "chat.completion.chunk", created: 1, model: "m", choices });
+    const frames = [
+      ...pieces.map((tool_calls) => chunk([{ index: 0, delta: { tool_calls }, finish_reason: null }])),
+      chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]),
+    ];
+    server = await startServer((_req, res) =>
+      sendStream(res, { contentType: "text/event-stream", body: frames.map((f) => sseFrame(f)).join("") + sseFrame("[DONE]") }),
+    );
+    return server;
+  }
+  const fn = (name: string | undefined, args: string) => ({ type: "function", function: { ...(name ? { name } : {}), arguments: args } });
+  const THREE = [
+    { name: "read_file", arguments: { path: "a.txt" } },
+    { name: "read_file", arguments: { path: "b.txt" } },
+    { name: "list_dir", arguments: {} },
+  ];
+
+  it("a server without ids or indexes, one whole call per chunk: three calls, none merged", async () => {
+    await serveFragments([[fn("read_file", '{"path": "a.txt"}')], [fn("read_file", '{"path": "b.txt"}')], [fn("list_dir", "{}")]]);
+    const res = await client({ LOCAL_LLM_BASE_URL: server!.url }).completeWithRetries(request("local"));
+    expect(res.tool_calls).toEqual(THREE.map((c, i) => ({ id: `call_${i}`, ...c })));
+  });
+
+  it("a server without ids or indexes, in fragments: a name opens a call, the pieces after it are its arguments", async () => {
+    await serveFragments([
+      [fn("read_file", "")],
+      [fn(undefined, '{"pa')],
+      [fn(undefined, 'th": "a.txt"}')],
+      [fn("read_file", '{"path"')],
+      [fn(undefined, ': "b.txt"}')],
+      [fn("list_dir", "")],
+    ]);
+    const res = await client({ LOCAL_LLM_BASE_URL: server!.url }).completeWithRetries(request("local"));
+    expect(res.tool_calls).toEqual(THREE.map((c, i) => ({ id: `call_${i}`, ...c })));
+  });
+
+  it("several whole calls in one chunk without indexes, and calls that all say index 0 without ids", async () => {
+    await serveFragments([
+      [fn("read_file", '{"path": "a.txt"}'), fn("read_file", '{"path": "b.txt"}')],
+      [{ index: 0, ...fn("list_dir", "{}") }],
+    ]);
+    const res = await client({ LOCAL_LLM_BASE_URL: server!.url }).completeWithRetries(request("local"));
+    expect(res.tool_calls).toEqual(THREE.map((c, i) => ({ id: `call_${i}`, ...c })));
+  });
+
+  it("the same id for every call (call_0 at three indexes) becomes three distinct ids, streamed or not", async () => {
+    await serveFragments([
+      [{ index: 0, id: "call_0", ...fn("read_file", "") }],
+      [{ index: 0, ...fn(undefined, '{"path": "a.txt"}') }],
+      [{ index: 1, id: "call_0", ...fn("read_file", '{"path": "b.txt"}') }],
+      [{ index: 2, id: "call_0", ...fn("list_dir", "{}") }],
+    ]);
+    const llm = client({ LOCAL_LLM_BASE_URL: server!.url });
+    const expected = THREE.map((c, i) => ({ id: ["call_0", "call_0_2", "call_0_3"][i], ...c }));
+    expect((await llm.completeWithRetries(request("local"))).tool_calls).toEqual(expected);
+    await server!.close();
+    const body = openAiChatBody({ model: "m", calls: THREE.map((c) => ({ id: "call_0", name: c.name, fragments: [JSON.stringify(c.arguments)] })), usage: { input: 1, output: 1 } });
+    server = await startServer((_req, res) => sendJson(res, 200, body));
+    const whole = await client({ LOCAL_LLM_BASE_URL: server.url }).completeWithRetries(request("local", { stream: false }));
+    expect(whole.tool_calls).toEqual(expected);
+  });
+
   it("keeps fragments that name no known call: to the open call, or to an orphan entry", async () => {
     const frames = [
       { choices: [{ index: 0, delta: { tool_calls: [{ index: 3, function: { arguments: '{"lost":' } }] } }] },

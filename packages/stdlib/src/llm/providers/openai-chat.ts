@@ -137,38 +137,65 @@ export class OpenAiChatProvider extends HttpProvider {
 }
 
 /**
- * Maps the per-index fragments of streamed tool calls to call ids. The
- * first fragment of a call carries its id and name, later ones only
- * `index` and an `arguments` piece. Servers differ: some omit `index`
- * (position in the list counts), some omit ids (one is synthesized from the
- * index), some reuse index 0 for every call but send a fresh id.
+ * Turns the tool-call fragments of one response into calls, none lost and
+ * none merged. OpenAI sends a call's first fragment with its `index`, `id`
+ * and function name, later ones with the index and an `arguments` piece.
+ * Compatible servers (local ones above all) differ, so a fragment starts a
+ * new call when there is no open call at its index (its position in the
+ * chunk's list when it has none), when it carries an id other than that
+ * call's, or when it names a function and the open call already has a
+ * name; otherwise it continues the open call at its index, or the last one
+ * opened. Every call gets an id of its own: a missing id is synthesized
+ * (`call_<n>`), and an id the response already used (`call_0` for every
+ * call) becomes `<id>_2`, `<id>_3`, … so the results sent back name each
+ * call unambiguously.
  */
 class ToolCallIndex {
-  private readonly ids = new Map<number, string>();
+  private readonly byIndex = new Map<number, OpenCall>();
+  private last: OpenCall | undefined;
+  private readonly ids = new Set<string>();
 
   *fragment(t: Json, position: number): Generator<LlmEvent> {
     const index = jsonNumber(t.index) ?? position;
     const fn = obj(t.function);
-    const id = str(t.id);
-    const name = str(fn.name);
-    const current = this.ids.get(index);
-    if ((id && id !== current) || (current === undefined && name)) {
-      const callId = id || `call_${index}`;
-      this.ids.set(index, callId);
-      yield { kind: "tool_call_start", id: callId, name: name ?? "" };
-    } else if (current !== undefined && name) {
-      // A name that arrives after the id (start again; the accumulator
-      // fills in a missing name and never duplicates a call).
-      yield { kind: "tool_call_start", id: current, name };
-    }
+    const wireId = str(t.id) || undefined;
+    const name = str(fn.name) || undefined;
     const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments !== undefined ? stringifyJsonKeepingFloats(fn.arguments) : "";
-    if (args !== "") {
-      const target = this.ids.get(index);
-      yield target !== undefined
-        ? { kind: "tool_call_delta", id: target, args_fragment: args }
-        : { kind: "tool_call_delta", args_fragment: args };
+    const anonymous = wireId === undefined && name === undefined;
+    let call = this.byIndex.get(index) ?? (anonymous ? this.last : undefined);
+    if (call === undefined && anonymous) {
+      // Arguments before any call: the accumulator keeps them as an orphan entry.
+      if (args !== "") yield { kind: "tool_call_delta", args_fragment: args };
+      return;
     }
+    const starts = call === undefined || (wireId !== undefined ? wireId !== call.wireId : name !== undefined && call.name !== "");
+    if (starts) {
+      call = { id: this.unique(wireId ?? `call_${this.ids.size}`), wireId, name: name ?? "" };
+      this.byIndex.set(index, call);
+      this.last = call;
+      yield { kind: "tool_call_start", id: call.id, name: call.name };
+    } else if (call !== undefined && name !== undefined && call.name === "") {
+      // The name arrived after the id (the accumulator fills it in).
+      call.name = name;
+      yield { kind: "tool_call_start", id: call.id, name };
+    }
+    if (args !== "") yield { kind: "tool_call_delta", id: call!.id, args_fragment: args };
   }
+
+  private unique(id: string): string {
+    let out = id;
+    for (let k = 2; this.ids.has(out); k++) out = `${id}_${k}`;
+    this.ids.add(out);
+    return out;
+  }
+}
+
+interface OpenCall {
+  /** The id the call is known by from here on (transcript, results). */
+  id: string;
+  /** The id the server sent, if any. */
+  wireId: string | undefined;
+  name: string;
 }
 
 class Completion {
