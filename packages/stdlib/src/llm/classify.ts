@@ -152,21 +152,28 @@ export interface ErrorTarget {
   model: string;
 }
 
-/** Build a classified error from a message (and what is known about it). */
+/**
+ * Build a classified error from a message and what is known about it.
+ * Structure decides before text (extensions.md §3.4): with an HTTP status
+ * (or the status a provider's error type stands for) the status decides,
+ * and the message text may only make a generic bad request more precise
+ * (a 400 about the context length is a context overflow; a 400 whose body
+ * mentions "timeout" is still a terminal 400). Without one, the message
+ * phrases and then the category decide (agents.md §5.3).
+ */
 export function errorFromMessage(
   target: ErrorTarget,
   message: string,
   extra: { status?: number; category?: string; retryAfterMs?: number } = {},
 ): LlmError {
   const category = extra.category ?? categorize(message, extra.status);
-  let c = classify(message, category);
-  let retryable = isRetryable(category, c);
-  // extensions.md §3.4: a client error is never retried, whatever words
-  // its body happens to contain.
-  const clientReason = extra.status !== undefined ? CLIENT_ERROR_REASONS[extra.status] : undefined;
-  if (clientReason !== undefined) {
-    if (c.kind === "transient" || c.reason === "unknown") c = { kind: "terminal", reason: clientReason };
-    retryable = false;
+  const text = classify(message, category);
+  const structural = extra.status !== undefined ? statusClassification(extra.status) : undefined;
+  let c = text;
+  let retryable = isRetryable(category, text);
+  if (structural !== undefined) {
+    c = structural.reason === "invalid_request" && text.kind === "terminal" && text.reason !== "unknown" ? text : structural;
+    retryable = c.kind === "transient";
   }
   return new LlmError({
     message,
@@ -181,15 +188,72 @@ export function errorFromMessage(
   });
 }
 
-const CLIENT_ERROR_REASONS: Readonly<Record<number, LlmErrorReason>> = {
-  400: "invalid_request",
-  401: "auth_failure",
-  403: "auth_failure",
-  404: "model_unavailable",
-  410: "model_unavailable",
-  413: "invalid_request",
-  422: "invalid_request",
+/** What an HTTP status says about a failure: 408, 429 and 5xx are worth
+ * retrying, every other client error is final. */
+function statusClassification(status: number): Classification | undefined {
+  const known = STATUS_CLASSIFICATION[status];
+  if (known !== undefined) return known;
+  if (status >= 500) return { kind: "transient", reason: "server_error" };
+  if (status >= 400) return { kind: "terminal", reason: "invalid_request" };
+  return undefined;
+}
+
+const STATUS_CLASSIFICATION: Readonly<Record<number, Classification>> = {
+  400: { kind: "terminal", reason: "invalid_request" },
+  401: { kind: "terminal", reason: "auth_failure" },
+  403: { kind: "terminal", reason: "auth_failure" },
+  404: { kind: "terminal", reason: "model_unavailable" },
+  408: { kind: "transient", reason: "timeout" },
+  410: { kind: "terminal", reason: "model_unavailable" },
+  413: { kind: "terminal", reason: "invalid_request" },
+  422: { kind: "terminal", reason: "invalid_request" },
+  429: { kind: "transient", reason: "rate_limit" },
+  504: { kind: "transient", reason: "timeout" },
+  522: { kind: "transient", reason: "timeout" },
+  524: { kind: "transient", reason: "timeout" },
 };
+
+/**
+ * The HTTP status a provider's error type or code stands for, so an error
+ * reported inside a 200 stream (or body) is classified like the response
+ * it replaces: Anthropic's `error.type`s, OpenAI's `type`s and `code`s.
+ */
+const ERROR_TYPE_STATUS: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  invalid_prompt: 400,
+  context_length_exceeded: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  model_not_found: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+};
+
+/**
+ * An error the provider reported inside a response (an SSE `error` event,
+ * an `error` member of a chunk or body, a failed Responses object):
+ * `<provider> API error [<reason>]: <type>: <message>`, classified by the
+ * status its type or numeric code stands for. One with neither is taken
+ * for a server-side failure (transient) unless its text says otherwise.
+ */
+export function apiError(target: ErrorTarget, error: unknown, secrets: readonly string[]): LlmError {
+  const e = error !== null && typeof error === "object" && !Array.isArray(error) ? (error as Record<string, unknown>) : {};
+  const names = [e.type, e.code].filter((v): v is string => typeof v === "string" && v !== "");
+  const type = names.find((n) => ERROR_TYPE_STATUS[n] !== undefined) ?? names[0];
+  const code = typeof e.code === "number" ? e.code : typeof e.status === "number" ? e.status : undefined;
+  const status = code !== undefined && code >= 400 && code < 600 ? code : type !== undefined ? ERROR_TYPE_STATUS[type] : undefined;
+  const said = typeof e.message === "string" ? e.message : typeof error === "string" ? error : JSON.stringify(error);
+  const text = redact(type !== undefined && type !== said ? `${type}: ${said}` : said, secrets);
+  if (status === undefined) return errorFromMessage(target, `${target.provider} API error: ${text}`, { category: "server_error" });
+  return errorFromMessage(target, `${target.provider} API error [${httpTag(status, text)}]: ${text}`, { status });
+}
 
 const MAX_BODY_IN_MESSAGE = 4000;
 
@@ -223,14 +287,15 @@ export function httpError(
   return errorFromMessage(target, message, { status, retryAfterMs: hint?.ms });
 }
 
+/** The bracketed tag of an error text: `rate_limited` (429),
+ * `http_error` (5xx), else the client error's reason, refined by the body
+ * (`context_overflow`). */
 function httpTag(status: number, body: string): string {
   if (status === 429) return "rate_limited";
   if (status >= 500) return "http_error";
+  const reason = statusClassification(status)?.reason ?? "invalid_request";
   const c = classify(body, categorize(body, status));
-  if (c.kind === "transient" || c.reason === "unknown") {
-    return CLIENT_ERROR_REASONS[status] ?? CATEGORY_CLASSIFICATION[categorize("", status)]?.reason ?? "invalid_request";
-  }
-  return c.reason;
+  return reason === "invalid_request" && c.kind === "terminal" && c.reason !== "unknown" ? c.reason : reason;
 }
 
 /** The prompt size a context-overflow body reports (Anthropic: "prompt is

@@ -12,7 +12,7 @@
 
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
-import { httpError, streamError, type ErrorTarget } from "./classify";
+import { apiError, httpError, streamError, type ErrorTarget } from "./classify";
 import type { LlmError } from "./errors";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -176,6 +176,12 @@ export class HttpExchange {
   /** A body that ended before the wire format's end marker. */
   truncated(): LlmError {
     return this.fail("body", "connection closed before the response was complete");
+  }
+
+  /** An error the provider reported inside its response (`error` event,
+   * `error` member): classified by its type, not as a transport failure. */
+  apiError(error: unknown): LlmError {
+    return apiError(this.init.target, error, this.init.secrets);
   }
 
   /** A classified failure of this exchange. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { categorize, classify, errorFromMessage, isRetryable, parseRetryAfter, retryAfterFromMessage } from "../../src/llm";
-import { httpError } from "../../src/llm/classify";
+import { apiError, httpError } from "../../src/llm/classify";
 
 const NOW = Date.UTC(2025, 0, 15, 10, 0, 0);
 const target = { provider: "anthropic", model: "claude-x" };
@@ -102,6 +102,31 @@ describe("HTTP error texts", () => {
     const auth = httpError(target, 401, "", '{"type":"error","error":{"type":"authentication_error"}}', h(), NOW, []);
     expect(auth.message).toMatch(/^anthropic HTTP 401 \[auth_failure\]: /);
     expect([auth.category, auth.reason, auth.retryable]).toEqual(["auth", "auth_failure", false]);
+  });
+
+  it("the status decides before the body's words; the body only refines a plain 400", () => {
+    const cases: [number, string, string, string][] = [
+      [503, "model not found, try later", "transient", "server_error"],
+      [401, "model not found", "terminal", "auth_failure"],
+      [400, "request timeout parameter invalid", "terminal", "invalid_request"],
+      [400, "This model's maximum context length is 8192 tokens", "terminal", "context_overflow"],
+      [429, "overloaded", "transient", "rate_limit"],
+      [409, "conflict, retry later: overloaded", "terminal", "invalid_request"],
+      [507, "out of storage", "transient", "server_error"],
+    ];
+    for (const [status, body, kind, reason] of cases) {
+      const e = httpError(target, status, "", body, h(), NOW, []);
+      expect([status, e.kind, e.reason, e.retryable]).toEqual([status, kind, reason, kind === "transient"]);
+    }
+  });
+
+  it("errors inside a response are classified by the provider's type or code", () => {
+    const e = apiError(target, { type: "not_found_error", message: "model: claude-x" }, []);
+    expect([e.message, e.kind, e.reason, e.status]).toEqual(["anthropic API error [model_unavailable]: not_found_error: model: claude-x", "terminal", "model_unavailable", 404]);
+    expect(apiError(target, { type: "weird", code: "insufficient_quota", message: "pay" }, []).reason).toBe("rate_limit");
+    expect(apiError(target, { message: "x", code: 422 }, []).kind).toBe("terminal");
+    expect(apiError(target, "prompt is too long", []).reason).toBe("context_overflow");
+    expect(apiError(target, "boom", []).retryable).toBe(true);
   });
 
   it("context overflow names the offending token count", () => {

@@ -448,3 +448,71 @@ describe("request rendering", () => {
     expect(srv.requests[0]!.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
   });
 });
+
+describe("errors reported inside a response", () => {
+  /** An SSE body that opens normally and then reports `frame`. */
+  const errorStream = (opening: string, frame: string) => async (_req: unknown, res: import("node:http").ServerResponse) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(opening + frame);
+  };
+  const ANTHROPIC_OPEN = sseFrame({ type: "message_start", message: { model: "m", usage: { input_tokens: 1, output_tokens: 1 } } }, "message_start");
+
+  it.each(["invalid_request_error", "authentication_error", "permission_error", "not_found_error"])(
+    "Anthropic error event %s: terminal, exactly one request",
+    async (type) => {
+      server = await startServer(errorStream(ANTHROPIC_OPEN, sseFrame({ type: "error", error: { type, message: "the request timed out upstream" } }, "error")));
+      const err = (await client(FORMATS[0]!.env(server.url))
+        .completeWithRetries(request("anthropic"), { retries: 3 })
+        .catch((e: unknown) => e)) as LlmError;
+      expect(err).toBeInstanceOf(LlmError);
+      expect(err.kind).toBe("terminal");
+      expect(err.retryable).toBe(false);
+      expect(err.message).toMatch(new RegExp(`^anthropic API error \\[\\w+\\]: ${type}: the request timed out upstream$`));
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it("Anthropic overloaded_error in the stream: transient, retried", async () => {
+    server = await startServer(errorStream(ANTHROPIC_OPEN, sseFrame({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, "error")));
+    const err = (await client(FORMATS[0]!.env(server.url))
+      .completeWithRetries(request("anthropic"), { retries: 2 })
+      .catch((e: unknown) => e)) as LlmError;
+    expect(err.message).toBe("anthropic API error [http_error]: overloaded_error: Overloaded");
+    expect([err.kind, err.reason]).toEqual(["transient", "server_error"]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("OpenAI-compatible error chunks: by type, by numeric code, and unstructured", async () => {
+    const cases: [unknown, string, number][] = [
+      [{ message: "messages: too many", type: "invalid_request_error", param: null, code: null }, "terminal", 1],
+      // vLLM's shape: the HTTP status as `code`
+      [{ object: "error", message: "bad", type: "BadRequestError", code: 400 }, "terminal", 1],
+      [{ message: "upstream failed", type: "server_error" }, "transient", 3],
+      ["something broke", "transient", 3],
+    ];
+    for (const [error, kind, requests] of cases) {
+      server = await startServer(errorStream("", sseFrame({ id: "x", object: "chat.completion.chunk", choices: [], error })));
+      const err = (await client({ LOCAL_LLM_BASE_URL: server.url })
+        .completeWithRetries(request("local"), { retries: 2 })
+        .catch((e: unknown) => e)) as LlmError;
+      expect([err.kind, server.requests.length]).toEqual([kind, requests]);
+      expect(err.message).toMatch(/^local API error/);
+      await server.close();
+      server = undefined;
+    }
+  });
+
+  it("OpenAI Responses: response.failed and error events by their code", async () => {
+    const failed = sseFrame({ type: "response.failed", response: { status: "failed", error: { code: "invalid_prompt", message: "nope" } } }, "response.failed");
+    server = await startServer(errorStream("", failed));
+    const env = FORMATS[2]!.env(server.url);
+    const err = (await client(env).completeWithRetries(request("openai_responses"), { retries: 2 }).catch((e: unknown) => e)) as LlmError;
+    expect(err.message).toBe("openai_responses API error [invalid_request]: invalid_prompt: nope");
+    expect(server.requests).toHaveLength(1);
+    await server.close();
+    server = await startServer(errorStream("", sseFrame({ type: "error", code: "rate_limit_exceeded", message: "slow down", sequence_number: 1 }, "error")));
+    const limited = (await client(FORMATS[2]!.env(server.url)).completeWithRetries(request("openai_responses"), { retries: 1 }).catch((e: unknown) => e)) as LlmError;
+    expect([limited.kind, limited.reason, limited.message]).toEqual(["transient", "rate_limit", "openai_responses API error [rate_limited]: rate_limit_exceeded: slow down"]);
+    expect(server.requests).toHaveLength(2);
+  });
+});

@@ -134,10 +134,8 @@ export class AnthropicProvider extends HttpProvider {
           done = usage.completed();
           ex.endOfMessage();
           break;
-        case "error": {
-          const err = obj(ev.error);
-          throw ex.fail("body", `${str(err.type) ?? "error"}: ${str(err.message) ?? msg.data}`);
-        }
+        case "error":
+          throw ex.apiError(ev.error ?? msg.data);
         default:
           break; // ping and event types added after this adapter was written
       }

@@ -88,9 +88,7 @@ class ChunkReader {
   constructor(private readonly ex: HttpExchange) {}
 
   *read(chunk: Json): Generator<LlmEvent> {
-    if (chunk.error !== undefined) {
-      throw this.ex.fail("body", typeof chunk.error === "string" ? chunk.error : JSON.stringify(chunk.error));
-    }
+    if (chunk.error !== undefined) throw this.ex.apiError(chunk.error);
     const message = obj(chunk.message);
     const thinking = str(message.thinking);
     if (thinking) yield { kind: "reasoning_delta", text: thinking };

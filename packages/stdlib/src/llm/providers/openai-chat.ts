@@ -95,7 +95,7 @@ export class OpenAiChatProvider extends HttpProvider {
       }
       if (data === "") continue;
       const chunk = obj(parseFrame(ex, data));
-      if (chunk.error !== undefined) throw ex.fail("body", JSON.stringify(chunk.error));
+      if (chunk.error !== undefined) throw ex.apiError(chunk.error);
       end.read(chunk);
       for (const c of arr(chunk.choices)) {
         const choice = obj(c);
@@ -120,7 +120,7 @@ export class OpenAiChatProvider extends HttpProvider {
 
   protected *readBody(ex: HttpExchange, raw: unknown): Iterable<LlmEvent> {
     const body = obj(raw);
-    if (body.error !== undefined) throw ex.fail("body", JSON.stringify(body.error));
+    if (body.error !== undefined) throw ex.apiError(body.error);
     const end = new Completion();
     end.read(body);
     const choice = obj(arr(body.choices)[0]);

@@ -113,9 +113,10 @@ export class OpenAiResponsesProvider extends HttpProvider {
           ex.endOfMessage();
           break;
         case "response.failed":
-          throw ex.fail("body", failureText(obj(obj(ev.response).error), msg.data));
+          throw ex.apiError(obj(ev.response).error ?? msg.data);
         case "error":
-          throw ex.fail("body", failureText(ev, msg.data));
+          // `type` is the event's own ("error"); the failure is in `code`.
+          throw ex.apiError({ code: ev.code, message: ev.message ?? msg.data });
         default:
           break;
       }
@@ -127,7 +128,7 @@ export class OpenAiResponsesProvider extends HttpProvider {
   protected *readBody(ex: HttpExchange, raw: unknown): Iterable<LlmEvent> {
     const body = obj(raw);
     if (body.status === "failed" || (body.error !== null && body.error !== undefined)) {
-      throw ex.fail("body", failureText(obj(body.error), JSON.stringify(body.error)));
+      throw ex.apiError(body.error ?? body);
     }
     for (const [index, o] of arr(body.output).entries()) {
       const item = obj(o);
@@ -169,11 +170,4 @@ function completed(response: Json): LlmEvent {
     ...(stop !== undefined ? { stop_reason: stop } : {}),
     ...(model !== undefined ? { model } : {}),
   };
-}
-
-function failureText(err: Json, fallback: string): string {
-  const code = str(err.code) ?? str(err.type);
-  const message = str(err.message);
-  if (message === undefined) return fallback;
-  return code ? `${code}: ${message}` : message;
 }
