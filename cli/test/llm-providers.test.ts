@@ -377,3 +377,30 @@ pipeline main() {
     }
   });
 });
+
+describe("errors name what was asked", () => {
+  it("a wrong OPENAI_BASE_URL: the 404 names the URL, the model and the likely fix; a dead local server names host and port", async () => {
+    const server = await modelServer(format("openai"), () => ({ status: 404, body: "404 page not found" }));
+    const closed = await modelServer(format("local"), () => ({ status: 500, body: "" }));
+    const deadUrl = closed.url;
+    await closed.close();
+    try {
+      const script = ws.file(
+        "asked.harn",
+        `pipeline main() {
+  for p in ["openai", "local"] {
+    try { llm_call("hi", nil, {provider: p}) } catch (e) { println(e.message) }
+  }
+}
+`,
+      );
+      const r = await run(ws, ["run", script], cleanEnv({ OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: server.url, LOCAL_LLM_BASE_URL: deadUrl }));
+      expect(r.stdout).toBe(
+        `openai HTTP 404 [model_unavailable]: 404 page not found (asked ${server.url}/chat/completions for model 'gpt-4o'; hint: OPENAI_BASE_URL is ${server.url}, which usually ends in /v1)\n` +
+          `local stream error (connect): connection refused by 127.0.0.1:${new URL(deadUrl).port} (${deadUrl}/v1/chat/completions); is the server running?\n`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});

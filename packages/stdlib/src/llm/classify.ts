@@ -272,6 +272,7 @@ export function httpError(
   headers: Headers,
   nowMs: number,
   secrets: readonly string[],
+  asked: { url?: string; hint?: string } = {},
 ): LlmError {
   let text = redact(body.trim(), secrets);
   if (text === "") text = statusText || "(empty body)";
@@ -280,6 +281,10 @@ export function httpError(
   const tag = httpTag(status, text);
   let message = `${target.provider} HTTP ${status} [${tag}]: ${text}`;
   if (hint) message += ` (retry-after: ${hint.text})`;
+  // A 404 is a wrong model or a wrong URL: say which were asked for.
+  if ((status === 404 || status === 405) && asked.url !== undefined) {
+    message += ` (asked ${redact(asked.url, secrets)} for model '${target.model}'${asked.hint ? `; hint: ${asked.hint}` : ""})`;
+  }
   if (tag === "context_overflow") {
     const n = offendingTokens(text);
     if (n !== undefined) message += ` (offending_tokens: ${n})`;

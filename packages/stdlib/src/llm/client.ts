@@ -30,6 +30,7 @@ import {
   BUILTIN_PROVIDERS,
   callsDisabled,
   callsDisabledError,
+  endpointHint,
   endpointUrl,
   hasKey,
   missingKeyError,
@@ -179,6 +180,7 @@ export class LlmClient {
     return buildHttpProvider(spec, {
       name,
       url: endpointUrl(spec, this.options.env),
+      endpointHint: endpointHint(spec, this.options.env),
       auth: spec.auth,
       apiKey: apiKey(spec, this.options.env),
       headers: spec.style === "anthropic" ? { "anthropic-version": ANTHROPIC_VERSION } : undefined,

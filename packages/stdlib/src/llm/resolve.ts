@@ -191,6 +191,37 @@ export function endpointUrl(spec: ProviderSpec, env: Env): string {
   return base + spec.path;
 }
 
+/**
+ * Why a 404 from this endpoint may be the base URL's fault: a hint when
+ * the provider's base-URL variable is set and its path does not look like
+ * what the provider expects (an OpenAI-style root without `/v1`, an
+ * `OLLAMA_HOST` with a path, …); undefined otherwise.
+ */
+export function endpointHint(spec: ProviderSpec, env: Env): string | undefined {
+  const name = spec.baseUrlEnv;
+  const value = name ? nonEmpty(env[name]) : undefined;
+  if (name === undefined || value === undefined) return undefined;
+  let path: string;
+  try {
+    path = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`).pathname.replace(/\/+$/, "");
+  } catch {
+    return `${name} (${value}) is not a URL`;
+  }
+  const is = `${name} is ${value}`;
+  switch (spec.style) {
+    case "ollama":
+      return path === "" ? undefined : `${is}; it should name the host and port only, without a path`;
+    case "anthropic":
+      return path === "" || path === "/v1" ? undefined : `${is}; it should be the API root (like https://api.anthropic.com)`;
+    case "openai-chat":
+    case "openai-responses":
+      if (spec.path.startsWith("/v1/")) return path === "" || path === "/v1" ? undefined : `${is}; it is usually the server's address, with or without /v1`;
+      return /\/v\d+\w*$/.test(path) ? undefined : `${is}, which usually ends in /v1`;
+    case "offline":
+      return undefined;
+  }
+}
+
 export interface TargetInput {
   provider?: string | null;
   model?: string | null;

@@ -26,6 +26,8 @@ export interface ExchangeInit {
   headers: Record<string, string>;
   /** Values that must never appear in an error text (API keys). */
   secrets: readonly string[];
+  /** Added to a 404's text: why the base URL may be wrong. */
+  endpointHint?: string;
   signal: AbortSignal;
   timeoutMs: number;
   /** Streaming bodies reset the timeout on every chunk (an idle timeout);
@@ -81,15 +83,10 @@ export class HttpExchange {
       } catch (e) {
         throw this.failure(e, "body");
       }
-      throw httpError(
-        this.init.target,
-        res.status,
-        res.statusText,
-        text,
-        res.headers,
-        this.init.now(),
-        this.init.secrets,
-      );
+      throw httpError(this.init.target, res.status, res.statusText, text, res.headers, this.init.now(), this.init.secrets, {
+        url: this.init.url,
+        hint: this.init.endpointHint,
+      });
     }
     return res;
   }
@@ -224,7 +221,32 @@ export class HttpExchange {
       );
     }
     if (kind === "body") return this.fail("body", `connection closed before the response was complete (${describe(e)})`);
-    return this.fail("connect", describe(e));
+    return this.fail("connect", connectFailure(e, this.init.url));
+  }
+}
+
+/** A failed connection, naming where it went: `connection refused by
+ * host:port (url)`, `dns error: cannot resolve host (url)`, … */
+function connectFailure(e: unknown, url: string): string {
+  let where: string;
+  try {
+    const u = new URL(url);
+    where = `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+  } catch {
+    return describe(e);
+  }
+  const cause = e instanceof Error ? (e as { cause?: unknown }).cause : undefined;
+  const code = cause instanceof Error ? (cause as { code?: unknown }).code : undefined;
+  switch (code) {
+    case "ECONNREFUSED":
+      return `connection refused by ${where} (${url}); is the server running?`;
+    case "ECONNRESET":
+      return `connection reset by ${where} (${url})`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `dns error: cannot resolve ${where.slice(0, where.lastIndexOf(":"))} (${url})`;
+    default:
+      return `${describe(e)} (${url})`;
   }
 }
 

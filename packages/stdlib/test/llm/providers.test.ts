@@ -516,3 +516,37 @@ describe("errors reported inside a response", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe("errors name what was asked", () => {
+  it("a 404 names the URL and the model, with a hint when the base URL looks wrong", async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("404 page not found");
+    });
+    const url = server.url;
+    const cases: [string, Record<string, string>, string, string][] = [
+      ["openai", { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: url }, `${url}/chat/completions`, `; hint: OPENAI_BASE_URL is ${url}, which usually ends in /v1`],
+      ["openai", { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: `${url}/v1` }, `${url}/v1/chat/completions`, ""],
+      ["ollama", { OLLAMA_HOST: `${url}/api` }, `${url}/api/api/chat`, `; hint: OLLAMA_HOST is ${url}/api; it should name the host and port only, without a path`],
+      ["local", { LOCAL_LLM_BASE_URL: `${url}/openai` }, `${url}/openai/v1/chat/completions`, `; hint: LOCAL_LLM_BASE_URL is ${url}/openai; it is usually the server's address, with or without /v1`],
+      ["anthropic", { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: `${url}/v1/messages` }, `${url}/v1/messages/v1/messages`, `; hint: ANTHROPIC_BASE_URL is ${url}/v1/messages; it should be the API root (like https://api.anthropic.com)`],
+    ];
+    for (const [provider, env, asked, hint] of cases) {
+      const err = (await client(env).completeWithRetries(request(provider, { model: "my-model" })).catch((e: unknown) => e)) as LlmError;
+      expect(err.message).toBe(`${provider} HTTP 404 [model_unavailable]: 404 page not found (asked ${asked} for model 'my-model'${hint})`);
+      expect(err.retryable).toBe(false);
+    }
+  });
+
+  it("connection refused names the host and port; an unknown host says it could not be resolved", async () => {
+    const closed = await startServer(() => {});
+    const url = closed.url;
+    await closed.close();
+    const port = new URL(url).port;
+    const err = (await client({ LOCAL_LLM_BASE_URL: url }).completeWithRetries(request("local")).catch((e: unknown) => e)) as LlmError;
+    expect(err.message).toBe(`local stream error (connect): connection refused by 127.0.0.1:${port} (${url}/v1/chat/completions); is the server running?`);
+    expect([err.kind, err.reason]).toEqual(["transient", "network_error"]);
+    const dns = (await client({ OLLAMA_HOST: "no-such-host.invalid:11434" }).completeWithRetries(request("ollama")).catch((e: unknown) => e)) as LlmError;
+    expect(dns.message).toBe("ollama stream error (connect): dns error: cannot resolve no-such-host.invalid (http://no-such-host.invalid:11434/api/chat)");
+  });
+});

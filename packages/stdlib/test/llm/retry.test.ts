@@ -89,7 +89,8 @@ describe("retry delays", () => {
       .completeWithRetries(request("anthropic"), { retries: 3 })
       .catch((e: unknown) => e)) as LlmError;
     expect(err).toBeInstanceOf(LlmError);
-    expect(err.message).toBe(`anthropic HTTP ${status} [${reason}]: ${JSON.stringify(body)}`);
+    const asked = status === 404 ? ` (asked ${srv.url}/v1/messages for model 'test-model')` : "";
+    expect(err.message).toBe(`anthropic HTTP ${status} [${reason}]: ${JSON.stringify(body)}${asked}`);
     expect(err.kind).toBe("terminal");
     expect(srv.requests).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
@@ -113,7 +114,7 @@ describe("retry delays", () => {
     const err = (await client(anthropic.env(url), clock)
       .completeWithRetries(request("anthropic"), { retries: 2 })
       .catch((e: unknown) => e)) as LlmError;
-    expect(err.message).toMatch(/^anthropic stream error \(connect\): .*ECONNREFUSED/);
+    expect(err.message).toMatch(/^anthropic stream error \(connect\): connection refused by 127\.0\.0\.1:\d+ /);
     expect([err.kind, err.reason, err.category]).toEqual(["transient", "network_error", "transient_network"]);
     expect(clock.sleeps).toHaveLength(2);
   });

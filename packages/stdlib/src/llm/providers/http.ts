@@ -21,6 +21,9 @@ export interface HttpProviderConfig {
   auth: AuthStyle;
   apiKey?: string;
   headers?: Record<string, string>;
+  /** Shown with a 404: why the base URL may be wrong (resolve.ts
+   * `endpointHint`). */
+  endpointHint?: string;
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -42,6 +45,7 @@ export abstract class HttpProvider implements LlmProvider {
       url: cfg.url,
       headers: { ...this.authHeaders(), ...cfg.headers },
       secrets: cfg.apiKey ? [cfg.apiKey] : [],
+      endpointHint: cfg.endpointHint,
       signal,
       timeoutMs: request.timeout_ms ?? DEFAULT_TIMEOUT_MS,
       idleTimeout: streaming,
