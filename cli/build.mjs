@@ -63,6 +63,40 @@ const lazyChildProcessInCommander = {
   },
 };
 
+// What the builtin registry generates (packages/stdlib/src/registry/
+// generate.ts): every stdlib module is installed once, in a child process of
+// its own, and its definitions give the lazy groups' name lists (a source
+// file, written first so the bundle below includes it), what `harn lint`
+// and `harn check` need to know without loading the evaluator (every builtin
+// name, the bundled `std/...` sources) and the builtin table for editors.
+{
+  const genDir = mkdtempSync(join(tmpdir(), "harn-build-registry-"));
+  try {
+    const script = join(genDir, "generate.mjs");
+    await build({
+      ...NODE_ESM,
+      sourcemap: false,
+      stdin: {
+        contents: `import { generateFromRegistry } from "./packages/stdlib/src/registry/generate.ts";
+          process.stdout.write(JSON.stringify(generateFromRegistry()));
+          process.exit(0);`,
+        resolveDir: repo,
+        loader: "ts",
+      },
+      outfile: script,
+    });
+    const run = spawnSync(process.execPath, [script], { encoding: "utf8", maxBuffer: 64 << 20 });
+    if (run.status !== 0) throw new Error(`cli/build.mjs: generating from the builtin registry failed:\n${run.stderr}`);
+    const generated = JSON.parse(run.stdout);
+    const groupNames = join(repo, "packages/stdlib/src/lazy/group-names.ts");
+    if (readFileSync(groupNames, "utf8") !== generated.groupNamesSource) writeAtomically(groupNames, generated.groupNamesSource);
+    writeAtomically(join(here, "dist/lint-knowledge.json"), JSON.stringify(generated.knowledge));
+    writeAtomically(join(here, "dist/builtins.json"), JSON.stringify({ builtins: generated.table }, null, 1) + "\n");
+  } finally {
+    rmSync(genDir, { recursive: true, force: true });
+  }
+}
+
 // Split at dynamic imports (cli/src/engine.ts): `harn check`, `--help` and
 // `--version` load only the small main chunk; the evaluator, the stdlib
 // and their dependencies are separate chunks loaded by the commands that
@@ -163,28 +197,6 @@ await bundle({
   outfile: join(here, "dist/lint-worker.mjs"),
   ...NODE_ESM,
 });
-
-// What `harn lint` needs from the runtime (every builtin name, for
-// `undefined-function`, and the bundled `std/...` sources), taken from a
-// runtime of this very build and written beside the bundle, so that lint
-// does not load the evaluator and the stdlib (a third of its start-up) to
-// learn them. Without the file, lint creates a runtime as before.
-const hostChunk = chunkOf("cli/src/host.ts");
-const dump = spawnSync(
-  process.execPath,
-  [
-    "-e",
-    `const { createRuntime } = require(process.argv[1]);
-     const sink = { write() {} };
-     const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
-     process.stdout.write(JSON.stringify({ builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] }));
-     process.exit(0);`,
-    join(repo, hostChunk),
-  ],
-  { encoding: "utf8", maxBuffer: 64 << 20 },
-);
-if (dump.status !== 0) throw new Error(`cli/build.mjs: listing the runtime's builtins failed: ${dump.stderr}`);
-writeAtomically(join(here, "dist/lint-knowledge.json"), dump.stdout);
 
 // The V8 code caches: the new `harn` runs a few typical commands with
 // HARN_CODE_CACHE=write, and each chunk's cache is taken from the first

@@ -6,10 +6,10 @@
  * and a host that imports this module statically pays for parsing it at
  * start-up.
  */
-export { installAgents, loadMockFixtures, LONG_RUNNING_NOTE, chatExchange, collectTools, savedMessages } from "./agent/index";
+export { AGENT_MODULES, loadMockFixtures, LONG_RUNNING_NOTE, chatExchange, collectTools, savedMessages } from "./agent/index";
 export type { ChatExchange, ChatPrompt } from "./agent/index";
 export {
-  installLongRunning,
+  LONGRUN_MODULES,
   longRunState,
   LongRunState,
   FeedbackItem,

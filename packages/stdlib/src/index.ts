@@ -1,8 +1,9 @@
 /**
  * The Harn standard library: builtins and method tables, installed into a
- * Runtime. Each domain has its own `install…` function; `installStdlib`
- * installs them all — the core at once, the large and rarely used groups as
- * stubs that load their implementation on first use (lazy/loader.ts).
+ * Runtime. Each domain exports its builtins as modules (registry/define.ts);
+ * method tables have install functions. `installStdlib` installs them all:
+ * the core at once, the large and rarely used groups as stubs that load
+ * their implementation on first use (lazy/loader.ts).
  * `@harn/stdlib/eager` installs everything at once, and `@harn/stdlib/agent`
  * is the agent layer's API for hosts (`harn chat`).
  */
@@ -10,31 +11,31 @@ import type { Runtime } from "@harn/vm";
 import { LAZY_GROUPS } from "./lazy/groups";
 import { installLazyGroup, type LazyGroup } from "./lazy/loader";
 import { installSchemaLowering } from "./schema/hook";
-import { installAssert } from "./core/assert";
-import { installBytes } from "./core/bytes";
-import { installCircuits } from "./core/circuit";
-import { installConvert } from "./core/convert";
-import { installEncoding } from "./core/encoding";
-import { installEnv } from "./core/env";
-import { installFs } from "./core/fs";
-import { installHost } from "./core/host";
-import { installIter } from "./core/iter";
-import { installJson } from "./core/json";
-import { installLists } from "./core/lists";
-import { installLogging } from "./core/logging";
-import { installMath } from "./core/math";
-import { installOutput } from "./core/output";
-import { installPaths } from "./core/paths";
-import { installProcess } from "./core/process";
-import { installRandom } from "./core/random";
-import { installResult } from "./core/result";
-import { installSets } from "./core/sets";
-import { installShared } from "./core/shared";
-import { installSync } from "./core/sync";
-import { installTaskContext } from "./core/task_context";
-import { installSleep } from "./core/sleep";
-import { installStrings } from "./core/strings";
-import { installTerminal } from "./core/terminal";
+import { ASSERT_BUILTINS } from "./core/assert";
+import { BYTES_BUILTINS } from "./core/bytes";
+import { CIRCUITS_BUILTINS } from "./core/circuit";
+import { CONVERT_BUILTINS } from "./core/convert";
+import { ENCODING_BUILTINS } from "./core/encoding";
+import { ENV_BUILTINS } from "./core/env";
+import { FS_BUILTINS } from "./core/fs";
+import { HOST_BUILTINS } from "./core/host";
+import { ITER_BUILTINS } from "./core/iter";
+import { JSON_BUILTINS } from "./core/json";
+import { LISTS_BUILTINS } from "./core/lists";
+import { LOGGING_BUILTINS } from "./core/logging";
+import { MATH_BUILTINS } from "./core/math";
+import { OUTPUT_BUILTINS } from "./core/output";
+import { PATHS_BUILTINS } from "./core/paths";
+import { PROCESS_BUILTINS } from "./core/process";
+import { RANDOM_BUILTINS } from "./core/random";
+import { RESULT_BUILTINS } from "./core/result";
+import { SETS_BUILTINS } from "./core/sets";
+import { SHARED_BUILTINS } from "./core/shared";
+import { SYNC_BUILTINS } from "./core/sync";
+import { TASK_CONTEXT_BUILTINS } from "./core/task_context";
+import { SLEEP_BUILTINS } from "./core/sleep";
+import { STRINGS_BUILTINS } from "./core/strings";
+import { TERMINAL_BUILTINS } from "./core/terminal";
 import { installDictMethods } from "./methods/dict";
 import { installGeneratorMethods } from "./methods/generator";
 import { installIterMethods } from "./methods/iter";
@@ -42,38 +43,46 @@ import { installListMethods } from "./methods/list";
 import { installRangeMethods } from "./methods/range";
 import { installSetMethods } from "./methods/set";
 import { installStringMethods } from "./methods/string";
-import { installStdModules } from "./std/index";
+import { STD_MODULE_BUILTINS } from "./std/index";
+import { ATOMIC_BUILTINS } from "./core/atomics";
+import { CHANNEL_BUILTINS } from "./core/channels";
+import { installModule, type BuiltinModule } from "./registry/define";
 
 const lazy = (name: string): LazyGroup => LAZY_GROUPS.find((g) => g.name === name)!;
 
+/** One step of the stdlib's installation: a module of builtins
+ * (registry/define.ts), a lazy group of them, or anything else a runtime
+ * gets (method tables, the schema lowering, `std/...` sources). */
+export type InstallStep = BuiltinModule | LazyGroup | ((rt: Runtime) => void);
+
 /** Every install step in order (a lazy group's stubs take its place, so
  * builtin names keep the order "did you mean" suggestions iterate in). */
-export const INSTALL_STEPS: readonly (((rt: Runtime) => void) | LazyGroup)[] = [
-  installOutput,
-  installTerminal,
-  installLogging,
-  installConvert,
-  installResult,
-  installStrings,
-  installLists,
-  installSets,
-  installMath,
-  installRandom,
-  installJson,
-  installAssert,
-  installIter,
-  installPaths,
-  installFs,
-  installEnv,
-  installProcess,
-  installHost,
-  installEncoding,
-  installBytes,
-  installSleep,
-  installCircuits,
-  installShared,
-  installSync,
-  installTaskContext,
+export const INSTALL_STEPS: readonly InstallStep[] = [
+  OUTPUT_BUILTINS,
+  TERMINAL_BUILTINS,
+  LOGGING_BUILTINS,
+  CONVERT_BUILTINS,
+  RESULT_BUILTINS,
+  STRINGS_BUILTINS,
+  LISTS_BUILTINS,
+  SETS_BUILTINS,
+  MATH_BUILTINS,
+  RANDOM_BUILTINS,
+  JSON_BUILTINS,
+  ASSERT_BUILTINS,
+  ITER_BUILTINS,
+  PATHS_BUILTINS,
+  FS_BUILTINS,
+  ENV_BUILTINS,
+  PROCESS_BUILTINS,
+  HOST_BUILTINS,
+  ENCODING_BUILTINS,
+  BYTES_BUILTINS,
+  SLEEP_BUILTINS,
+  CIRCUITS_BUILTINS,
+  SHARED_BUILTINS,
+  SYNC_BUILTINS,
+  TASK_CONTEXT_BUILTINS,
 
   installStringMethods,
   installListMethods,
@@ -91,13 +100,16 @@ export const INSTALL_STEPS: readonly (((rt: Runtime) => void) | LazyGroup)[] = [
   lazy("agent"),
   installSchemaLowering,
   lazy("schema"),
-  installStdModules,
+  STD_MODULE_BUILTINS,
   lazy("formats"),
+  CHANNEL_BUILTINS,
+  ATOMIC_BUILTINS,
 ];
 
 export function installStdlib(rt: Runtime): void {
   for (const step of INSTALL_STEPS) {
     if (typeof step === "function") step(rt);
+    else if ("install" in step) installModule(rt, step);
     else installLazyGroup(rt, step);
   }
 }
@@ -107,6 +119,7 @@ export function installStdlib(rt: Runtime): void {
 export { preloadBuiltins, preloadAllBuiltins, isGroupLoaded, type LazyGroup } from "./lazy/loader";
 export { builtinNamesIn, builtinNamesOfStdModule } from "./lazy/scan";
 export { LAZY_GROUPS } from "./lazy/groups";
+export { builtinModule, installModule, installModules, type BuiltinModule, type BuiltinOptions, type Define } from "./registry/define";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
 

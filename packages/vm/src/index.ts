@@ -6,7 +6,19 @@ export * as ops from "./ops";
 export { ProgramRunner, type ModuleHost, type RunOptions } from "./eval/program";
 export { CompileError } from "./eval/compile";
 export { Task, CANCELLED_TEXT, ExitRequest, raceSignal } from "./eval/task";
-export { LOCKS, NamedLocks, waitInQueue, type QueuedWaiter, makeChannel, channelSend, channelReceive } from "./eval/concurrency";
+export {
+  LOCKS,
+  NamedLocks,
+  waitInQueue,
+  type QueuedWaiter,
+  makeChannel,
+  channelSend,
+  channelReceive,
+  channelTryReceive,
+  closeChannel,
+  selectChannels,
+  durationMs,
+} from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
 export { isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";
 export { type Clock, type CancelTimer, realClock, monotonicMs } from "./clock";

@@ -1,13 +1,28 @@
 /**
  * The evaluator through its public API (ProgramRunner on a Runtime), with a
- * minimal println so the tests do not depend on the stdlib. Behaviour that
+ * minimal println, sleep, channel and receive (built from the vm's
+ * primitives, as the stdlib builds its own) so the tests do not depend on
+ * the stdlib. Behaviour that
  * `.harn` golden files cannot show lives here: runtime isolation, cleanup
  * of timers and tasks, cancellation from the host, the module host, the
  * operators' int/bigint boundary.
  */
 import { parse } from "@harn/parser";
 import { describe, expect, it } from "vitest";
-import { CompileError, HarnError, type ModuleHost, ProgramRunner, Runtime, type Value, display, ops, HFloat } from "../src/index";
+import {
+  channelReceive,
+  CompileError,
+  HarnError,
+  type HChannel,
+  makeChannel,
+  type ModuleHost,
+  ProgramRunner,
+  Runtime,
+  type Value,
+  display,
+  ops,
+  HFloat,
+} from "../src/index";
 
 function runtime(out: string[]): Runtime {
   const rt = new Runtime({ stdout: { write: (t) => void out.push(t) }, stderr: { write: () => undefined }, cwd: "/", env: {} });
@@ -15,6 +30,9 @@ function runtime(out: string[]): Runtime {
     ctx.out(display(args[0] ?? "") + "\n");
     return null;
   });
+  rt.defineBuiltin("sleep", (args, ctx) => rt.clock.sleep(args[0] as number, ctx.signal).then(() => null));
+  rt.defineBuiltin("channel", (args) => makeChannel(String(args[0]), 256));
+  rt.defineBuiltin("receive", (args, ctx) => channelReceive(args[0] as HChannel, ctx.signal));
   return rt;
 }
 

@@ -29,6 +29,7 @@ async function runIn(mode: Mode, source: string, opts: { timeoutMs?: number } = 
     ctx.out(display(args[0] ?? "") + "\n");
     return null;
   });
+  rt.defineBuiltin("sleep", (args, ctx) => rt.clock.sleep(args[0] as number, ctx.signal).then(() => null));
   // A builtin that always suspends: its value arrives as a promise.
   rt.defineBuiltin("later", (args) => Promise.resolve(args[0] ?? null));
   rt.defineBuiltin("len", (args) => {

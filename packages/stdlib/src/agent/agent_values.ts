@@ -4,7 +4,8 @@
  * into the arguments of a loop, `agent_name(agent)` reads its name. Plain
  * dicts throughout, so they print, compare and serialize like any dict.
  */
-import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, type Value } from "@harn/vm";
+import { builtinModule } from "../registry/define";
 
 /** The config keys `agent_config` passes on as loop options. */
 const OPTION_KEYS = [
@@ -25,15 +26,15 @@ function isAgent(v: Value | undefined): v is HDict {
   return v instanceof HDict && v.get("_type") === "agent";
 }
 
-export function installAgentValues(rt: Runtime): void {
-  rt.defineBuiltin("agent", (args) => {
+export const AGENT_VALUES_BUILTINS = builtinModule("agent/agent_values", (def) => {
+  def("agent", (args) => {
     const name = args[0] ?? null;
     const config = args[1] ?? null;
     if (config !== null && !(config instanceof HDict)) throw HarnError.thrown("agent: second argument must be a config dict");
     const base = config ?? HDict.empty();
     return base.with("_type", "agent").with("name", name === null || typeof name === "string" ? name : display(name));
   });
-  rt.defineBuiltin("agent_config", (args) => {
+  def("agent_config", (args) => {
     if (args.length < 2) throw HarnError.thrown("agent_config: requires agent and prompt");
     const a = args[0]!;
     if (!(a instanceof HDict)) throw HarnError.thrown("agent_config: first argument must be an agent");
@@ -42,9 +43,9 @@ export function installAgentValues(rt: Runtime): void {
     for (const k of OPTION_KEYS) if (a.has(k)) options.set(k, a.get(k));
     return HDict.of({ prompt: args[1]!, system: a.get("system"), options: new HDict(options) });
   });
-  rt.defineBuiltin("agent_name", (args) => {
+  def("agent_name", (args) => {
     const a = args[0];
     if (!isAgent(a)) throw HarnError.thrown("agent_name: argument must be an agent");
     return a.get("name");
   });
-}
+});

@@ -4,21 +4,21 @@
  * `agent_loop` with long-running agent tools and `agent_resume`, and
  * background sub-agents.
  */
-import type { Runtime } from "@harn/vm";
-import { installBackgroundBuiltins } from "./background/tools";
-import { installDaemons } from "./daemon/index";
-import { installLlmCall } from "./llm/builtins";
-import { installLlmStream } from "./llm/stream";
-import { installAgentLoop } from "./loop/builtins";
-import { installSessionBuiltins } from "./session_builtins";
-import { installAgentValues } from "./agent_values";
-import { installCompletion } from "./llm/completion";
-import { installRateLimits } from "./llm/rate_limit";
-import { installMockBuiltins } from "./mock/builtins";
-import { installToolHooks } from "./tools/hooks";
-import { installToolRegistry } from "./tools/registry";
-import { installTranscriptBuiltins } from "./transcript/builtins";
-import { installCompactionBuiltins } from "./transcript/compact";
+import type { BuiltinModule } from "../registry/define";
+import { BACKGROUND_BUILTINS } from "./background/tools";
+import { DAEMONS_BUILTINS } from "./daemon/index";
+import { LLM_CALL_BUILTINS } from "./llm/builtins";
+import { LLM_STREAM_BUILTINS } from "./llm/stream";
+import { AGENT_LOOP_BUILTINS } from "./loop/builtins";
+import { SESSION_BUILTINS } from "./session_builtins";
+import { AGENT_VALUES_BUILTINS } from "./agent_values";
+import { COMPLETION_BUILTINS } from "./llm/completion";
+import { RATE_LIMITS_BUILTINS } from "./llm/rate_limit";
+import { MOCK_BUILTINS } from "./mock/builtins";
+import { TOOL_HOOKS_BUILTINS } from "./tools/hooks";
+import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
+import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
+import { COMPACTION_BUILTINS } from "./transcript/compact";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
@@ -27,22 +27,23 @@ export { runAgentLoop } from "./loop/run";
 export { loadMockFixtures } from "./mock/builtins";
 export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./chat";
 
-export function installAgents(rt: Runtime): void {
-  installMockBuiltins(rt);
-  installLlmCall(rt);
-  installLlmStream(rt);
-  installCompletion(rt);
-  installRateLimits(rt);
-  installAgentValues(rt);
-  installToolRegistry(rt);
-  installToolHooks(rt);
-  installAgentLoop(rt);
-  installTranscriptBuiltins(rt);
-  installCompactionBuiltins(rt);
-  installSessionBuiltins(rt);
-  installBackgroundBuiltins(rt);
-  installDaemons(rt);
-}
+/** The agent group's builtin modules (lazy/groups.ts), in install order. */
+export const AGENT_MODULES: readonly BuiltinModule[] = [
+  MOCK_BUILTINS,
+  LLM_CALL_BUILTINS,
+  LLM_STREAM_BUILTINS,
+  COMPLETION_BUILTINS,
+  RATE_LIMITS_BUILTINS,
+  AGENT_VALUES_BUILTINS,
+  TOOL_REGISTRY_BUILTINS,
+  TOOL_HOOKS_BUILTINS,
+  AGENT_LOOP_BUILTINS,
+  TRANSCRIPT_BUILTINS,
+  COMPACTION_BUILTINS,
+  SESSION_BUILTINS,
+  BACKGROUND_BUILTINS,
+  DAEMONS_BUILTINS,
+];
 
 /** Host controls of background sub-agents (usable before this layer loads). */
 export { setBackgroundGrace, cancelBackgroundTasks } from "./background/settings";

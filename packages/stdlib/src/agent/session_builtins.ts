@@ -47,6 +47,7 @@ import { toJson, type JsonObject } from "./json";
 import { transcriptDict } from "./loop/result";
 import type { Msg } from "./loop/transcript";
 import { agentSessions, type StoredSession } from "./sessions";
+import { builtinModule } from "../registry/define";
 
 const ROLES = ["system", "user", "assistant", "tool"];
 
@@ -137,23 +138,23 @@ function close(args: Value[], ctx: CallContext): Value {
   return null;
 }
 
-export function installSessionBuiltins(rt: Runtime): void {
-  rt.defineBuiltin("agent_session_open", open);
-  rt.defineBuiltin("agent_session_exists", (args, ctx) =>
+export const SESSION_BUILTINS = builtinModule("agent/session_builtins", (def) => {
+  def("agent_session_open", open);
+  def("agent_session_exists", (args, ctx) =>
     agentSessions(ctx.runtime).named.has(idArg("agent_session_exists", args[0])),
   );
-  rt.defineBuiltin("agent_session_length", (args, ctx) => {
+  def("agent_session_length", (args, ctx) => {
     const b = "agent_session_length";
     return stored(ctx.runtime, b, idArg(b, args[0])).messages.length;
   });
-  rt.defineBuiltin("agent_session_snapshot", (args, ctx) => {
+  def("agent_session_snapshot", (args, ctx) => {
     const b = "agent_session_snapshot";
     const id = idArg(b, args[0]);
     const s = stored(ctx.runtime, b, id);
     // transcriptDict converts the messages to fresh Harn values: a copy.
     return transcriptDict(ctx.runtime, id, s.messages, s.paused ? "paused" : "active");
   });
-  rt.defineBuiltin("agent_session_inject", (args, ctx) => {
+  def("agent_session_inject", (args, ctx) => {
     const b = "agent_session_inject";
     const id = idArg(b, args[0]);
     const s = idle(ctx.runtime, b, id);
@@ -161,13 +162,13 @@ export function installSessionBuiltins(rt: Runtime): void {
     s.messages = [...s.messages, messageArg(b, args[1])];
     return null;
   });
-  rt.defineBuiltin("agent_session_fork", fork);
-  rt.defineBuiltin("agent_session_reset", (args, ctx) => {
+  def("agent_session_fork", fork);
+  def("agent_session_reset", (args, ctx) => {
     const b = "agent_session_reset";
     const id = idArg(b, args[0]);
     idle(ctx.runtime, b, id);
     agentSessions(ctx.runtime).named.set(id, { messages: [], paused: null });
     return null;
   });
-  rt.defineBuiltin("agent_session_close", close);
-}
+  def("agent_session_close", close);
+});

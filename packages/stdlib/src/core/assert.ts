@@ -3,8 +3,9 @@
  * Assertion failures throw strings (catch binds the text; uncaught reports
  * read `Thrown: …`).
  */
-import { display, HarnError, HDict, equals, truthy, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, equals, truthy, type Value } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 /** The error categories of `error_category` and `llm_mock` error entries
  * (stdlib.md §17; `generic` is the fallback). */
@@ -75,13 +76,13 @@ export function errorCategory(v: Value): string {
   return "generic";
 }
 
-export function installAssert(rt: Runtime): void {
-  rt.defineBuiltin("assert", (args) => {
+export const ASSERT_BUILTINS = builtinModule("core/assert", (def) => {
+  def("assert", (args) => {
     if (truthy(arg(args, 0))) return null;
     throw HarnError.thrown(args.length > 1 ? display(args[1]!) : "Assertion failed");
   });
 
-  rt.defineBuiltin("assert_eq", (args) => {
+  def("assert_eq", (args) => {
     if (args.length < 2) throw HarnError.thrown("assert_eq requires at least 2 arguments");
     const actual = args[0]!;
     const expected = args[1]!;
@@ -91,23 +92,23 @@ export function installAssert(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("assert_ne", (args) => {
+  def("assert_ne", (args) => {
     if (args.length < 2) throw HarnError.thrown("assert_ne requires at least 2 arguments");
     if (!equals(args[0]!, args[1]!)) return null;
     throw HarnError.thrown(args.length > 2 ? display(args[2]!) : `Assertion failed: values should not be equal: ${display(args[0]!)}`);
   });
 
-  rt.defineBuiltin("throw_error", (args) => {
+  def("throw_error", (args) => {
     const category = args.length > 1 && args[1] !== null ? display(args[1]!) : "generic";
     throw HarnError.thrown(
       HDict.of({ category: ERROR_CATEGORIES.has(category) ? category : "generic", message: args.length > 0 ? display(args[0]!) : "" }),
     );
   });
 
-  rt.defineBuiltin("error_category", (args) => errorCategory(arg(args, 0)));
-  rt.defineBuiltin("is_timeout", (args) => isCategory(arg(args, 0), "timeout"));
-  rt.defineBuiltin("is_rate_limited", (args) => isCategory(arg(args, 0), "rate_limit"));
-}
+  def("error_category", (args) => errorCategory(arg(args, 0)));
+  def("is_timeout", (args) => isCategory(arg(args, 0), "timeout"));
+  def("is_rate_limited", (args) => isCategory(arg(args, 0), "rate_limit"));
+});
 
 function isCategory(v: Value, category: string): boolean {
   if (v instanceof HDict) return v.has("category") && display(v.get("category")) === category;

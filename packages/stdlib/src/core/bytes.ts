@@ -3,9 +3,10 @@
  * validate their argument types strictly; every error is a runtime error
  * naming the 1-based argument position.
  */
-import { HarnError, HBytes, typeOf, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HBytes, typeOf, type Value } from "@harn/vm";
 import { decodeBase64, decodeHex, lossy } from "./encoding";
 import { nodeCrypto } from "./node-builtins";
+import { builtinModule } from "../registry/define";
 
 function need(fn: string, args: Value[], i: number): Value {
   if (i >= args.length) throw HarnError.runtime(`${fn}: missing argument ${i + 1}`);
@@ -62,24 +63,24 @@ export function utf8Error(b: Uint8Array): string | null {
   return null;
 }
 
-export function installBytes(rt: Runtime): void {
-  rt.defineBuiltin("bytes_from_string", (args) => new HBytes(new Uint8Array(Buffer.from(stringAt("bytes_from_string", args, 0), "utf8"))));
-  rt.defineBuiltin("bytes_to_string", (args) => {
+export const BYTES_BUILTINS = builtinModule("core/bytes", (def) => {
+  def("bytes_from_string", (args) => new HBytes(new Uint8Array(Buffer.from(stringAt("bytes_from_string", args, 0), "utf8"))));
+  def("bytes_to_string", (args) => {
     const b = bytesAt("bytes_to_string", args, 0);
     const e = utf8Error(b);
     if (e !== null) throw HarnError.runtime(`bytes_to_string: ${e}`);
     return lossy(b);
   });
-  rt.defineBuiltin("bytes_to_string_lossy", (args) => lossy(bytesAt("bytes_to_string_lossy", args, 0)));
-  rt.defineBuiltin("bytes_from_hex", (args) => new HBytes(new Uint8Array(decodeHex(stringAt("bytes_from_hex", args, 0), "bytes_from_hex"))));
-  rt.defineBuiltin("bytes_to_hex", (args) => Buffer.from(bytesAt("bytes_to_hex", args, 0)).toString("hex"));
-  rt.defineBuiltin(
+  def("bytes_to_string_lossy", (args) => lossy(bytesAt("bytes_to_string_lossy", args, 0)));
+  def("bytes_from_hex", (args) => new HBytes(new Uint8Array(decodeHex(stringAt("bytes_from_hex", args, 0), "bytes_from_hex"))));
+  def("bytes_to_hex", (args) => Buffer.from(bytesAt("bytes_to_hex", args, 0)).toString("hex"));
+  def(
     "bytes_from_base64",
     (args) => new HBytes(new Uint8Array(decodeBase64(stringAt("bytes_from_base64", args, 0), "bytes_from_base64"))),
   );
-  rt.defineBuiltin("bytes_to_base64", (args) => Buffer.from(bytesAt("bytes_to_base64", args, 0)).toString("base64"));
-  rt.defineBuiltin("bytes_len", (args) => bytesAt("bytes_len", args, 0).length);
-  rt.defineBuiltin("bytes_concat", (args) => {
+  def("bytes_to_base64", (args) => Buffer.from(bytesAt("bytes_to_base64", args, 0)).toString("base64"));
+  def("bytes_len", (args) => bytesAt("bytes_len", args, 0).length);
+  def("bytes_concat", (args) => {
     const a = bytesAt("bytes_concat", args, 0);
     const b = bytesAt("bytes_concat", args, 1);
     const out = new Uint8Array(a.length + b.length);
@@ -87,15 +88,15 @@ export function installBytes(rt: Runtime): void {
     out.set(b, a.length);
     return new HBytes(out);
   });
-  rt.defineBuiltin("bytes_slice", (args) => {
+  def("bytes_slice", (args) => {
     const b = bytesAt("bytes_slice", args, 0);
     const start = Math.min(Math.max(intAt("bytes_slice", args, 1), 0), b.length);
     const end = Math.min(Math.max(intAt("bytes_slice", args, 2), 0), b.length);
     return new HBytes(start >= end ? new Uint8Array(0) : b.slice(start, end));
   });
-  rt.defineBuiltin("bytes_eq", (args) => {
+  def("bytes_eq", (args) => {
     const a = bytesAt("bytes_eq", args, 0);
     const b = bytesAt("bytes_eq", args, 1);
     return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
   });
-}
+});

@@ -6,6 +6,7 @@
  */
 import { display, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import { nowMs } from "../time/clock";
+import { builtinModule } from "../registry/define";
 
 interface Circuit {
   threshold: number;
@@ -29,14 +30,14 @@ function state(rt: Runtime, c: Circuit | undefined): "closed" | "open" | "half_o
   return nowMs(rt) - c.openedAt >= c.resetMs ? "half_open" : "open";
 }
 
-export function installCircuits(rt: Runtime): void {
-  rt.defineBuiltin("circuit_breaker", (args, ctx) => {
+export const CIRCUITS_BUILTINS = builtinModule("core/circuit", (def) => {
+  def("circuit_breaker", (args, ctx) => {
     const name = nameArg(args);
     ctx.runtime.slot(CIRCUITS).set(name, { threshold: positive(args[1], 5), resetMs: positive(args[2], 30000), failures: 0, openedAt: null });
     return name;
   });
 
-  rt.defineBuiltin("circuit_record_failure", (args, ctx) => {
+  def("circuit_record_failure", (args, ctx) => {
     const circuits = ctx.runtime.slot(CIRCUITS);
     const name = nameArg(args);
     let c = circuits.get(name);
@@ -59,7 +60,7 @@ export function installCircuits(rt: Runtime): void {
     }
     return null;
   };
-  rt.defineBuiltin("circuit_record_success", (args, ctx) => close(args, ctx.runtime));
-  rt.defineBuiltin("circuit_reset", (args, ctx) => close(args, ctx.runtime));
-  rt.defineBuiltin("circuit_check", (args, ctx) => state(ctx.runtime, ctx.runtime.slot(CIRCUITS).get(nameArg(args))));
-}
+  def("circuit_record_success", (args, ctx) => close(args, ctx.runtime));
+  def("circuit_reset", (args, ctx) => close(args, ctx.runtime));
+  def("circuit_check", (args, ctx) => state(ctx.runtime, ctx.runtime.slot(CIRCUITS).get(nameArg(args))));
+});

@@ -26,6 +26,7 @@ import {
   type Value,
 } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 const I64_MIN = -(2n ** 63n);
 const I64_MAX = 2n ** 63n - 1n;
@@ -93,15 +94,15 @@ function fnv1a(text: string): Int {
   return normBig(BigInt.asIntN(64, h));
 }
 
-export function installConvert(rt: Runtime): void {
-  rt.defineBuiltin("type_of", (args) => typeOf(arg(args, 0)));
+export const CONVERT_BUILTINS = builtinModule("core/convert", (def, rt) => {
+  def("type_of", (args) => typeOf(arg(args, 0)));
 
-  rt.defineBuiltin("to_string", (args) => {
+  def("to_string", (args) => {
     const v = arg(args, 0);
     return typeof v === "string" ? v : display(v);
   });
 
-  rt.defineBuiltin("to_int", (args) => {
+  def("to_int", (args) => {
     const v = arg(args, 0);
     if (typeof v === "number" || typeof v === "bigint") return v;
     if (v instanceof HFloat) return truncToInt(v.v);
@@ -109,7 +110,7 @@ export function installConvert(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("to_float", (args) => {
+  def("to_float", (args) => {
     const v = arg(args, 0);
     if (v instanceof HFloat) return v;
     if (typeof v === "number") return float(v);
@@ -121,7 +122,7 @@ export function installConvert(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("to_list", (args) => {
+  def("to_list", (args) => {
     const v = arg(args, 0);
     if (Array.isArray(v)) return v;
     if (v instanceof HSet) return v.items.slice();
@@ -129,13 +130,9 @@ export function installConvert(rt: Runtime): void {
   });
 
   const memo = rt.cpMemo;
-  rt.defineBuiltin(
-    "len",
-    (args) => lengthOf(arg(args, 0), memo),
-    (v) => lengthOf(v, memo),
-  );
+  def("len", (args) => lengthOf(arg(args, 0), memo), { unary: (v) => lengthOf(v, memo) });
 
-  rt.defineBuiltin("is_same", (args) => {
+  def("is_same", (args) => {
     const a = arg(args, 0);
     const b = arg(args, 1);
     if (Array.isArray(a) || a instanceof HDict || a instanceof HSet || a instanceof HPair || typeOf(a) === "closure") return a === b;
@@ -144,7 +141,7 @@ export function installConvert(rt: Runtime): void {
     return equals(a, b);
   });
 
-  rt.defineBuiltin("addr_of", (args, ctx) => {
+  def("addr_of", (args, ctx) => {
     const v = arg(args, 0);
     // Boxed floats and durations are scalars to the user.
     if (v !== null && typeof v === "object" && !(v instanceof HFloat) && typeOf(v) !== "duration") {
@@ -156,7 +153,7 @@ export function installConvert(rt: Runtime): void {
     return `${typeOf(v)}@${display(v)}`;
   });
 
-  rt.defineBuiltin("hash_value", (args, ctx) => {
+  def("hash_value", (args, ctx) => {
     const v = arg(args, 0);
     let key = identityKey(v);
     if (key === null) {
@@ -169,17 +166,17 @@ export function installConvert(rt: Runtime): void {
     return fnv1a(key);
   });
 
-  rt.defineBuiltin("unreachable", (args) => {
+  def("unreachable", (args) => {
     if (args.length === 0) throw HarnError.runtime("unreachable code was reached");
     throw HarnError.runtime("unreachable code was reached: " + display(args[0]!));
   });
 
-  rt.defineBuiltin("pair", (args) => {
+  def("pair", (args) => {
     if (args.length !== 2) throw HarnError.type(`pair: expected 2 arguments, got ${args.length}`);
     return new HPair(args[0]!, args[1]!);
   });
 
-  rt.defineBuiltin("range", (args) => {
+  def("range", (args) => {
     if (args.length === 1) {
       const n = args[0]!;
       if (typeof n !== "number" && typeof n !== "bigint") throw HarnError.type("range(n): expected integer argument");
@@ -195,4 +192,4 @@ export function installConvert(rt: Runtime): void {
     }
     throw HarnError.type(`range expects 1 or 2 integer arguments, got ${args.length}`);
   });
-}
+});

@@ -9,6 +9,7 @@ import { blake3 } from "@noble/hashes/blake3";
 import { HarnError, HBytes, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { nodeCrypto } from "./node-builtins";
+import { builtinModule, type Define } from "../registry/define";
 
 /** The bytes of a string-or-bytes parameter. */
 export function bytesOf(args: Value[], i: number): Buffer {
@@ -237,44 +238,44 @@ export function uuidV7(rt: Runtime): string {
 
 // ---------------------------------------------------------------------------
 
-function hashBuiltin(rt: Runtime, name: string, algorithm: string): void {
-  rt.defineBuiltin(name, (args) => nodeCrypto().createHash(algorithm).update(bytesOf(args, 0)).digest("hex"));
+function hashBuiltin(def: Define, name: string, algorithm: string): void {
+  def(name, (args) => nodeCrypto().createHash(algorithm).update(bytesOf(args, 0)).digest("hex"));
 }
 
-export function installEncoding(rt: Runtime): void {
-  rt.defineBuiltin("base64_encode", (args) => bytesOf(args, 0).toString("base64"));
-  rt.defineBuiltin("base64_decode", (args) => lossy(decodeBase64(strArg(args, 0), "base64 decode error")));
-  rt.defineBuiltin("base64url_encode", (args) => bytesOf(args, 0).toString("base64url"));
-  rt.defineBuiltin("base64url_decode", (args) => lossy(decodeBase64Url(strArg(args, 0))));
-  rt.defineBuiltin("base32_encode", (args) => encodeBase32(bytesOf(args, 0)));
-  rt.defineBuiltin("base32_decode", (args) => lossy(decodeBase32(strArg(args, 0))));
-  rt.defineBuiltin("hex_encode", (args) => bytesOf(args, 0).toString("hex"));
-  rt.defineBuiltin("hex_decode", (args) => lossy(decodeHex(strArg(args, 0), "hex decode error")));
-  rt.defineBuiltin("url_encode", (args) => urlEncode(bytesOf(args, 0)));
-  rt.defineBuiltin("url_decode", (args) => urlDecode(strArg(args, 0)));
+export const ENCODING_BUILTINS = builtinModule("core/encoding", (def, rt) => {
+  def("base64_encode", (args) => bytesOf(args, 0).toString("base64"));
+  def("base64_decode", (args) => lossy(decodeBase64(strArg(args, 0), "base64 decode error")));
+  def("base64url_encode", (args) => bytesOf(args, 0).toString("base64url"));
+  def("base64url_decode", (args) => lossy(decodeBase64Url(strArg(args, 0))));
+  def("base32_encode", (args) => encodeBase32(bytesOf(args, 0)));
+  def("base32_decode", (args) => lossy(decodeBase32(strArg(args, 0))));
+  def("hex_encode", (args) => bytesOf(args, 0).toString("hex"));
+  def("hex_decode", (args) => lossy(decodeHex(strArg(args, 0), "hex decode error")));
+  def("url_encode", (args) => urlEncode(bytesOf(args, 0)));
+  def("url_decode", (args) => urlDecode(strArg(args, 0)));
 
-  hashBuiltin(rt, "sha256", "sha256");
-  hashBuiltin(rt, "sha224", "sha224");
-  hashBuiltin(rt, "sha384", "sha384");
-  hashBuiltin(rt, "sha512", "sha512");
-  hashBuiltin(rt, "sha512_256", "sha512-256");
-  hashBuiltin(rt, "md5", "md5");
-  hashBuiltin(rt, "sha3_256", "sha3-256");
-  hashBuiltin(rt, "sha3_512", "sha3-512");
-  rt.defineBuiltin("blake3", (args) => Buffer.from(blake3(bytesOf(args, 0))).toString("hex"));
-  rt.defineBuiltin("hmac_sha256", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("hex"));
-  rt.defineBuiltin("hmac_sha256_base64", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("base64"));
-  rt.defineBuiltin("constant_time_eq", (args) => {
+  hashBuiltin(def, "sha256", "sha256");
+  hashBuiltin(def, "sha224", "sha224");
+  hashBuiltin(def, "sha384", "sha384");
+  hashBuiltin(def, "sha512", "sha512");
+  hashBuiltin(def, "sha512_256", "sha512-256");
+  hashBuiltin(def, "md5", "md5");
+  hashBuiltin(def, "sha3_256", "sha3-256");
+  hashBuiltin(def, "sha3_512", "sha3-512");
+  def("blake3", (args) => Buffer.from(blake3(bytesOf(args, 0))).toString("hex"));
+  def("hmac_sha256", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("hex"));
+  def("hmac_sha256_base64", (args) => nodeCrypto().createHmac("sha256", bytesOf(args, 0)).update(bytesOf(args, 1)).digest("base64"));
+  def("constant_time_eq", (args) => {
     const a = bytesOf(args, 0);
     const b = bytesOf(args, 1);
     return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
   });
 
-  rt.defineBuiltin("uuid", () => nodeCrypto().randomUUID());
-  rt.defineBuiltin("uuid_v7", () => uuidV7(rt));
-  rt.defineBuiltin("uuid_nil", () => "00000000-0000-0000-0000-000000000000");
-  rt.defineBuiltin("uuid_parse", (args) => parseUuid(strArg(args, 0)));
-  rt.defineBuiltin("uuid_v5", (args) => {
+  def("uuid", () => nodeCrypto().randomUUID());
+  def("uuid_v7", () => uuidV7(rt));
+  def("uuid_nil", () => "00000000-0000-0000-0000-000000000000");
+  def("uuid_parse", (args) => parseUuid(strArg(args, 0)));
+  def("uuid_v5", (args) => {
     if (args.length < 2) throw HarnError.runtime("uuid_v5(namespace, name): requires namespace and name");
     const ns = strArg(args, 0);
     const key = ns.toLowerCase().replace(/^namespace_/, "");
@@ -284,4 +285,4 @@ export function installEncoding(rt: Runtime): void {
     }
     return uuidV5(namespace, strArg(args, 1));
   });
-}
+});

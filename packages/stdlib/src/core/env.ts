@@ -4,18 +4,18 @@
  * run-level overrides).
  */
 import { arg, strArg } from "./args";
-import type { Runtime } from "@harn/vm";
 import { nodeChildProcess } from "./node-builtins";
+import { builtinModule } from "../registry/define";
 
 const ARCH: Record<string, string> = { x64: "x86_64", arm64: "aarch64", ia32: "x86", arm: "arm", ppc64: "powerpc64", s390x: "s390x", riscv64: "riscv64" };
 const PLATFORM: Record<string, string> = { darwin: "darwin", linux: "linux", win32: "windows" };
 
-export function installEnv(rt: Runtime): void {
-  rt.defineBuiltin("env", (args, ctx) => ctx.runtime.env[strArg(args, 0)] ?? null);
-  rt.defineBuiltin("env_or", (args, ctx) => ctx.runtime.env[strArg(args, 0)] ?? arg(args, 1));
+export const ENV_BUILTINS = builtinModule("core/env", (def) => {
+  def("env", (args, ctx) => ctx.runtime.env[strArg(args, 0)] ?? null);
+  def("env_or", (args, ctx) => ctx.runtime.env[strArg(args, 0)] ?? arg(args, 1));
 
-  rt.defineBuiltin("username", (_args, ctx) => ctx.runtime.env.USER ?? ctx.runtime.env.USERNAME ?? "");
-  rt.defineBuiltin("hostname", (_args, ctx) => {
+  def("username", (_args, ctx) => ctx.runtime.env.USER ?? ctx.runtime.env.USERNAME ?? "");
+  def("hostname", (_args, ctx) => {
     const env = ctx.runtime.env;
     const fromEnv = env.HOSTNAME ?? env.COMPUTERNAME;
     if (fromEnv !== undefined) return fromEnv;
@@ -25,7 +25,7 @@ export function installEnv(rt: Runtime): void {
       return "";
     }
   });
-  rt.defineBuiltin("platform", () => PLATFORM[process.platform] ?? process.platform);
-  rt.defineBuiltin("arch", () => ARCH[process.arch] ?? process.arch);
-  rt.defineBuiltin("pid", () => process.pid);
-}
+  def("platform", () => PLATFORM[process.platform] ?? process.platform);
+  def("arch", () => ARCH[process.arch] ?? process.arch);
+  def("pid", () => process.pid);
+});

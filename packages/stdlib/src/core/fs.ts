@@ -16,6 +16,7 @@ import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { CANCELLED } from "./sleep";
 import { lines } from "./text";
+import { builtinModule } from "../registry/define";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -129,13 +130,13 @@ function appendToFifo(rt: Runtime, target: { fd: number } | { path: string; flag
   );
 }
 
-export function installFs(rt: Runtime): void {
-  rt.defineBuiltin("read_file", (args, ctx) => {
+export const FS_BUILTINS = builtinModule("core/fs", (def) => {
+  def("read_file", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     return guarded(ctx.signal, () => readText(ctx.runtime, path, ctx.signal), (e) => readFileError(path, e));
   });
 
-  rt.defineBuiltin("read_file_result", (args, ctx) => {
+  def("read_file_result", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     const failed = (e: unknown) => {
       if (ctx.signal.aborted) throw fileFailure(ctx.signal, e, String);
@@ -150,7 +151,7 @@ export function installFs(rt: Runtime): void {
     return isPromise<string>(text) ? text.then(ok, failed) : ok(text);
   });
 
-  rt.defineBuiltin("write_file", (args, ctx) => {
+  def("write_file", (args, ctx) => {
     if (args.length < 2) return null;
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     const data = strArg(args, 1);
@@ -160,7 +161,7 @@ export function installFs(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("append_file", (args, ctx) => {
+  def("append_file", (args, ctx) => {
     if (args.length < 2) return null;
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     const data = strArg(args, 1);
@@ -188,9 +189,9 @@ export function installFs(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("file_exists", (args, ctx) => fs.existsSync(resolvePath(ctx.runtime, strArg(args, 0))));
+  def("file_exists", (args, ctx) => fs.existsSync(resolvePath(ctx.runtime, strArg(args, 0))));
 
-  rt.defineBuiltin("mkdir", (args, ctx) => {
+  def("mkdir", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     try {
       fs.mkdirSync(path, { recursive: true });
@@ -200,7 +201,7 @@ export function installFs(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("delete_file", (args, ctx) => {
+  def("delete_file", (args, ctx) => {
     const arg = strArg(args, 0);
     const path = resolvePath(ctx.runtime, arg);
     // An omitted or empty path resolves to the execution root itself; a
@@ -229,7 +230,7 @@ export function installFs(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("list_dir", (args, ctx) => {
+  def("list_dir", (args, ctx) => {
     const path = resolvePath(ctx.runtime, args.length > 0 && args[0] !== null ? strArg(args, 0) : ".");
     try {
       return fs.readdirSync(path).sort(compareStrings);
@@ -238,7 +239,7 @@ export function installFs(rt: Runtime): void {
     }
   });
 
-  rt.defineBuiltin("copy_file", (args, ctx) => {
+  def("copy_file", (args, ctx) => {
     if (args.length < 2) return null;
     const src = resolvePath(ctx.runtime, strArg(args, 0));
     const dst = resolvePath(ctx.runtime, strArg(args, 1));
@@ -250,7 +251,7 @@ export function installFs(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("move_file", (args, ctx) => {
+  def("move_file", (args, ctx) => {
     if (args.length < 2 || args[0] === null || args[1] === null) throw HarnError.thrown("move_file: src and dst are required");
     const src = resolvePath(ctx.runtime, strArg(args, 0));
     const dst = resolvePath(ctx.runtime, strArg(args, 1));
@@ -273,7 +274,7 @@ export function installFs(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("read_lines", (args, ctx) => {
+  def("read_lines", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     return andThen(
       guarded(ctx.signal, () => readText(ctx.runtime, path, ctx.signal), (e) => `read_lines: ${path}: ${osErrorText(e)}`),
@@ -281,7 +282,7 @@ export function installFs(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("stat", (args, ctx) => {
+  def("stat", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     let st: fs.Stats;
     try {
@@ -299,7 +300,7 @@ export function installFs(rt: Runtime): void {
     return HDict.of(entries);
   });
 
-  rt.defineBuiltin("read_file_bytes", (args, ctx) => {
+  def("read_file_bytes", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     return andThen(
       guarded(ctx.signal, () => readBytes(ctx.runtime, path, ctx.signal), (e) => readFileError(path, e)),
@@ -307,7 +308,7 @@ export function installFs(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("write_file_bytes", (args, ctx) => {
+  def("write_file_bytes", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     const data = arg(args, 1);
     if (!(data instanceof HBytes)) throw HarnError.thrown(`write_file_bytes expects bytes content, got ${typeOf(data)}`);
@@ -316,4 +317,4 @@ export function installFs(rt: Runtime): void {
       () => null,
     );
   });
-}
+});

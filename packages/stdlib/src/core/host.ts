@@ -21,6 +21,7 @@ import { childEnv, defaultShell, shellArgs, spawnCaptured, STANDARD_SHELLS, syst
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { nodeCrypto } from "./node-builtins";
+import { builtinModule } from "../registry/define";
 
 interface HostMock {
   capability: string;
@@ -252,8 +253,8 @@ function paramsMatch(filter: HDict | null, params: HDict): boolean {
   return true;
 }
 
-export function installHost(rt: Runtime): void {
-  rt.defineBuiltin("host_call", (args, ctx) => {
+export const HOST_BUILTINS = builtinModule("core/host", (def) => {
+  def("host_call", (args, ctx) => {
     const name = strArg(args, 0);
     const dot = name.indexOf(".");
     if (dot <= 0 || dot === name.length - 1) throw HarnError.thrown(`host_call: unsupported operation name '${name}'`);
@@ -272,7 +273,7 @@ export function installHost(rt: Runtime): void {
     return localCall(cap, op, params, ctx);
   });
 
-  rt.defineBuiltin("host_mock", (args, ctx) => {
+  def("host_mock", (args, ctx) => {
     const cap = arg(args, 0);
     const op = arg(args, 1);
     if (cap === null || op === null || args.length < 2) throw HarnError.thrown("host_mock: capability and operation are required");
@@ -290,22 +291,22 @@ export function installHost(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("host_mock_calls", (_a, ctx) => ctx.runtime.slot(HOST).calls.slice());
-  rt.defineBuiltin("host_mock_clear", (_a, ctx) => {
+  def("host_mock_calls", (_a, ctx) => ctx.runtime.slot(HOST).calls.slice());
+  def("host_mock_clear", (_a, ctx) => {
     const st = ctx.runtime.slot(HOST);
     st.mocks = [];
     st.calls = [];
     st.scopes = [];
     return null;
   });
-  rt.defineBuiltin("host_mock_push_scope", (_a, ctx) => {
+  def("host_mock_push_scope", (_a, ctx) => {
     const st = ctx.runtime.slot(HOST);
     st.scopes.push({ mocks: st.mocks, calls: st.calls });
     st.mocks = [];
     st.calls = [];
     return null;
   });
-  rt.defineBuiltin("host_mock_pop_scope", (_a, ctx) => {
+  def("host_mock_pop_scope", (_a, ctx) => {
     const st = ctx.runtime.slot(HOST);
     const saved = st.scopes.pop();
     if (!saved) throw HarnError.thrown("host_mock_pop_scope: no scope to pop");
@@ -325,7 +326,7 @@ export function installHost(rt: Runtime): void {
     return m;
   };
 
-  rt.defineBuiltin("host_capabilities", (_a, ctx) => {
+  def("host_capabilities", (_a, ctx) => {
     const out = new Map<string, Value>();
     for (const [cap, ops] of manifest(ctx.runtime)) {
       const names = [...ops.keys()].sort();
@@ -335,9 +336,9 @@ export function installHost(rt: Runtime): void {
     return new HDict(out);
   });
 
-  rt.defineBuiltin("host_has", (args, ctx) => {
+  def("host_has", (args, ctx) => {
     const ops = manifest(ctx.runtime).get(strArg(args, 0));
     if (!ops) return false;
     return args.length < 2 || args[1] === null ? true : ops.has(strArg(args, 1));
   });
-}
+});

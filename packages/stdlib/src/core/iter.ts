@@ -24,6 +24,7 @@ import {
   type Value,
 } from "@harn/vm";
 import type { Maybe } from "./maybe";
+import { builtinModule } from "../registry/define";
 
 export const DONE: IterStep = Object.freeze({ done: true, value: null }) as IterStep;
 
@@ -145,10 +146,10 @@ function notIterable(v: Value): never {
   throw HarnError.type(`iter: value of type ${typeOf(v)} is not iterable`);
 }
 
-export function installIter(rt: import("@harn/vm").Runtime): void {
-  rt.defineBuiltin("iter", (args, ctx) => {
+export const ITER_BUILTINS = builtinModule("core/iter", (def) => {
+  def("iter", (args, ctx) => {
     if (args.length === 0) throw HarnError.type("iter: expected 1 argument");
     const v = args[0]!;
     return toIter(v, ctx) ?? notIterable(v);
   });
-}
+});

@@ -24,6 +24,7 @@ import {
 import { ryu } from "../template/json";
 import { strArg } from "./args";
 import { trim } from "./text";
+import { builtinModule } from "../registry/define";
 
 // ---------------------------------------------------------------------------
 // Parsing
@@ -572,10 +573,10 @@ export function extractJsonText(text: string): string {
   return balanced(t, "{", "}") ?? balanced(t, "[", "]") ?? t;
 }
 
-export function installJson(rt: Runtime): void {
-  rt.defineBuiltin("json_parse", (args) => parseJsonOrThrow(strArg(args, 0), "JSON parse error: "));
-  rt.defineBuiltin("json_stringify", (args) => stringifyJson(args.length > 0 ? args[0]! : null));
-  rt.defineBuiltin("json_extract", (args) => {
+export const JSON_BUILTINS = builtinModule("core/json", (def) => {
+  def("json_parse", (args) => parseJsonOrThrow(strArg(args, 0), "JSON parse error: "));
+  def("json_stringify", (args) => stringifyJson(args.length > 0 ? args[0]! : null));
+  def("json_extract", (args) => {
     if (args.length === 0) throw HarnError.thrown("json_extract requires at least 1 argument: text");
     const v = parseJsonOrThrow(extractJsonText(strArg(args, 0)), "json_extract: failed to parse JSON: ");
     if (args.length < 2 || args[1] === null) return v;
@@ -584,4 +585,4 @@ export function installJson(rt: Runtime): void {
     if (!v.has(key)) throw HarnError.thrown(`json_extract: key '${key}' not found`);
     return v.get(key);
   });
-}
+});

@@ -2,10 +2,11 @@
  * Collection builtins, function form (spec/stdlib.md §7): chunk, window,
  * group_by, partition, dedup_by, flat_map, keys, values, entries.
  */
-import { HarnError, HDict, identityKey, truthy, typeOf, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, identityKey, truthy, typeOf, type CallContext, type Value } from "@harn/vm";
 import { arg, isCallableValue, smallIntArg } from "./args";
 import { chunk, entries, flattenOnce, groupBy, values, windows } from "./collections";
 import { andThen, loop, mapN } from "./maybe";
+import { builtinModule } from "../registry/define";
 
 /** The checks shared by the callback helpers (§7 "Errors for these five"). */
 function listAndCallback(name: string, args: Value[]): [Value[], Value] {
@@ -29,16 +30,16 @@ function mapAll(xs: Value[], f: Value, ctx: CallContext) {
   return mapN(xs.length, (i) => ctx.call(f, [xs[i]!]));
 }
 
-export function installLists(rt: Runtime): void {
-  rt.defineBuiltin("chunk", (args) => chunk(listOnly("chunk", args), smallIntArg(args, 1) ?? 1));
-  rt.defineBuiltin("window", (args) => windows(listOnly("window", args), smallIntArg(args, 1) ?? 2, smallIntArg(args, 2) ?? 1));
+export const LISTS_BUILTINS = builtinModule("core/lists", (def) => {
+  def("chunk", (args) => chunk(listOnly("chunk", args), smallIntArg(args, 1) ?? 1));
+  def("window", (args) => windows(listOnly("window", args), smallIntArg(args, 1) ?? 2, smallIntArg(args, 2) ?? 1));
 
-  rt.defineBuiltin("group_by", (args, ctx) => {
+  def("group_by", (args, ctx) => {
     const [xs, f] = listAndCallback("group_by", args);
     return andThen(mapAll(xs, f, ctx), (keys) => groupBy(xs, keys));
   });
 
-  rt.defineBuiltin("partition", (args, ctx) => {
+  def("partition", (args, ctx) => {
     const [xs, f] = listAndCallback("partition", args);
     const yes: Value[] = [];
     const no: Value[] = [];
@@ -52,7 +53,7 @@ export function installLists(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("dedup_by", (args, ctx) => {
+  def("dedup_by", (args, ctx) => {
     const [xs, f] = listAndCallback("dedup_by", args);
     return andThen(mapAll(xs, f, ctx), (keys) => {
       const seen = new Set<string | Value>();
@@ -67,21 +68,21 @@ export function installLists(rt: Runtime): void {
     });
   });
 
-  rt.defineBuiltin("flat_map", (args, ctx) => {
+  def("flat_map", (args, ctx) => {
     const [xs, f] = listAndCallback("flat_map", args);
     return andThen(mapAll(xs, f, ctx), flattenOnce);
   });
 
-  rt.defineBuiltin("keys", (args) => {
+  def("keys", (args) => {
     const d = arg(args, 0);
     return d instanceof HDict ? d.keys().slice() : [];
   });
-  rt.defineBuiltin("values", (args) => {
+  def("values", (args) => {
     const d = arg(args, 0);
     return d instanceof HDict ? values(d) : [];
   });
-  rt.defineBuiltin("entries", (args) => {
+  def("entries", (args) => {
     const d = arg(args, 0);
     return d instanceof HDict ? entries(d) : [];
   });
-}
+});

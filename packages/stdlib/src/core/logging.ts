@@ -9,6 +9,7 @@ import { arg, strArg } from "./args";
 import { formatPlainFloat, quoteJson } from "./json";
 import { nowMs } from "../time/clock";
 import { nodeCrypto } from "./node-builtins";
+import { builtinModule } from "../registry/define";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;
 type Level = (typeof LEVELS)[number];
@@ -64,9 +65,9 @@ function spanDict(s: Span): HDict {
   return HDict.of({ trace_id: s.trace_id, span_id: s.span_id, name: s.name, start_ms: s.start_ms });
 }
 
-export function installLogging(rt: Runtime): void {
+export const LOGGING_BUILTINS = builtinModule("core/logging", (def) => {
   LEVELS.forEach((level, rank) => {
-    rt.defineBuiltin(`log_${level}`, (args, ctx) => {
+    def(`log_${level}`, (args, ctx) => {
       const st = ctx.runtime.slot(LOG);
       if (rank < st.minLevel) return null;
       const fields = arg(args, 1);
@@ -75,7 +76,7 @@ export function installLogging(rt: Runtime): void {
     });
   });
 
-  rt.defineBuiltin("log_set_level", (args, ctx) => {
+  def("log_set_level", (args, ctx) => {
     const level = strArg(args, 0);
     const rank = LEVELS.indexOf(level as Level);
     if (rank < 0) throw HarnError.thrown(`log_set_level: invalid level '${level}'. Expected debug, info, warn, or error`);
@@ -83,12 +84,12 @@ export function installLogging(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("log_json", (args, ctx) => {
+  def("log_json", (args, ctx) => {
     ctx.out(`{"ts":${quoteJson(isoNow(ctx.runtime))},"key":${quoteJson(strArg(args, 0))},"value":${logFieldJson(arg(args, 1))}}\n`);
     return null;
   });
 
-  rt.defineBuiltin("trace_start", (args, ctx) => {
+  def("trace_start", (args, ctx) => {
     const st = ctx.runtime.slot(LOG);
     const parent = st.spans[st.spans.length - 1];
     const span: Span = { trace_id: parent ? parent.trace_id : hexId(), span_id: hexId(), name: strArg(args, 0), start_ms: nowMs(ctx.runtime) };
@@ -96,7 +97,7 @@ export function installLogging(rt: Runtime): void {
     return spanDict(span);
   });
 
-  rt.defineBuiltin("trace_end", (args, ctx) => {
+  def("trace_end", (args, ctx) => {
     const d = arg(args, 0);
     if (!(d instanceof HDict)) throw HarnError.thrown("trace_end: argument must be a span dict from trace_start");
     const st = ctx.runtime.slot(LOG);
@@ -116,26 +117,26 @@ export function installLogging(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("trace_id", (_a, ctx) => {
+  def("trace_id", (_a, ctx) => {
     const st = ctx.runtime.slot(LOG);
     return st.spans.length > 0 ? st.spans[st.spans.length - 1]!.trace_id : null;
   });
 
-  rt.defineBuiltin("trace_spans", (_a, ctx) =>
+  def("trace_spans", (_a, ctx) =>
     ctx.runtime.slot(LOG).finished.map((s) =>
       HDict.of({ trace_id: s.trace_id, span_id: s.span_id, name: s.name, start_ms: s.start_ms, duration_ms: s.duration_ms }),
     ),
   );
 
-  rt.defineBuiltin("trace_summary", (_a, ctx) => {
+  def("trace_summary", (_a, ctx) => {
     const spans = ctx.runtime.slot(LOG).finished;
     if (spans.length === 0) return "No spans recorded.";
     const lines = spans.map((s) => `${s.name}: ${s.duration_ms}ms`);
     return `${spans.length} span(s):\n` + lines.join("\n");
   });
 
-  rt.defineBuiltin("enable_tracing", (args, ctx) => {
+  def("enable_tracing", (args, ctx) => {
     ctx.runtime.slot(LOG).tracing = args.length === 0 ? true : Boolean(arg(args, 0));
     return null;
   });
-}
+});

@@ -2,9 +2,10 @@
  * Math builtins and the `pi` / `e` globals (spec/stdlib.md §10). Unless an
  * error is listed, a non-numeric argument yields nil.
  */
-import { float, HarnError, HFloat, normBig, truthy, type Int, type Runtime, type Value } from "@harn/vm";
+import { float, HarnError, HFloat, normBig, truthy, type Int, type Value } from "@harn/vm";
 import { arg } from "./args";
 import { intPowChecked } from "./numeric";
+import { builtinModule, type Define } from "../registry/define";
 
 type Num = Int | HFloat;
 
@@ -45,8 +46,8 @@ export function powFloatInt(b: number, n: number): number {
   return n < 0 ? 1 / r : r;
 }
 
-function rounding(rt: Runtime, name: string, f: (x: number) => number): void {
-  rt.defineBuiltin(name, (args) => {
+function rounding(def: Define, name: string, f: (x: number) => number): void {
+  def(name, (args) => {
     const v = arg(args, 0);
     if (typeof v === "number" || typeof v === "bigint") return v;
     if (v instanceof HFloat) return floatToInt(f(v.v));
@@ -54,8 +55,8 @@ function rounding(rt: Runtime, name: string, f: (x: number) => number): void {
   });
 }
 
-function unary(rt: Runtime, name: string, f: (x: number) => number): void {
-  rt.defineBuiltin(name, (args) => {
+function unary(def: Define, name: string, f: (x: number) => number): void {
+  def(name, (args) => {
     const v = arg(args, 0);
     return isNum(v) ? float(f(jsNum(v))) : null;
   });
@@ -103,41 +104,41 @@ function minMax(args: Value[], pickFirst: (a: number, b: number) => boolean): Va
   return float(pickFirst(x, y) ? x : y);
 }
 
-export function installMath(rt: Runtime): void {
+export const MATH_BUILTINS = builtinModule("core/math", (def, rt) => {
   rt.globals.set("pi", float(Math.PI));
   rt.globals.set("e", float(Math.E));
 
-  rt.defineBuiltin("abs", (args) => {
+  def("abs", (args) => {
     const v = arg(args, 0);
     if (typeof v === "number") return Math.abs(v);
     if (typeof v === "bigint") return v >= 0n ? v : v === -(2n ** 63n) ? float(9223372036854775808) : normBig(-v);
     if (v instanceof HFloat) return float(Math.abs(v.v));
     return null;
   });
-  rt.defineBuiltin("min", (args) => minMax(args, (a, b) => a <= b));
-  rt.defineBuiltin("max", (args) => minMax(args, (a, b) => a >= b));
-  rounding(rt, "floor", Math.floor);
-  rounding(rt, "ceil", Math.ceil);
-  rounding(rt, "round", roundHalfAway);
+  def("min", (args) => minMax(args, (a, b) => a <= b));
+  def("max", (args) => minMax(args, (a, b) => a >= b));
+  rounding(def, "floor", Math.floor);
+  rounding(def, "ceil", Math.ceil);
+  rounding(def, "round", roundHalfAway);
 
-  unary(rt, "sqrt", Math.sqrt);
-  unary(rt, "sin", Math.sin);
-  unary(rt, "cos", Math.cos);
-  unary(rt, "tan", Math.tan);
-  unary(rt, "asin", Math.asin);
-  unary(rt, "acos", Math.acos);
-  unary(rt, "atan", Math.atan);
-  unary(rt, "ln", Math.log);
-  unary(rt, "log2", Math.log2);
-  unary(rt, "log10", Math.log10);
-  unary(rt, "exp", Math.exp);
-  rt.defineBuiltin("atan2", (args) => {
+  unary(def, "sqrt", Math.sqrt);
+  unary(def, "sin", Math.sin);
+  unary(def, "cos", Math.cos);
+  unary(def, "tan", Math.tan);
+  unary(def, "asin", Math.asin);
+  unary(def, "acos", Math.acos);
+  unary(def, "atan", Math.atan);
+  unary(def, "ln", Math.log);
+  unary(def, "log2", Math.log2);
+  unary(def, "log10", Math.log10);
+  unary(def, "exp", Math.exp);
+  def("atan2", (args) => {
     const y = arg(args, 0);
     const x = arg(args, 1);
     return isNum(y) && isNum(x) ? float(Math.atan2(jsNum(y), jsNum(x))) : null;
   });
 
-  rt.defineBuiltin("pow", (args) => {
+  def("pow", (args) => {
     const b = arg(args, 0);
     const n = arg(args, 1);
     if (!isNum(b) || !isNum(n)) return null;
@@ -155,34 +156,34 @@ export function installMath(rt: Runtime): void {
     return float(Math.pow(jsNum(b), jsNum(n)));
   });
 
-  rt.defineBuiltin("sign", (args) => {
+  def("sign", (args) => {
     const v = arg(args, 0);
     if (typeof v === "number") return Math.sign(v) || 0;
     if (typeof v === "bigint") return v > 0n ? 1 : -1;
     if (v instanceof HFloat) return Number.isNaN(v.v) ? v : Math.sign(v.v) || 0;
     return null;
   });
-  rt.defineBuiltin("is_nan", (args) => {
+  def("is_nan", (args) => {
     const v = arg(args, 0);
     return v instanceof HFloat && Number.isNaN(v.v);
   });
-  rt.defineBuiltin("is_infinite", (args) => {
+  def("is_infinite", (args) => {
     const v = arg(args, 0);
     return v instanceof HFloat && (v.v === Infinity || v.v === -Infinity);
   });
 
-  rt.defineBuiltin("mean", (args) => {
+  def("mean", (args) => {
     const xs = numbers("mean", arg(args, 0));
     return float(xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
   });
-  rt.defineBuiltin("median", (args) => {
+  def("median", (args) => {
     const xs = nonEmpty("median", numbers("median", arg(args, 0))).sort((a, b) => a - b);
     const mid = xs.length >> 1;
     return float(xs.length % 2 === 1 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2);
   });
-  rt.defineBuiltin("variance", (args) => float(variance("variance", args)));
-  rt.defineBuiltin("stddev", (args) => float(Math.sqrt(variance("stddev", args))));
-  rt.defineBuiltin("percentile", (args) => {
+  def("variance", (args) => float(variance("variance", args)));
+  def("stddev", (args) => float(Math.sqrt(variance("stddev", args))));
+  def("percentile", (args) => {
     const xs = numbers("percentile", arg(args, 0));
     const p = arg(args, 1);
     if (!isNum(p)) throw HarnError.type("percentile must be numeric");
@@ -196,4 +197,4 @@ export function installMath(rt: Runtime): void {
     const b = xs[hi - 1]!;
     return float(a + (h - lo) * (b - a));
   });
-}
+});

@@ -3,8 +3,9 @@
  * argument is printed. stdout goes through `ctx.out` (the evaluator buffers
  * it per task); stderr through `ctx.err`.
  */
-import { display, type Runtime, type Value } from "@harn/vm";
+import { display, type Value } from "@harn/vm";
 import { writeStderr } from "./terminal";
+import { builtinModule } from "../registry/define";
 
 function text(args: Value[]): string {
   if (args.length === 0) return "";
@@ -12,25 +13,25 @@ function text(args: Value[]): string {
   return typeof v === "string" ? v : display(v);
 }
 
-export function installOutput(rt: Runtime): void {
-  rt.defineBuiltin("println", (args, ctx) => {
+export const OUTPUT_BUILTINS = builtinModule("core/output", (def) => {
+  def("println", (args, ctx) => {
     ctx.out(text(args) + "\n");
     return null;
   });
-  rt.defineBuiltin("print", (args, ctx) => {
+  def("print", (args, ctx) => {
     ctx.out(text(args));
     return null;
   });
-  rt.defineBuiltin("log", (args, ctx) => {
+  def("log", (args, ctx) => {
     ctx.out("[harn] " + text(args) + "\n");
     return null;
   });
-  rt.defineBuiltin("eprintln", (args, ctx) => {
+  def("eprintln", (args, ctx) => {
     writeStderr(ctx, text(args) + "\n");
     return null;
   });
-  rt.defineBuiltin("eprint", (args, ctx) => {
+  def("eprint", (args, ctx) => {
     writeStderr(ctx, text(args));
     return null;
   });
-}
+});

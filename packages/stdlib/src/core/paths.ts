@@ -11,6 +11,7 @@ import * as nodePath from "node:path";
 import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
 import { nodeOs } from "./node-builtins";
+import { builtinModule } from "../registry/define";
 
 /** Rust `PathBuf::push` of one part onto an accumulated path. */
 export function pushPath(base: string, part: string): string {
@@ -220,8 +221,8 @@ export function tempDir(rt: Runtime): string {
   return process.platform === "win32" ? nodeOs().tmpdir() : "/tmp";
 }
 
-export function installPaths(rt: Runtime): void {
-  rt.defineBuiltin("path_join", (args) => {
+export const PATHS_BUILTINS = builtinModule("core/paths", (def) => {
+  def("path_join", (args) => {
     let acc = "";
     for (let i = 0; i < args.length; i++) {
       const part = strArg(args, i);
@@ -229,11 +230,11 @@ export function installPaths(rt: Runtime): void {
     }
     return acc;
   });
-  rt.defineBuiltin("dirname", (args) => dirname(strArg(args, 0)));
-  rt.defineBuiltin("basename", (args) => basename(strArg(args, 0)));
-  rt.defineBuiltin("extname", (args) => extname(strArg(args, 0)));
+  def("dirname", (args) => dirname(strArg(args, 0)));
+  def("basename", (args) => basename(strArg(args, 0)));
+  def("extname", (args) => extname(strArg(args, 0)));
 
-  rt.defineBuiltin("path_parts", (args) => {
+  def("path_parts", (args) => {
     const p = strArg(args, 0);
     return HDict.of({
       dir: pureParent(p),
@@ -243,43 +244,43 @@ export function installPaths(rt: Runtime): void {
       segments: purePath(p).segments,
     });
   });
-  rt.defineBuiltin("path_parent", (args) => pureParent(strArg(args, 0)));
-  rt.defineBuiltin("path_basename", (args) => pureBasename(strArg(args, 0)));
-  rt.defineBuiltin("path_extension", (args) => pureExtension(strArg(args, 0)));
-  rt.defineBuiltin("path_stem", (args) => pureStem(strArg(args, 0)));
-  rt.defineBuiltin("path_with_extension", (args) => {
+  def("path_parent", (args) => pureParent(strArg(args, 0)));
+  def("path_basename", (args) => pureBasename(strArg(args, 0)));
+  def("path_extension", (args) => pureExtension(strArg(args, 0)));
+  def("path_stem", (args) => pureStem(strArg(args, 0)));
+  def("path_with_extension", (args) => {
     const p = strArg(args, 0);
     let ext = strArg(args, 1);
     if (ext !== "" && !ext.startsWith(".")) ext = "." + ext;
     return replaceBasename(p, pureStem(p) + ext);
   });
-  rt.defineBuiltin("path_with_stem", (args) => {
+  def("path_with_stem", (args) => {
     const p = strArg(args, 0);
     return replaceBasename(p, strArg(args, 1) + pureExtension(p));
   });
-  rt.defineBuiltin("path_is_absolute", (args) => purePath(strArg(args, 0)).absolute);
-  rt.defineBuiltin("path_is_relative", (args) => !purePath(strArg(args, 0)).absolute);
-  rt.defineBuiltin("path_normalize", (args) => pureNormalize(strArg(args, 0)));
-  rt.defineBuiltin("path_relative_to", (args) => pureRelative(strArg(args, 0), strArg(args, 1)));
-  rt.defineBuiltin("path_segments", (args) => purePath(strArg(args, 0)).segments);
-  rt.defineBuiltin("path_to_posix", (args) => strArg(args, 0).replace(/\\/g, "/"));
-  rt.defineBuiltin("path_to_native", (args) => strArg(args, 0).replace(/\\/g, "/"));
+  def("path_is_absolute", (args) => purePath(strArg(args, 0)).absolute);
+  def("path_is_relative", (args) => !purePath(strArg(args, 0)).absolute);
+  def("path_normalize", (args) => pureNormalize(strArg(args, 0)));
+  def("path_relative_to", (args) => pureRelative(strArg(args, 0), strArg(args, 1)));
+  def("path_segments", (args) => purePath(strArg(args, 0)).segments);
+  def("path_to_posix", (args) => strArg(args, 0).replace(/\\/g, "/"));
+  def("path_to_native", (args) => strArg(args, 0).replace(/\\/g, "/"));
 
-  rt.defineBuiltin("path_workspace_info", (args, ctx) =>
+  def("path_workspace_info", (args, ctx) =>
     workspaceInfo(strArg(args, 0), args.length > 1 && args[1] !== null ? strArg(args, 1) : ctx.runtime.cwd),
   );
-  rt.defineBuiltin("path_workspace_normalize", (args, ctx) =>
+  def("path_workspace_normalize", (args, ctx) =>
     workspaceInfo(strArg(args, 0), args.length > 1 && args[1] !== null ? strArg(args, 1) : ctx.runtime.cwd).get("workspace_path"),
   );
 
-  rt.defineBuiltin("temp_dir", (_args, ctx) => tempDir(ctx.runtime));
-  rt.defineBuiltin("cwd", (_args, ctx) => ctx.runtime.cwd);
-  rt.defineBuiltin("execution_root", (_args, ctx) => ctx.runtime.cwd);
-  rt.defineBuiltin("source_dir", (_args, ctx) => sourceDir(ctx));
-  rt.defineBuiltin("asset_root", (_args, ctx) => sourceDir(ctx));
-  rt.defineBuiltin("project_root", (_args, ctx) => findProjectRoot(ctx.runtime.cwd));
-  rt.defineBuiltin("home_dir", (_args, ctx) => ctx.runtime.env.HOME ?? ctx.runtime.env.USERPROFILE ?? "");
-  rt.defineBuiltin("runtime_paths", (_args, ctx) => {
+  def("temp_dir", (_args, ctx) => tempDir(ctx.runtime));
+  def("cwd", (_args, ctx) => ctx.runtime.cwd);
+  def("execution_root", (_args, ctx) => ctx.runtime.cwd);
+  def("source_dir", (_args, ctx) => sourceDir(ctx));
+  def("asset_root", (_args, ctx) => sourceDir(ctx));
+  def("project_root", (_args, ctx) => findProjectRoot(ctx.runtime.cwd));
+  def("home_dir", (_args, ctx) => ctx.runtime.env.HOME ?? ctx.runtime.env.USERPROFILE ?? "");
+  def("runtime_paths", (_args, ctx) => {
     const env = ctx.runtime.env;
     const assets = sourceDir(ctx);
     const base = findProjectRoot(ctx.runtime.cwd) ?? assets;
@@ -292,4 +293,4 @@ export function installPaths(rt: Runtime): void {
       worktree_root: env.HARN_WORKTREE_DIR ?? nodePath.join(state, "worktrees"),
     });
   });
-}
+});

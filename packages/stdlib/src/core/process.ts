@@ -14,6 +14,7 @@ import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { nodeOs } from "./node-builtins";
 import { noteLeftovers } from "./leftovers";
+import { builtinModule } from "../registry/define";
 
 /** The environment children get: the run's env (process env plus run-level
  * overrides), as the runtime holds it. */
@@ -172,29 +173,29 @@ function runShell(command: string, cwd: string, ctx: CallContext, what: string):
   return runProcess(shell, shellArgs(shell, command), cwd, ctx, what);
 }
 
-export function installProcess(rt: Runtime): void {
-  rt.defineBuiltin("exec", (args, ctx) => {
+export const PROCESS_BUILTINS = builtinModule("core/process", (def) => {
+  def("exec", (args, ctx) => {
     if (args.length === 0) throw HarnError.thrown("exec: command is required");
     const rest = args.slice(1).map((_, i) => strArg(args, i + 1));
     return runProcess(strArg(args, 0), rest, ctx.runtime.cwd, ctx, "exec");
   });
 
-  rt.defineBuiltin("exec_at", (args, ctx) => {
+  def("exec_at", (args, ctx) => {
     if (args.length < 2) throw HarnError.thrown("exec_at: directory and command are required");
     const rest = args.slice(2).map((_, i) => strArg(args, i + 2));
     return runProcess(strArg(args, 1), rest, resolvePath(ctx.runtime, strArg(args, 0)), ctx, "exec_at");
   });
 
-  rt.defineBuiltin("shell", (args, ctx) => {
+  def("shell", (args, ctx) => {
     const command = strArg(args, 0);
     if (args.length === 0 || args[0] === null || command === "") throw HarnError.thrown("shell: command string is required");
     return runShell(command, ctx.runtime.cwd, ctx, "shell");
   });
 
-  rt.defineBuiltin("shell_at", (args, ctx) => {
+  def("shell_at", (args, ctx) => {
     if (args.length < 2) throw HarnError.thrown("shell_at: directory and command string are required");
     const command = strArg(args, 1);
     if (args[1] === null || command === "") throw HarnError.thrown("shell_at: command string is required");
     return runShell(command, resolvePath(ctx.runtime, strArg(args, 0)), ctx, "shell_at");
   });
-}
+});

@@ -7,6 +7,7 @@
  */
 import { float, HarnError, HOpaque, normBig, RuntimeSlot, seededRandom, Sfc32, VirtualClock, type Int, type Runtime, type Value } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 type Source = () => number;
 
@@ -58,10 +59,10 @@ function shuffle(rand: Source, xs: Value[]): Value[] {
   return out;
 }
 
-export function installRandom(rt: Runtime): void {
-  rt.defineBuiltin("random", (args, ctx) => float((sourceOf(arg(args, 0)) ?? unseededRandom(ctx.runtime))()));
+export const RANDOM_BUILTINS = builtinModule("core/random", (def) => {
+  def("random", (args, ctx) => float((sourceOf(arg(args, 0)) ?? unseededRandom(ctx.runtime))()));
 
-  rt.defineBuiltin("random_int", (args, ctx) => {
+  def("random_int", (args, ctx) => {
     const [rand, rest] = withSource(args, ctx.runtime);
     if (rest.length < 2) return null;
     const min = rest[0]!;
@@ -72,22 +73,22 @@ export function installRandom(rt: Runtime): void {
     return randomIntIn(rand, min, max);
   });
 
-  rt.defineBuiltin("random_choice", (args, ctx) => {
+  def("random_choice", (args, ctx) => {
     const [rand, rest] = withSource(args, ctx.runtime);
     const xs = arg(rest, 0);
     if (!Array.isArray(xs) || xs.length === 0) return null;
     return xs[Math.floor(rand() * xs.length)]!;
   });
 
-  rt.defineBuiltin("random_shuffle", (args, ctx) => {
+  def("random_shuffle", (args, ctx) => {
     const [rand, rest] = withSource(args, ctx.runtime);
     const xs = arg(rest, 0);
     return Array.isArray(xs) ? shuffle(rand, xs) : null;
   });
 
-  rt.defineBuiltin("rng_seed", (args) => {
+  def("rng_seed", (args) => {
     const seed = arg(args, 0);
     if (typeof seed !== "number" && typeof seed !== "bigint") throw HarnError.type("rng_seed(seed): seed must be an integer");
     return new HOpaque("rng", "<rng>", new Sfc32(BigInt(seed)));
   });
-}
+});

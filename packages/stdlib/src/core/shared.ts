@@ -13,8 +13,9 @@
  *   `mailbox_receive(mb, timeout?)` waits for the next message and returns
  *   nil on timeout or once the mailbox is closed and drained.
  */
-import { display, equals, HarnError, HDict, HDuration, HOpaque, RuntimeSlot, typeOf, type CallContext, type CancelTimer, type Clock, type Runtime, type Value } from "@harn/vm";
+import { display, equals, HarnError, HDict, HDuration, HOpaque, RuntimeSlot, typeOf, type CallContext, type CancelTimer, type Clock, type Value } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 class Cell {
   constructor(public value: Value) {}
@@ -108,29 +109,29 @@ function receive(mb: Mailbox, ctx: CallContext, deadline: number | null): Value 
   return mb.wait(ctx.signal, left, clock).then(() => receive(mb, ctx, deadline));
 }
 
-export function installShared(rt: Runtime): void {
-  rt.defineBuiltin("shared_cell", (args, ctx) => {
+export const SHARED_BUILTINS = builtinModule("core/shared", (def) => {
+  def("shared_cell", (args, ctx) => {
     ctx.runtime.slot(SHARED).cells++;
     return new HOpaque("shared_cell", "<shared_cell>", new Cell(arg(args, 0)));
   });
-  rt.defineBuiltin("shared_get", (args, ctx) => {
+  def("shared_get", (args, ctx) => {
     const c = need("shared_get", arg(args, 0), Cell, "shared cell");
     ctx.runtime.slot(SHARED).reads++;
     return c.value;
   });
-  rt.defineBuiltin("shared_snapshot", (args, ctx) => {
+  def("shared_snapshot", (args, ctx) => {
     const c = need("shared_snapshot", arg(args, 0), Cell, "shared cell");
     ctx.runtime.slot(SHARED).reads++;
     return c.value;
   });
-  rt.defineBuiltin("shared_set", (args, ctx) => {
+  def("shared_set", (args, ctx) => {
     const c = need("shared_set", arg(args, 0), Cell, "shared cell");
     const prev = c.value;
     c.value = arg(args, 1);
     ctx.runtime.slot(SHARED).writes++;
     return prev;
   });
-  rt.defineBuiltin("shared_cas", (args, ctx) => {
+  def("shared_cas", (args, ctx) => {
     const c = need("shared_cas", arg(args, 0), Cell, "shared cell");
     const st = ctx.runtime.slot(SHARED);
     if (!equals(c.value, arg(args, 1))) {
@@ -142,18 +143,18 @@ export function installShared(rt: Runtime): void {
     return true;
   });
 
-  rt.defineBuiltin("shared_map", (args, ctx) => {
+  def("shared_map", (args, ctx) => {
     const init = arg(args, 0);
     ctx.runtime.slot(SHARED).maps++;
     return new HOpaque("shared_map", "<shared_map>", new SharedMap(new Map(init instanceof HDict ? init.map : [])));
   });
-  rt.defineBuiltin("shared_map_get", (args, ctx) => {
+  def("shared_map_get", (args, ctx) => {
     const m = need("shared_map_get", arg(args, 0), SharedMap, "shared map");
     ctx.runtime.slot(SHARED).reads++;
     const k = display(arg(args, 1));
     return m.entries.has(k) ? m.entries.get(k)! : arg(args, 2);
   });
-  rt.defineBuiltin("shared_map_set", (args, ctx) => {
+  def("shared_map_set", (args, ctx) => {
     const m = need("shared_map_set", arg(args, 0), SharedMap, "shared map");
     const k = display(arg(args, 1));
     const prev = m.entries.get(k) ?? null;
@@ -161,12 +162,12 @@ export function installShared(rt: Runtime): void {
     ctx.runtime.slot(SHARED).writes++;
     return prev;
   });
-  rt.defineBuiltin("shared_map_delete", (args, ctx) => {
+  def("shared_map_delete", (args, ctx) => {
     const m = need("shared_map_delete", arg(args, 0), SharedMap, "shared map");
     ctx.runtime.slot(SHARED).writes++;
     return m.entries.delete(display(arg(args, 1)));
   });
-  rt.defineBuiltin("shared_map_cas", (args, ctx) => {
+  def("shared_map_cas", (args, ctx) => {
     const m = need("shared_map_cas", arg(args, 0), SharedMap, "shared map");
     const k = display(arg(args, 1));
     const st = ctx.runtime.slot(SHARED);
@@ -179,12 +180,12 @@ export function installShared(rt: Runtime): void {
     return true;
   });
   const snapshot = (m: SharedMap) => new HDict(new Map(m.entries));
-  rt.defineBuiltin("shared_map_snapshot", (args) => snapshot(need("shared_map_snapshot", arg(args, 0), SharedMap, "shared map")));
-  rt.defineBuiltin("shared_map_entries", (args) => {
+  def("shared_map_snapshot", (args) => snapshot(need("shared_map_snapshot", arg(args, 0), SharedMap, "shared map")));
+  def("shared_map_entries", (args) => {
     const d = snapshot(need("shared_map_entries", arg(args, 0), SharedMap, "shared map"));
     return d.keys().map((k) => HDict.of({ key: k, value: d.map.get(k)! }));
   });
-  rt.defineBuiltin("shared_metrics", (_a, ctx) => {
+  def("shared_metrics", (_a, ctx) => {
     const st = ctx.runtime.slot(SHARED);
     return HDict.of({ cells: st.cells, maps: st.maps, reads: st.reads, writes: st.writes, cas_failures: st.casFailures });
   });
@@ -200,7 +201,7 @@ export function installShared(rt: Runtime): void {
     return need(fn, v, Mailbox, "mailbox");
   };
 
-  rt.defineBuiltin("mailbox_open", (args, ctx) => {
+  def("mailbox_open", (args, ctx) => {
     const name = args.length > 0 && args[0] !== null ? display(args[0]!) : "default";
     const cap = arg(args, 1);
     const boxes = ctx.runtime.slot(SHARED).mailboxes;
@@ -208,11 +209,11 @@ export function installShared(rt: Runtime): void {
     if (!mb || mb.closed) boxes.set(name, (mb = new Mailbox(name, typeof cap === "number" && cap > 0 ? cap : 256)));
     return mailboxHandle(mb);
   });
-  rt.defineBuiltin("mailbox_lookup", (args, ctx) => {
+  def("mailbox_lookup", (args, ctx) => {
     const mb = ctx.runtime.slot(SHARED).mailboxes.get(display(arg(args, 0)));
     return mb && !mb.closed ? mailboxHandle(mb) : null;
   });
-  rt.defineBuiltin("mailbox_send", (args, ctx) => {
+  def("mailbox_send", (args, ctx) => {
     const mb = mailbox("mailbox_send", arg(args, 0), ctx);
     if (mb.closed || mb.queue.length >= mb.capacity) return false;
     mb.queue.push(arg(args, 1));
@@ -220,25 +221,25 @@ export function installShared(rt: Runtime): void {
     mb.wake();
     return true;
   });
-  rt.defineBuiltin("mailbox_try_receive", (args, ctx) => {
+  def("mailbox_try_receive", (args, ctx) => {
     const mb = mailbox("mailbox_try_receive", arg(args, 0), ctx);
     if (mb.queue.length === 0) return null;
     mb.received++;
     return mb.queue.shift()!;
   });
-  rt.defineBuiltin("mailbox_receive", (args, ctx) => {
+  def("mailbox_receive", (args, ctx) => {
     const mb = mailbox("mailbox_receive", arg(args, 0), ctx);
     const t = timeoutArg(arg(args, 1));
     return receive(mb, ctx, t === null ? null : ctx.runtime.clock.monotonic() + t);
   });
-  rt.defineBuiltin("mailbox_close", (args, ctx) => {
+  def("mailbox_close", (args, ctx) => {
     const mb = mailbox("mailbox_close", arg(args, 0), ctx);
     mb.closed = true;
     mb.wake();
     return null;
   });
-  rt.defineBuiltin("mailbox_metrics", (args, ctx) => {
+  def("mailbox_metrics", (args, ctx) => {
     const mb = mailbox("mailbox_metrics", arg(args, 0), ctx);
     return HDict.of({ name: mb.name, capacity: mb.capacity, queued: mb.queue.length, sent: mb.sent, received: mb.received, closed: mb.closed });
   });
-}
+});

@@ -20,6 +20,7 @@ import {
   trim,
   uppercase,
 } from "./text";
+import { builtinModule, type Define } from "../registry/define";
 
 /** `contains(haystack, needle)`: substring test on strings, structural
  * membership on lists, false for anything else. */
@@ -77,25 +78,25 @@ export function padGraphemes(rt: Runtime, s: string, width: number, fill: string
   return s + fill.repeat(n);
 }
 
-function caseConverter(rt: Runtime, name: string, words: (s: string) => string[], join: (w: string[]) => string): void {
-  rt.defineBuiltin(name, (args) => join(words(strArg(args, 0))));
+function caseConverter(def: Define, name: string, words: (s: string) => string[], join: (w: string[]) => string): void {
+  def(name, (args) => join(words(strArg(args, 0))));
 }
 
-export function installStrings(rt: Runtime): void {
-  rt.defineBuiltin("contains", (args) => containsValue(arg(args, 0), arg(args, 1)));
-  rt.defineBuiltin("starts_with", (args) => strArg(args, 0).startsWith(strArg(args, 1)));
-  rt.defineBuiltin("ends_with", (args) => strArg(args, 0).endsWith(strArg(args, 1)));
-  rt.defineBuiltin("split", (args) => splitLiteral(strArg(args, 0), args.length > 1 ? strArg(args, 1) : " "));
-  rt.defineBuiltin("join", (args) => {
+export const STRINGS_BUILTINS = builtinModule("core/strings", (def) => {
+  def("contains", (args) => containsValue(arg(args, 0), arg(args, 1)));
+  def("starts_with", (args) => strArg(args, 0).startsWith(strArg(args, 1)));
+  def("ends_with", (args) => strArg(args, 0).endsWith(strArg(args, 1)));
+  def("split", (args) => splitLiteral(strArg(args, 0), args.length > 1 ? strArg(args, 1) : " "));
+  def("join", (args) => {
     const xs = arg(args, 0);
     return Array.isArray(xs) ? joinDisplay(xs, strArg(args, 1)) : "";
   });
-  rt.defineBuiltin("replace", (args) => replaceAll(strArg(args, 0), strArg(args, 1), strArg(args, 2)));
-  rt.defineBuiltin("trim", (args) => trim(strArg(args, 0)));
-  rt.defineBuiltin("lowercase", (args) => lowercase(strArg(args, 0)));
-  rt.defineBuiltin("uppercase", (args) => uppercase(strArg(args, 0)));
+  def("replace", (args) => replaceAll(strArg(args, 0), strArg(args, 1), strArg(args, 2)));
+  def("trim", (args) => trim(strArg(args, 0)));
+  def("lowercase", (args) => lowercase(strArg(args, 0)));
+  def("uppercase", (args) => uppercase(strArg(args, 0)));
 
-  rt.defineBuiltin("substring", (args, ctx) => {
+  def("substring", (args, ctx) => {
     const s = strArg(args, 0);
     const start = Math.max(smallIntArg(args, 1) ?? 0, 0);
     const len = smallIntArg(args, 2);
@@ -103,14 +104,14 @@ export function installStrings(rt: Runtime): void {
     return ctx.runtime.codePoints.slice(s, start, len === null ? Infinity : start + Math.max(len, 0));
   });
 
-  rt.defineBuiltin("format", (args) => {
+  def("format", (args) => {
     const template = strArg(args, 0);
     const first = arg(args, 1);
     if (first instanceof HDict) return formatNamed(template, first);
     return formatPositional(template, args.slice(1));
   });
 
-  rt.defineBuiltin("str_pad", (args, ctx) => {
+  def("str_pad", (args, ctx) => {
     const s = strArg(args, 0);
     const width = smallIntArg(args, 1) ?? 0;
     const fillText = args.length > 2 && args[2] !== null ? strArg(args, 2) : " ";
@@ -120,7 +121,7 @@ export function installStrings(rt: Runtime): void {
     return padGraphemes(ctx.runtime, s, width, fill, side);
   });
 
-  rt.defineBuiltin("unicode_normalize", (args) => {
+  def("unicode_normalize", (args) => {
     const form = args.length > 1 && args[1] !== null ? strArg(args, 1).toUpperCase() : "NFC";
     if (form !== "NFC" && form !== "NFD" && form !== "NFKC" && form !== "NFKD") {
       throw HarnError.runtime("unicode_normalize: form must be NFC, NFD, NFKC, or NFKD");
@@ -128,21 +129,21 @@ export function installStrings(rt: Runtime): void {
     return strArg(args, 0).normalize(form);
   });
 
-  rt.defineBuiltin("unicode_graphemes", (args, ctx) => graphemes(ctx.runtime, strArg(args, 0)));
+  def("unicode_graphemes", (args, ctx) => graphemes(ctx.runtime, strArg(args, 0)));
 
   const snake = (s: string) => delimitedWords(s, "_");
   const kebab = (s: string) => delimitedWords(s, "-");
-  caseConverter(rt, "snake_to_camel", snake, joinCamel);
-  caseConverter(rt, "snake_to_pascal", snake, joinPascal);
-  caseConverter(rt, "snake_to_kebab", snake, (w) => w.join("-"));
-  caseConverter(rt, "kebab_to_camel", kebab, joinCamel);
-  caseConverter(rt, "kebab_to_snake", kebab, (w) => w.join("_"));
-  caseConverter(rt, "camel_to_snake", camelWords, (w) => w.join("_"));
-  caseConverter(rt, "camel_to_kebab", camelWords, (w) => w.join("-"));
-  caseConverter(rt, "pascal_to_snake", camelWords, (w) => w.join("_"));
-  rt.defineBuiltin("pascal_to_camel", (args) => lowerFirst(strArg(args, 0)));
-  rt.defineBuiltin("lowercase_first", (args) => lowerFirst(strArg(args, 0)));
-  rt.defineBuiltin("camel_to_pascal", (args) => capitalize(strArg(args, 0)));
-  rt.defineBuiltin("uppercase_first", (args) => capitalize(strArg(args, 0)));
-  rt.defineBuiltin("title_case", (args) => titleCase(strArg(args, 0)));
-}
+  caseConverter(def, "snake_to_camel", snake, joinCamel);
+  caseConverter(def, "snake_to_pascal", snake, joinPascal);
+  caseConverter(def, "snake_to_kebab", snake, (w) => w.join("-"));
+  caseConverter(def, "kebab_to_camel", kebab, joinCamel);
+  caseConverter(def, "kebab_to_snake", kebab, (w) => w.join("_"));
+  caseConverter(def, "camel_to_snake", camelWords, (w) => w.join("_"));
+  caseConverter(def, "camel_to_kebab", camelWords, (w) => w.join("-"));
+  caseConverter(def, "pascal_to_snake", camelWords, (w) => w.join("_"));
+  def("pascal_to_camel", (args) => lowerFirst(strArg(args, 0)));
+  def("lowercase_first", (args) => lowerFirst(strArg(args, 0)));
+  def("camel_to_pascal", (args) => capitalize(strArg(args, 0)));
+  def("uppercase_first", (args) => capitalize(strArg(args, 0)));
+  def("title_case", (args) => titleCase(strArg(args, 0)));
+});

@@ -28,8 +28,9 @@
  *   waiting}` (nil for an unknown key); `sync_metrics()` → a dict of those
  *   by key.
  */
-import { display, HarnError, HDict, HDuration, HOpaque, LOCKS, RuntimeSlot, typeOf, waitInQueue, type CallContext, type QueuedWaiter, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, HDuration, HOpaque, LOCKS, RuntimeSlot, typeOf, waitInQueue, type CallContext, type QueuedWaiter, type Value } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 type Kind = "mutex" | "semaphore" | "gate" | "rwlock";
 type Mode = "read" | "write" | "one";
@@ -139,8 +140,8 @@ function metrics(ctx: CallContext, p: Primitive): HDict {
   return HDict.of({ acquired: p.acquired, held, key: p.key, kind: p.kind, released: p.released, timeouts: p.timeouts, waiting });
 }
 
-export function installSync(rt: Runtime): void {
-  rt.defineBuiltin("sync_mutex_acquire", (args, ctx) => {
+export const SYNC_BUILTINS = builtinModule("core/sync", (def) => {
+  def("sync_mutex_acquire", (args, ctx) => {
     const key = display(arg(args, 0));
     const timeoutMs = timeoutOf("sync_mutex_acquire", arg(args, 1));
     const p = primitive(ctx, "sync_mutex_acquire", "mutex", key, 1);
@@ -156,7 +157,7 @@ export function installSync(rt: Runtime): void {
     if (locks.tryAcquire(key)) return got(true);
     return locks.acquireWithin(key, ctx.signal, timeoutMs).then(got);
   });
-  rt.defineBuiltin("sync_semaphore_acquire", (args, ctx) => {
+  def("sync_semaphore_acquire", (args, ctx) => {
     const key = display(arg(args, 0));
     const permits = arg(args, 1);
     if (typeof permits !== "number" || permits < 1) {
@@ -165,12 +166,12 @@ export function installSync(rt: Runtime): void {
     const timeoutMs = timeoutOf("sync_semaphore_acquire", arg(args, 2));
     return acquireQueued(primitive(ctx, "sync_semaphore_acquire", "semaphore", key, permits), "one", ctx, timeoutMs);
   });
-  rt.defineBuiltin("sync_gate_acquire", (args, ctx) => {
+  def("sync_gate_acquire", (args, ctx) => {
     const key = display(arg(args, 0));
     const timeoutMs = timeoutOf("sync_gate_acquire", arg(args, 1));
     return acquireQueued(primitive(ctx, "sync_gate_acquire", "gate", key, 1), "one", ctx, timeoutMs);
   });
-  rt.defineBuiltin("sync_rwlock_acquire", (args, ctx) => {
+  def("sync_rwlock_acquire", (args, ctx) => {
     const key = display(arg(args, 0));
     const mode = arg(args, 1);
     if (mode !== "read" && mode !== "write") {
@@ -179,7 +180,7 @@ export function installSync(rt: Runtime): void {
     const timeoutMs = timeoutOf("sync_rwlock_acquire", arg(args, 2));
     return acquireQueued(primitive(ctx, "sync_rwlock_acquire", "rwlock", key, 1), mode, ctx, timeoutMs);
   });
-  rt.defineBuiltin("sync_release", (args, ctx) => {
+  def("sync_release", (args, ctx) => {
     const v = arg(args, 0);
     if (!(v instanceof HOpaque && v.payload instanceof Permit)) {
       throw HarnError.thrown(`sync_release: argument must be a sync permit, got ${typeOf(v)}`);
@@ -193,7 +194,7 @@ export function installSync(rt: Runtime): void {
     else p.give(permit.mode);
     return true;
   });
-  rt.defineBuiltin("sync_metrics", (args, ctx) => {
+  def("sync_metrics", (args, ctx) => {
     const table = ctx.runtime.slot(SYNC);
     if (args.length > 0 && args[0] !== null) {
       const p = table.get(display(args[0]!));
@@ -201,4 +202,4 @@ export function installSync(rt: Runtime): void {
     }
     return new HDict(new Map([...table.values()].map((p) => [p.key, metrics(ctx, p)] as [string, Value])));
   });
-}
+});

@@ -17,8 +17,9 @@
  *   without a key removes all of them (returns nil);
  *   `runtime_context_values()` → the visible values as a dict.
  */
-import { display, HDict, RuntimeSlot, Task, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HDict, RuntimeSlot, Task, type CallContext, type Value } from "@harn/vm";
 import { arg } from "./args";
+import { builtinModule } from "../registry/define";
 
 const CONTEXTS = new RuntimeSlot<WeakMap<object, Map<string, Value>>>("stdlib.task_context", () => new WeakMap());
 
@@ -60,31 +61,31 @@ function own(ctx: CallContext, create: boolean): Map<string, Value> | null {
   return m;
 }
 
-export function installTaskContext(rt: Runtime): void {
-  rt.defineBuiltin("task_current", (_args, ctx) => {
+export const TASK_CONTEXT_BUILTINS = builtinModule("core/task_context", (def) => {
+  def("task_current", (_args, ctx) => {
     const t = currentTask(ctx);
     return HDict.of({ id: taskId(t), parent_id: t?.parent ? t.parent.id : null });
   });
-  rt.defineBuiltin("runtime_context", (_args, ctx) => {
+  def("runtime_context", (_args, ctx) => {
     const t = currentTask(ctx);
     return HDict.of({ parent_task_id: t?.parent ? t.parent.id : null, task_id: taskId(t), values: new HDict(visible(ctx)) });
   });
-  rt.defineBuiltin("runtime_context_values", (_args, ctx) => new HDict(visible(ctx)));
-  rt.defineBuiltin("runtime_context_get", (args, ctx) => {
+  def("runtime_context_values", (_args, ctx) => new HDict(visible(ctx)));
+  def("runtime_context_get", (args, ctx) => {
     const values = visible(ctx);
     const key = display(arg(args, 0));
     return values.has(key) ? values.get(key)! : arg(args, 1);
   });
-  rt.defineBuiltin("runtime_context_set", (args, ctx) => {
+  def("runtime_context_set", (args, ctx) => {
     const key = display(arg(args, 0));
     const previous = visible(ctx).get(key) ?? null;
     own(ctx, true)!.set(key, arg(args, 1));
     return previous;
   });
-  rt.defineBuiltin("runtime_context_clear", (args, ctx) => {
+  def("runtime_context_clear", (args, ctx) => {
     const m = own(ctx, false);
     if (args.length > 0 && args[0] !== null) return m ? m.delete(display(args[0]!)) : false;
     m?.clear();
     return null;
   });
-}
+});

@@ -9,6 +9,7 @@ import { display, HarnError, HDict, raceSignal, type CallContext, type Int, type
 import { arg, strArg } from "./args";
 import { andThen } from "./maybe";
 import { roundHalfAway } from "./math";
+import { builtinModule } from "../registry/define";
 
 type Stream = "stdin" | "stdout" | "stderr";
 
@@ -294,16 +295,16 @@ function streamArg(v: Value, name: string): Stream {
   throw HarnError.thrown(`${name}: invalid stream '${s}'. Expected 'stdin', 'stdout', or 'stderr'.`);
 }
 
-export function installTerminal(rt: Runtime): void {
-  rt.defineBuiltin("progress", (args, ctx) => {
+export const TERMINAL_BUILTINS = builtinModule("core/terminal", (def) => {
+  def("progress", (args, ctx) => {
     ctx.out(progressLine(args) + "\n");
     return null;
   });
 
-  rt.defineBuiltin("color", (args, ctx) => styled(ctx.runtime, strArg(args, 0), COLORS[strArg(args, 1)]));
-  rt.defineBuiltin("bold", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 1));
-  rt.defineBuiltin("dim", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 2));
-  rt.defineBuiltin("set_color_mode", (args, ctx) => {
+  def("color", (args, ctx) => styled(ctx.runtime, strArg(args, 0), COLORS[strArg(args, 1)]));
+  def("bold", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 1));
+  def("dim", (args, ctx) => styled(ctx.runtime, strArg(args, 0), 2));
+  def("set_color_mode", (args, ctx) => {
     const mode = strArg(args, 0);
     if (mode !== "auto" && mode !== "always" && mode !== "never") {
       throw HarnError.thrown(`set_color_mode: invalid mode '${mode}'. Expected 'auto', 'always', or 'never'.`);
@@ -312,41 +313,41 @@ export function installTerminal(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("is_stdin_tty", (_a, ctx) => isTty(ctx.runtime, "stdin"));
-  rt.defineBuiltin("is_stdout_tty", (_a, ctx) => isTty(ctx.runtime, "stdout"));
-  rt.defineBuiltin("is_stderr_tty", (_a, ctx) => isTty(ctx.runtime, "stderr"));
-  rt.defineBuiltin("mock_tty", (args, ctx) => {
+  def("is_stdin_tty", (_a, ctx) => isTty(ctx.runtime, "stdin"));
+  def("is_stdout_tty", (_a, ctx) => isTty(ctx.runtime, "stdout"));
+  def("is_stderr_tty", (_a, ctx) => isTty(ctx.runtime, "stderr"));
+  def("mock_tty", (args, ctx) => {
     ctx.runtime.slot(TERMINAL).ttyOverride[streamArg(arg(args, 0), "mock_tty")] = Boolean(arg(args, 1));
     return null;
   });
-  rt.defineBuiltin("unmock_tty", (_a, ctx) => {
+  def("unmock_tty", (_a, ctx) => {
     ctx.runtime.slot(TERMINAL).ttyOverride = {};
     return null;
   });
 
-  rt.defineBuiltin("read_line", (_a, ctx) => readLine(ctx.runtime, ctx.signal));
-  rt.defineBuiltin("read_stdin", (_a, ctx) => readAll(ctx.runtime, ctx.signal));
-  rt.defineBuiltin("prompt_user", (args, ctx) => {
+  def("read_line", (_a, ctx) => readLine(ctx.runtime, ctx.signal));
+  def("read_stdin", (_a, ctx) => readAll(ctx.runtime, ctx.signal));
+  def("prompt_user", (args, ctx) => {
     if (args.length > 0) ctx.out(strArg(args, 0));
     return andThen(readLine(ctx.runtime, ctx.signal), (line) => (line === null ? null : line.replace(/\s+$/u, "")));
   });
-  rt.defineBuiltin("mock_stdin", (args, ctx) => {
+  def("mock_stdin", (args, ctx) => {
     ctx.runtime.slot(TERMINAL).stdinMock = strArg(args, 0);
     return null;
   });
-  rt.defineBuiltin("unmock_stdin", (_a, ctx) => {
+  def("unmock_stdin", (_a, ctx) => {
     ctx.runtime.slot(TERMINAL).stdinMock = null;
     return null;
   });
 
-  rt.defineBuiltin("capture_stderr_start", (_a, ctx) => {
+  def("capture_stderr_start", (_a, ctx) => {
     ctx.runtime.slot(TERMINAL).stderrCapture = [];
     return null;
   });
-  rt.defineBuiltin("capture_stderr_take", (_a, ctx) => {
+  def("capture_stderr_take", (_a, ctx) => {
     const st = ctx.runtime.slot(TERMINAL);
     const text = st.stderrCapture ? st.stderrCapture.join("") : "";
     st.stderrCapture = null;
     return text;
   });
-}
+});

@@ -4,9 +4,10 @@
  * `content` as bytes. Only regular files are written; extraction skips
  * directories and links. Zip members are deflated (zlib) with CRC-32.
  */
-import { display, HarnError, HDict, typeOf, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, typeOf, type Value } from "@harn/vm";
 import { bytes, bytesOrText, requireBytes } from "./bytes";
 import { nodeZlib } from "../core/node-builtins";
+import { builtinModule } from "../registry/define";
 
 interface Entry {
   path: string;
@@ -206,11 +207,11 @@ export function zipExtract(data: Uint8Array): Entry[] {
   return out;
 }
 
-export function installArchives(rt: Runtime): void {
-  rt.defineBuiltin("tar_create", (args) => bytes(tarCreate(entriesArg("tar_create", args[0]))));
-  rt.defineBuiltin("tar_extract", (args) => toValue(tarExtract(requireBytes("tar_extract", args[0]))));
-  rt.defineBuiltin("zip_create", (args) => bytes(zipCreate(entriesArg("zip_create", args[0]))));
-  rt.defineBuiltin("zip_extract", (args) => {
+export const ARCHIVES_BUILTINS = builtinModule("formats/archive", (def) => {
+  def("tar_create", (args) => bytes(tarCreate(entriesArg("tar_create", args[0]))));
+  def("tar_extract", (args) => toValue(tarExtract(requireBytes("tar_extract", args[0]))));
+  def("zip_create", (args) => bytes(zipCreate(entriesArg("zip_create", args[0]))));
+  def("zip_extract", (args) => {
     const data = requireBytes("zip_extract", args[0]);
     try {
       return toValue(zipExtract(data));
@@ -219,4 +220,4 @@ export function installArchives(rt: Runtime): void {
       throw e;
     }
   });
-}
+});

@@ -4,8 +4,9 @@
  * reports are flat and often slightly malformed, and the reference reads
  * them the same way.
  */
-import { HBytes, HDict, type Runtime, type Value } from "@harn/vm";
+import { HBytes, HDict, type Value } from "@harn/vm";
 import { display } from "@harn/vm";
+import { builtinModule } from "../registry/define";
 
 const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
@@ -91,8 +92,8 @@ export function parseJunit(xml: string): Value[] {
   return cases;
 }
 
-export function installJunit(rt: Runtime): void {
-  rt.defineBuiltin("parse_junit_xml", (args) => {
+export const JUNIT_BUILTINS = builtinModule("formats/junit", (def) => {
+  def("parse_junit_xml", (args) => {
     const v = args[0] ?? null;
     let xml: string;
     if (v instanceof HBytes) {
@@ -105,4 +106,4 @@ export function installJunit(rt: Runtime): void {
     if (!xml.includes("<testcase")) return [];
     return parseJunit(xml);
   });
-}
+});

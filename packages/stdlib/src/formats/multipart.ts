@@ -2,8 +2,9 @@
  * multipart/form-data (spec/stdlib.md §23): parsing a body into fields and
  * building one with a deterministic boundary (fixtures compare bytes).
  */
-import { display, HarnError, HBytes, HDict, typeOf, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, typeOf, type Value } from "@harn/vm";
 import { bytes, bytesOrText } from "./bytes";
+import { builtinModule } from "../registry/define";
 
 export const DEFAULT_BOUNDARY = "harn-form-boundary";
 
@@ -111,17 +112,17 @@ export function formData(fieldsV: Value, boundary: string): HDict {
   });
 }
 
-export function installMultipart(rt: Runtime): void {
-  rt.defineBuiltin("multipart_parse", (args) => {
+export const MULTIPART_BUILTINS = builtinModule("formats/multipart", (def) => {
+  def("multipart_parse", (args) => {
     const o = args[2] instanceof HDict ? args[2] : null;
     const max = o?.get("max_bytes");
     return parseMultipart(bytesOrText(args[0]), str(args[1] ?? ""), typeof max === "number" ? max : null);
   });
-  rt.defineBuiltin("multipart_field_text", (args) => (args[0] instanceof HDict ? args[0].get("text") : null));
-  rt.defineBuiltin("multipart_field_bytes", (args) => (args[0] instanceof HDict ? args[0].get("bytes") : null));
-  rt.defineBuiltin("multipart_form_data", (args) => {
+  def("multipart_field_text", (args) => (args[0] instanceof HDict ? args[0].get("text") : null));
+  def("multipart_field_bytes", (args) => (args[0] instanceof HDict ? args[0].get("bytes") : null));
+  def("multipart_form_data", (args) => {
     const o = args[1] instanceof HDict ? args[1] : null;
     const b = o?.get("boundary");
     return formData(args[0] ?? null, typeof b === "string" && b !== "" ? b : DEFAULT_BOUNDARY);
   });
-}
+});

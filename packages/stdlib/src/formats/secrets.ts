@@ -4,7 +4,8 @@
  * positions; the match itself is never echoed back whole). `opts.kinds`
  * restricts the detectors.
  */
-import { cpLength, display, HDict, type Runtime, type Value } from "@harn/vm";
+import { cpLength, display, HDict, type Value } from "@harn/vm";
+import { builtinModule } from "../registry/define";
 
 const DETECTORS: [string, RegExp][] = [
   ["aws_access_key_id", /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g],
@@ -43,8 +44,8 @@ export function scanSecrets(text: string, kinds: Set<string> | null): Value[] {
   });
 }
 
-export function installSecretScan(rt: Runtime): void {
-  rt.defineBuiltin("secret_scan", (args) => {
+export const SECRET_SCAN_BUILTINS = builtinModule("formats/secrets", (def) => {
+  def("secret_scan", (args) => {
     const v = args[0] ?? null;
     const text = typeof v === "string" ? v : display(v);
     const o = args[1] instanceof HDict ? args[1] : null;
@@ -52,4 +53,4 @@ export function installSecretScan(rt: Runtime): void {
     const kinds = Array.isArray(k) ? new Set(k.map((x) => (typeof x === "string" ? x : display(x)))) : null;
     return scanSecrets(text, kinds);
   });
-}
+});

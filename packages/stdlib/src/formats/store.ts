@@ -7,11 +7,12 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HarnError, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, RuntimeSlot, type CallContext, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { parseJson, stringifyJson } from "../core/json";
 import { osErrorText } from "../core/oserror";
 import { findProjectRoot, sourceDir } from "../core/paths";
+import { builtinModule } from "../registry/define";
 
 interface Store {
   file: string | null;
@@ -78,28 +79,28 @@ function roundTrip(v: Value): Value {
   return parseJson(stringifyJson(v));
 }
 
-export function installStore(rt: Runtime): void {
-  rt.defineBuiltin("store_get", (args, ctx) => load(ctx).data.get(strArg(args, 0)) ?? null);
-  rt.defineBuiltin("store_set", (args, ctx) => {
+export const STORE_BUILTINS = builtinModule("formats/store", (def) => {
+  def("store_get", (args, ctx) => load(ctx).data.get(strArg(args, 0)) ?? null);
+  def("store_set", (args, ctx) => {
     const s = load(ctx);
     s.data.set(strArg(args, 0), roundTrip(args[1] ?? null));
     save(s);
     return null;
   });
-  rt.defineBuiltin("store_delete", (args, ctx) => {
+  def("store_delete", (args, ctx) => {
     const s = load(ctx);
     if (s.data.delete(strArg(args, 0))) save(s);
     return null;
   });
-  rt.defineBuiltin("store_list", (_args, ctx) => new HDict(load(ctx).data).keys().slice());
-  rt.defineBuiltin("store_save", (_args, ctx) => {
+  def("store_list", (_args, ctx) => new HDict(load(ctx).data).keys().slice());
+  def("store_save", (_args, ctx) => {
     save(load(ctx));
     return null;
   });
-  rt.defineBuiltin("store_clear", (_args, ctx) => {
+  def("store_clear", (_args, ctx) => {
     const s = load(ctx);
     s.data.clear();
     save(s);
     return null;
   });
-}
+});

@@ -1,5 +1,5 @@
 /**
- * HTTP client builtins (spec/stdlib.md §19): the verbs, `http_request`,
+ * HTTP_BUILTINS client builtins (spec/stdlib.md §19): the verbs, `http_request`,
  * mocks, sessions, downloads and byte streams. Responses are
  * `{status, headers, body, ok}`; non-2xx statuses never throw.
  */
@@ -12,10 +12,11 @@ import { execute, responseDict, type Response } from "./client";
 import { clearMocks, mockArgs, mockCalls, mockSlot, registerMock, takeMock } from "./mocks";
 import { buildRequest, mergeOptions, optionsArg, type RequestSpec } from "./request";
 import { open, TransportError, type BodyReader } from "./transport";
-import { installStreams } from "./streams";
-import { installCookies } from "./cookies";
-import { checkEgress, installEgress } from "./egress";
-import { installSigning } from "./signing";
+import { STREAMS_BUILTINS } from "./streams";
+import { COOKIES_BUILTINS } from "./cookies";
+import { checkEgress, EGRESS_BUILTINS } from "./egress";
+import { SIGNING_BUILTINS } from "./signing";
+import { builtinModule, type BuiltinModule } from "../registry/define";
 
 interface Stream {
   status: number;
@@ -67,14 +68,10 @@ function request(ctx: CallContext, spec: RequestSpec): Value | Promise<Value> {
   return isPromise<Response>(r) ? r.then(responseDict) : responseDict(r);
 }
 
-export function installHttp(rt: Runtime): void {
-  installStreams(rt);
-  installEgress(rt);
-  installSigning(rt);
-  installCookies(rt);
+export const HTTP_BUILTINS = builtinModule("http/builtins", (def) => {
   for (const verb of ["get", "delete"]) {
     const fn = `http_${verb}`;
-    rt.defineBuiltin(fn, (args, ctx) => {
+    def(fn, (args, ctx) => {
       const options = withSession(ctx.runtime, optionsArg(args[1]));
       return request(ctx, buildRequest(fn, verb.toUpperCase(), strArg(args, 0), null, options));
     });
@@ -82,7 +79,7 @@ export function installHttp(rt: Runtime): void {
 
   for (const verb of ["post", "put", "patch"]) {
     const fn = `http_${verb}`;
-    rt.defineBuiltin(fn, (args, ctx) => {
+    def(fn, (args, ctx) => {
       let body: string | null = args.length > 1 && args[1] !== undefined ? strArg(args, 1) : null;
       let options = optionsArg(args[2]);
       // `http_post(url, {headers: …})`: a lone dict is the options
@@ -95,39 +92,39 @@ export function installHttp(rt: Runtime): void {
     });
   }
 
-  rt.defineBuiltin("http_request", (args, ctx) => {
+  def("http_request", (args, ctx) => {
     const options = withSession(ctx.runtime, optionsArg(args[2]));
     return request(ctx, buildRequest("http_request", strArg(args, 0), strArg(args, 1), null, options));
   });
 
-  rt.defineBuiltin("http_mock", (args, ctx) => {
+  def("http_mock", (args, ctx) => {
     const [method, pattern, response] = mockArgs(args);
     registerMock(ctx.runtime, method, pattern, response);
     return null;
   });
-  rt.defineBuiltin("http_mock_calls", (args, ctx) => mockCalls(ctx.runtime, args[0] ?? null));
-  rt.defineBuiltin("http_mock_clear", (_args, ctx) => {
+  def("http_mock_calls", (args, ctx) => mockCalls(ctx.runtime, args[0] ?? null));
+  def("http_mock_clear", (_args, ctx) => {
     clearMocks(ctx.runtime);
     return null;
   });
 
   // Sessions: default options reused by every request made through them.
-  rt.defineBuiltin("http_session", (args, ctx) => {
+  def("http_session", (args, ctx) => {
     const h = ctx.runtime.slot(handleSlot);
     const id = `http-session-${h.nextSession++}`;
     h.sessions.set(id, optionsArg(args[0]));
     return id;
   });
-  rt.defineBuiltin("http_session_request", (args, ctx) => {
+  def("http_session_request", (args, ctx) => {
     const id = strArg(args, 0);
     const h = ctx.runtime.slot(handleSlot);
     if (!h.sessions.has(id)) throw HarnError.thrown(`http_session_request: unknown session '${id}'`);
     const options = mergeOptions(h.sessions.get(id)!, optionsArg(args[3]));
     return request(ctx, buildRequest("http_session_request", strArg(args, 1), strArg(args, 2), null, options));
   });
-  rt.defineBuiltin("http_session_close", (args, ctx) => ctx.runtime.slot(handleSlot).sessions.delete(strArg(args, 0)));
+  def("http_session_close", (args, ctx) => ctx.runtime.slot(handleSlot).sessions.delete(strArg(args, 0)));
 
-  rt.defineBuiltin("http_download", (args, ctx) => {
+  def("http_download", (args, ctx) => {
     const options = withSession(ctx.runtime, optionsArg(args[2]));
     const spec = buildRequest("http_download", "GET", strArg(args, 0), null, options);
     const dst = strArg(args, 1);
@@ -144,7 +141,7 @@ export function installHttp(rt: Runtime): void {
     return isPromise<Response>(r) ? r.then(finish) : finish(r);
   });
 
-  rt.defineBuiltin("http_stream_open", (args, ctx) => {
+  def("http_stream_open", (args, ctx) => {
     const options = withSession(ctx.runtime, optionsArg(args[1]));
     const method = options?.has("method") ? str(options.get("method")) : "GET";
     const spec = buildRequest("http_stream_open", method, strArg(args, 0), null, options);
@@ -170,7 +167,7 @@ export function installHttp(rt: Runtime): void {
     );
   });
 
-  rt.defineBuiltin("http_stream_read", (args, ctx) => {
+  def("http_stream_read", (args, ctx) => {
     const s = stream(ctx.runtime, "http_stream_read", args);
     const max = typeof args[1] === "number" && args[1] > 0 ? args[1] : DEFAULT_READ;
     const take = (): Value => {
@@ -218,12 +215,12 @@ export function installHttp(rt: Runtime): void {
     return pull();
   });
 
-  rt.defineBuiltin("http_stream_info", (args, ctx) => {
+  def("http_stream_info", (args, ctx) => {
     const s = stream(ctx.runtime, "http_stream_info", args);
     return HDict.of({ status: s.status, headers: s.headers, ok: s.status >= 200 && s.status <= 299 });
   });
 
-  rt.defineBuiltin("http_stream_close", (args, ctx) => {
+  def("http_stream_close", (args, ctx) => {
     const h = ctx.runtime.slot(handleSlot);
     const id = strArg(args, 0);
     const s = h.streams.get(id);
@@ -232,7 +229,7 @@ export function installHttp(rt: Runtime): void {
     h.streams.delete(id);
     return true;
   });
-}
+});
 
 function stream(rt: Runtime, fn: string, args: Value[]): Stream {
   const id = strArg(args, 0);
@@ -240,3 +237,6 @@ function stream(rt: Runtime, fn: string, args: Value[]): Stream {
   if (!s) throw HarnError.thrown(`${fn}: unknown stream handle '${id}'`);
   return s;
 }
+
+/** The HTTP_BUILTINS group's builtin modules (lazy/groups.ts), in install order. */
+export const HTTP_MODULES: readonly BuiltinModule[] = [STREAMS_BUILTINS, EGRESS_BUILTINS, SIGNING_BUILTINS, COOKIES_BUILTINS, HTTP_BUILTINS];

@@ -5,8 +5,9 @@
  * without `Secure` are runtime errors prefixed `cookie: `.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, type Value } from "@harn/vm";
 import { parseJson, stringifyJson } from "../core/json";
+import { builtinModule } from "../registry/define";
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const COOKIE_VALUE = /^[\u0021\u0023-\u002b\u002d-\u003a\u003c-\u005b\u005d-\u007e]*$/;
@@ -158,17 +159,17 @@ function roundTrip(header: string, setCookies: Value): HDict {
   return HDict.of({ cookies: new HDict(cookies), cookie_header: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") });
 }
 
-export function installCookies(rt: Runtime): void {
-  rt.defineBuiltin("cookie_parse", (args) => cookieParse(str(args[0])));
-  rt.defineBuiltin("cookie_serialize", (args) => serializeCookie(str(args[0]), str(args[1]), readOptions(args[2], {})));
-  rt.defineBuiltin("cookie_delete", (args) =>
+export const COOKIES_BUILTINS = builtinModule("http/cookies", (def) => {
+  def("cookie_parse", (args) => cookieParse(str(args[0])));
+  def("cookie_serialize", (args) => serializeCookie(str(args[0]), str(args[1]), readOptions(args[2], {})));
+  def("cookie_delete", (args) =>
     serializeCookie(str(args[0]), "", readOptions(args[1], { path: "/", maxAge: "0", expires: "Thu, 01 Jan 1970 00:00:00 GMT", httpOnly: true, secure: true, sameSite: "Lax" })),
   );
-  rt.defineBuiltin("cookie_sign", (args) => {
+  def("cookie_sign", (args) => {
     const value = str(args[0]);
     return `${value}.${mac(str(args[1]), value)}`;
   });
-  rt.defineBuiltin("cookie_verify", (args) => {
+  def("cookie_verify", (args) => {
     const signed = str(args[0]);
     const dot = signed.lastIndexOf(".");
     if (dot < 0) return HDict.of({ ok: false, value: null, error: "malformed" });
@@ -176,14 +177,14 @@ export function installCookies(rt: Runtime): void {
     if (!sameMac(mac(str(args[1]), value), signed.slice(dot + 1))) return HDict.of({ ok: false, value: null, error: "invalid_signature" });
     return HDict.of({ ok: true, value, error: null });
   });
-  rt.defineBuiltin("session_sign", (args) => sessionSign(args[0] ?? null, str(args[1])));
-  rt.defineBuiltin("session_verify", (args) => sessionVerify(str(args[0]), str(args[1])));
-  rt.defineBuiltin("session_cookie", (args) => serializeCookie(str(args[0]), sessionSign(args[1] ?? null, str(args[2])), readOptions(args[3], SESSION_DEFAULTS)));
-  rt.defineBuiltin("session_from_cookies", (args) => {
+  def("session_sign", (args) => sessionSign(args[0] ?? null, str(args[1])));
+  def("session_verify", (args) => sessionVerify(str(args[0]), str(args[1])));
+  def("session_cookie", (args) => serializeCookie(str(args[0]), sessionSign(args[1] ?? null, str(args[2])), readOptions(args[3], SESSION_DEFAULTS)));
+  def("session_from_cookies", (args) => {
     const cookies = cookieParse(str(args[0])).get("cookies") as HDict;
     const token = cookies.get(str(args[1]));
     if (token === null) return HDict.of({ ok: false, payload: null, error: "missing" });
     return sessionVerify(str(token), str(args[2]));
   });
-  rt.defineBuiltin("cookie_round_trip", (args) => roundTrip(str(args[0]), args[1] ?? null));
-}
+  def("cookie_round_trip", (args) => roundTrip(str(args[0]), args[1] ?? null));
+});

@@ -7,6 +7,7 @@
  * hosts. A blocked request throws the `EgressBlocked` dict.
  */
 import { display, HarnError, HDict, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
+import { builtinModule } from "../registry/define";
 
 interface Policy {
   allow: string[];
@@ -77,8 +78,8 @@ export function checkEgress(rt: Runtime, surface: string, url: string): void {
   );
 }
 
-export function installEgress(rt: Runtime): void {
-  rt.defineBuiltin("egress_policy", (args, ctx) => {
+export const EGRESS_BUILTINS = builtinModule("http/egress", (def) => {
+  def("egress_policy", (args, ctx) => {
     const state = ctx.runtime.slot(egressSlot);
     if (state.policy) throw HarnError.thrown(`egress_policy: policy already configured from ${state.policy.source}`);
     const o = args[0] instanceof HDict ? args[0] : HDict.empty();
@@ -91,4 +92,4 @@ export function installEgress(rt: Runtime): void {
     };
     return null;
   });
-}
+});

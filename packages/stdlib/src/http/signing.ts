@@ -4,9 +4,10 @@
  * fixed PKCS#8/SPKI prefixes Node needs to import them.
  */
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from "node:crypto";
-import { display, HarnError, HBytes, HDict, isNumeric, toJsNumber, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, isNumeric, toJsNumber, type Value } from "@harn/vm";
 import { parseJson, stringifyJson } from "../core/json";
 import { formParse, formSerialize } from "./form";
+import { builtinModule } from "../registry/define";
 
 function str(v: Value | undefined): string {
   if (v === undefined || v === null) return "";
@@ -173,23 +174,23 @@ function verifySignedUrl(text: string, secrets: Value, now: Value): HDict {
   return result({ ...base, valid: signatureValid && !expired, reason, signature_valid: signatureValid, expired });
 }
 
-export function installSigning(rt: Runtime): void {
-  rt.defineBuiltin("jwt_sign", (args) => jwtSign(str(args[0]), args[1] ?? HDict.empty(), str(args[2])));
-  rt.defineBuiltin("jwt_verify", (args) => {
+export const SIGNING_BUILTINS = builtinModule("http/signing", (def) => {
+  def("jwt_sign", (args) => jwtSign(str(args[0]), args[1] ?? HDict.empty(), str(args[2])));
+  def("jwt_verify", (args) => {
     if (args.length < 3) throw HarnError.thrown("jwt_verify: expected (alg, token, key)");
     return jwtVerify(str(args[0]), str(args[1]), str(args[2]));
   });
 
-  rt.defineBuiltin("ed25519_keypair", () => keypair("ed25519"));
-  rt.defineBuiltin("x25519_keypair", () => keypair("x25519"));
-  rt.defineBuiltin("ed25519_sign", (args) => {
+  def("ed25519_keypair", () => keypair("ed25519"));
+  def("x25519_keypair", () => keypair("x25519"));
+  def("ed25519_sign", (args) => {
     try {
       return sign(null, msgBytes(args[1]), privateKey("ed25519", str(args[0]))).toString("hex");
     } catch (e) {
       throw HarnError.thrown(`ed25519_sign: ${(e as Error).message}`);
     }
   });
-  rt.defineBuiltin("ed25519_verify", (args) => {
+  def("ed25519_verify", (args) => {
     try {
       const sig = str(args[2]);
       if (!/^[0-9a-fA-F]{128}$/.test(sig)) return false;
@@ -198,7 +199,7 @@ export function installSigning(rt: Runtime): void {
       return false;
     }
   });
-  rt.defineBuiltin("x25519_agree", (args) => {
+  def("x25519_agree", (args) => {
     try {
       return diffieHellman({ privateKey: privateKey("x25519", str(args[0])), publicKey: publicKey("x25519", str(args[1])) }).toString("hex");
     } catch (e) {
@@ -206,6 +207,6 @@ export function installSigning(rt: Runtime): void {
     }
   });
 
-  rt.defineBuiltin("signed_url", (args) => signedUrl(str(args[0]), args[1] ?? null, str(args[2]), args[3] ?? null, args[4] ?? null));
-  rt.defineBuiltin("verify_signed_url", (args) => verifySignedUrl(str(args[0]), args[1] ?? null, args[2] ?? null));
-}
+  def("signed_url", (args) => signedUrl(str(args[0]), args[1] ?? null, str(args[2]), args[3] ?? null, args[4] ?? null));
+  def("verify_signed_url", (args) => verifySignedUrl(str(args[0]), args[1] ?? null, args[2] ?? null));
+});

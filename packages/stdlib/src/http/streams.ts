@@ -15,6 +15,7 @@ import { open, TransportError, undici } from "./transport";
 import { checkEgress } from "./egress";
 import { extraCaConnectOptions } from "../tls/extra-ca";
 import type { Socket } from "node:net";
+import { builtinModule } from "../registry/define";
 
 type Message = HDict;
 type Undici = Awaited<ReturnType<typeof undici>>;
@@ -345,8 +346,8 @@ function closeWebSocket(ws: InstanceType<Undici["WebSocket"]>, sockets: Set<Sock
   });
 }
 
-export function installStreams(rt: Runtime): void {
-  rt.defineBuiltin("sse_mock", (args, ctx) => {
+export const STREAMS_BUILTINS = builtinModule("http/streams", (def) => {
+  def("sse_mock", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const pattern = strArg(args, 0);
     const events = Array.isArray(args[1]) ? args[1] : [];
@@ -354,8 +355,8 @@ export function installStreams(rt: Runtime): void {
     s.sseMocks.push({ pattern, events });
     return null;
   });
-  rt.defineBuiltin("sse_event", (args) => sseFrame(args[0] ?? null, args[1] ?? null));
-  rt.defineBuiltin("sse_connect", (args, ctx) => {
+  def("sse_event", (args) => sseFrame(args[0] ?? null, args[1] ?? null));
+  def("sse_connect", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const method = args.length > 1 ? strArg(args, 0) : "GET";
     const url = args.length > 1 ? strArg(args, 1) : strArg(args, 0);
@@ -364,13 +365,13 @@ export function installStreams(rt: Runtime): void {
     const id = `sse-${s.next++}`;
     return connectSse(ctx, s, id, method.toUpperCase(), url, optionsArg(args[2]));
   });
-  rt.defineBuiltin("sse_receive", (args, ctx) => {
+  def("sse_receive", (args, ctx) => {
     const h = handle(ctx.runtime, "sse_receive", args);
     return h.inbox.take(timeoutArg(args[1]), ctx.signal, receiveClock(ctx.runtime, h));
   });
-  rt.defineBuiltin("sse_close", (args, ctx) => closeHandle(ctx.runtime, args));
+  def("sse_close", (args, ctx) => closeHandle(ctx.runtime, args));
 
-  rt.defineBuiltin("websocket_mock", (args, ctx) => {
+  def("websocket_mock", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const pattern = strArg(args, 0);
     const cfg = args[1] ?? null;
@@ -380,7 +381,7 @@ export function installStreams(rt: Runtime): void {
     s.wsMocks.push({ pattern, messages, echo });
     return null;
   });
-  rt.defineBuiltin("websocket_connect", (args, ctx) => {
+  def("websocket_connect", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const url = strArg(args, 0);
     if (!/^wss?:\/\//.test(url)) throw HarnError.thrown(`websocket_connect: URL must start with ws:// or wss://, got '${url}'`);
@@ -399,7 +400,7 @@ export function installStreams(rt: Runtime): void {
     }
     return connectWebSocket(ctx, s, id, url, optionsArg(args[1]));
   });
-  rt.defineBuiltin("websocket_send", (args, ctx) => {
+  def("websocket_send", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const h = handle(ctx.runtime, "websocket_send", args);
     const v = args[1] ?? null;
@@ -409,24 +410,24 @@ export function installStreams(rt: Runtime): void {
     h.send?.(data);
     return true;
   });
-  rt.defineBuiltin("websocket_receive", (args, ctx) => {
+  def("websocket_receive", (args, ctx) => {
     const h = handle(ctx.runtime, "websocket_receive", args);
     const r = h.inbox.take(timeoutArg(args[1]), ctx.signal, receiveClock(ctx.runtime, h));
     // a mock that has played all its messages closes normally
     if (r === null && h.mocked) return HDict.of({ type: "close", code: 1000, reason: "" });
     return r;
   });
-  rt.defineBuiltin("websocket_close", (args, ctx) => closeHandle(ctx.runtime, args));
+  def("websocket_close", (args, ctx) => closeHandle(ctx.runtime, args));
 
-  rt.defineBuiltin("transport_mock_calls", (_args, ctx) => ctx.runtime.slot(transportSlot).calls.slice());
-  rt.defineBuiltin("transport_mock_clear", (_args, ctx) => {
+  def("transport_mock_calls", (_args, ctx) => ctx.runtime.slot(transportSlot).calls.slice());
+  def("transport_mock_clear", (_args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     s.sseMocks = [];
     s.wsMocks = [];
     s.calls = [];
     return null;
   });
-}
+});
 
 function closeHandle(rt: Runtime, args: Value[]): boolean {
   const s = rt.slot(transportSlot);

@@ -7,7 +7,7 @@
  * group defines every one of its builtin names at install time as a small
  * stub; the first call of any of them imports the group's module (the CLI
  * bundle is split at that dynamic `import()`, cli/build.mjs), runs the
- * group's real `install…` function and from then on forwards straight to the
+ * group's builtin modules (registry/define.ts) and from then on forwards straight to the
  * real builtin. So every name exists from the start (`--allow`/`--deny`,
  * "did you mean" suggestions and lint's builtin list see them all) and
  * behaviour is the real builtin's.
@@ -23,14 +23,17 @@
  * independently (the imported module itself is shared, as modules are).
  */
 import { HarnError, RuntimeSlot, type BuiltinFn, type Runtime } from "@harn/vm";
+import { claimName, installModules, type BuiltinModule } from "../registry/define";
 
 export interface LazyGroup {
-  /** For messages and tests. */
+  /** For messages, tests and the builtin table. */
   readonly name: string;
-  /** Every builtin the group's installer defines (checked by a unit test). */
+  /** Every builtin the group's modules define (generated, group-names.ts). */
   readonly builtins: readonly string[];
-  /** Import the group's module and hand back its installer. */
-  readonly load: () => Promise<(rt: Runtime) => void>;
+  /** Of those, the ones whose definition says `replaces: true`. */
+  readonly replacing: ReadonlySet<string>;
+  /** Import the group's code and hand back its builtin modules. */
+  readonly load: () => Promise<readonly BuiltinModule[]>;
 }
 
 interface GroupState {
@@ -59,6 +62,7 @@ export function installLazyGroup(rt: Runtime, group: LazyGroup): void {
       });
     };
     state.stubs.set(name, stub);
+    claimName(rt, name, `lazy:${group.name}`, group.replacing.has(name));
     rt.defineBuiltin(name, stub);
   }
 }
@@ -66,18 +70,18 @@ export function installLazyGroup(rt: Runtime, group: LazyGroup): void {
 /**
  * Import and install `group` (once per runtime). Null when it is already
  * installed. Names a host redefined after `installStdlib` keep the host's
- * definition: the installer's definitions only replace stubs.
+ * definition: the group's definitions only replace stubs.
  */
 function loadGroup(rt: Runtime, group: LazyGroup, state: GroupState): Promise<void> | null {
   if (state.loaded) return null;
   if (state.loading === null) {
-    state.loading = group.load().then((install) => {
+    state.loading = group.load().then((modules) => {
       const overridden = new Map<string, BuiltinFn>();
       for (const [name, stub] of state.stubs) {
         const current = rt.builtins.get(name);
         if (current !== undefined && current !== stub) overridden.set(name, current);
       }
-      install(rt);
+      installModules(rt, modules, group.name);
       for (const name of group.builtins) {
         const f = rt.builtins.get(name);
         if (f !== undefined && f !== state.stubs.get(name)) state.real.set(name, f);

@@ -10,6 +10,7 @@ import { hostlibError, typeName } from "./hostlib_errors";
 import { jsonToValue } from "./json";
 import { countOption, optionsDict } from "./options";
 import { longRunState, type FeedbackItem } from "./state";
+import { builtinModule } from "../registry/define";
 
 const CANCEL_BUILTIN = "hostlib_tools_cancel_handle";
 
@@ -64,14 +65,14 @@ function itemValues(items: FeedbackItem[]): Value {
   return out;
 }
 
-export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
-  rt.defineBuiltin("cancel_handle", (args, ctx) => {
+export const FEEDBACK_BUILTINS = builtinModule("longrun/feedback_builtins", (def) => {
+  def("cancel_handle", (args, ctx) => {
     const x = args[0];
     const id = typeof x === "string" ? x : cancelRequestId(x);
     return cancelById(ctx, id);
   });
 
-  rt.defineBuiltin("pending_feedback_drain", (args, ctx) => {
+  def("pending_feedback_drain", (args, ctx) => {
     const s = args[0];
     if (s !== undefined && s !== null && typeof s !== "string") {
       throw HarnError.runtime("pending_feedback_drain: session_id must be a string");
@@ -80,7 +81,7 @@ export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
     return itemValues(longRunState(ctx.runtime).drainSession(sessionId));
   });
 
-  rt.defineBuiltin("handle_wait", (args, ctx) => {
+  def("handle_wait", (args, ctx) => {
     const id = handleIdArg(args[0], "handle_wait");
     const timeout = countOption(optionsDict(args[1]), "timeout_ms");
     return longRunState(ctx.runtime)
@@ -88,12 +89,12 @@ export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
       .then((item) => (item ? payloadValue(item) : null));
   });
 
-  rt.defineBuiltin("handle_status", (args, ctx) => {
+  def("handle_status", (args, ctx) => {
     const id = handleIdArg(args[0], "handle_status");
     return longRunState(ctx.runtime).status(id);
   });
 
-  rt.defineBuiltin("agent_inject_feedback", (args, ctx) => {
+  def("agent_inject_feedback", (args, ctx) => {
     const names = ["session_id", "kind", "content"] as const;
     for (let i = 0; i < 3; i++) {
       if (typeof args[i] !== "string") {
@@ -103,4 +104,4 @@ export function installFeedbackBuiltins(rt: import("@harn/vm").Runtime): void {
     longRunState(ctx.runtime).inject(args[0] as string, args[1] as string, args[2] as string);
     return null;
   });
-}
+});

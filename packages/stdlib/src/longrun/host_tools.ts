@@ -19,6 +19,7 @@ import type { CommandTool } from "./commands/request";
 import { cancelById, cancelRequestId } from "./feedback_builtins";
 import { hostlibError, typeName } from "./hostlib_errors";
 import { textArg } from "./options";
+import { builtinModule } from "../registry/define";
 
 /** A host that serves further tools (an IDE, an orchestrator). */
 export interface HostBridge {
@@ -66,8 +67,8 @@ function gated(builtin: string, tool: InProcessTool): (args: Value[], ctx: CallC
   };
 }
 
-export function installHostTools(rt: Runtime): void {
-  rt.defineBuiltin("host_tool_call", (args, ctx) => {
+export const HOST_TOOLS_BUILTINS = builtinModule("longrun/host_tools", (def) => {
+  def("host_tool_call", (args, ctx) => {
     const name = textArg(args[0]);
     if (name === "") throw HarnError.thrown("host_tool_call: tool name is required");
     const short = name.startsWith("tools.") ? name.slice("tools.".length) : name;
@@ -77,19 +78,19 @@ export function installHostTools(rt: Runtime): void {
     throw HarnError.thrown("host_tool_call: no host bridge is attached");
   });
 
-  rt.defineBuiltin("host_tool_list", (_args, ctx) => {
+  def("host_tool_list", (_args, ctx) => {
     const bridge = ctx.runtime.slot(HOST).bridge;
     return [...inProcessDescriptors(), ...(bridge ? bridge.list() : [])];
   });
 
-  rt.defineBuiltin("hostlib_tools_run_command", gated("hostlib_tools_run_command", IN_PROCESS.run_command!));
-  rt.defineBuiltin("hostlib_tools_run_test", gated("hostlib_tools_run_test", IN_PROCESS.run_test!));
-  rt.defineBuiltin("hostlib_tools_run_build_command", gated("hostlib_tools_run_build_command", IN_PROCESS.run_build_command!));
-  rt.defineBuiltin("hostlib_tools_read_command_output", gated("hostlib_tools_read_command_output", IN_PROCESS.read_command_output!));
+  def("hostlib_tools_run_command", gated("hostlib_tools_run_command", IN_PROCESS.run_command!), { longRunning: true });
+  def("hostlib_tools_run_test", gated("hostlib_tools_run_test", IN_PROCESS.run_test!), { longRunning: true });
+  def("hostlib_tools_run_build_command", gated("hostlib_tools_run_build_command", IN_PROCESS.run_build_command!), { longRunning: true });
+  def("hostlib_tools_read_command_output", gated("hostlib_tools_read_command_output", IN_PROCESS.read_command_output!));
   // cancellation only reduces capability: never gated (§1.11)
-  rt.defineBuiltin("hostlib_tools_cancel_handle", (args, ctx) => IN_PROCESS.cancel_handle!(args[0], ctx));
+  def("hostlib_tools_cancel_handle", (args, ctx) => IN_PROCESS.cancel_handle!(args[0], ctx));
 
-  rt.defineBuiltin("hostlib_enable", (args, ctx) => {
+  def("hostlib_enable", (args, ctx) => {
     let feature: Value | undefined = args[0];
     if (feature instanceof HDict) feature = feature.get("feature");
     if (feature === undefined || feature === null) throw hostlibError("missing_parameter", "hostlib_enable", "feature");
@@ -104,7 +105,7 @@ export function installHostTools(rt: Runtime): void {
     enabled.add(feature);
     return HDict.of({ feature, enabled: true, newly_enabled: newly });
   });
-}
+});
 
 const str = (description: string) => HDict.of({ type: "string", description });
 const obj = (properties: Record<string, Value>, required: string[]) =>

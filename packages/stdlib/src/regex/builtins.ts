@@ -7,16 +7,17 @@
 import { HarnError, HDict, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
 import { compileRegex, expandReplacement, findAll, RegexError, type CompiledRegex } from "./compile";
+import { builtinModule, type BuiltinModule } from "../registry/define";
 
-export function installRegex(rt: Runtime): void {
-  rt.defineBuiltin("regex_match", (args, ctx) => {
+export const REGEX_BUILTINS = builtinModule("regex/builtins", (def, rt) => {
+  def("regex_match", (args, ctx) => {
     if (args.length < 2) return null;
     const re = compile(ctx.runtime, strArg(args, 0), flagsArg(args, 2));
     const found = findAll(re, strArg(args, 1));
     return found.length === 0 ? null : found.map((m) => m[0]);
   });
 
-  rt.defineBuiltin("regex_captures", (args, ctx) => {
+  def("regex_captures", (args, ctx) => {
     if (args.length < 2) return [];
     const re = compile(ctx.runtime, strArg(args, 0), "");
     return findAll(re, strArg(args, 1)).map((m) => captureDict(m, re));
@@ -37,10 +38,10 @@ export function installRegex(rt: Runtime): void {
     }
     return out + text.slice(last);
   };
-  rt.defineBuiltin("regex_replace", (args, ctx) => replace(args, ctx.runtime));
-  rt.defineBuiltin("regex_replace_all", (args, ctx) => replace(args, ctx.runtime));
+  def("regex_replace", (args, ctx) => replace(args, ctx.runtime));
+  def("regex_replace_all", (args, ctx) => replace(args, ctx.runtime));
 
-  rt.defineBuiltin("regex_split", (args, ctx) => {
+  def("regex_split", (args, ctx) => {
     if (args.length < 2) return null;
     const text = strArg(args, 0);
     const re = compile(ctx.runtime, strArg(args, 1), flagsArg(args, 2));
@@ -53,7 +54,7 @@ export function installRegex(rt: Runtime): void {
     pieces.push(text.slice(last));
     return pieces;
   });
-}
+});
 
 /** Compile or throw the `Invalid regex: …` string (thrown flavour). */
 export function compile(rt: Runtime, pattern: string, flags: string): CompiledRegex {
@@ -86,3 +87,6 @@ function captureDict(m: RegExpExecArray, re: CompiledRegex): HDict {
   entries.set("groups", groups);
   return new HDict(entries);
 }
+
+/** The regex group's builtin modules (lazy/groups.ts). */
+export const REGEX_MODULES: readonly BuiltinModule[] = [REGEX_BUILTINS];

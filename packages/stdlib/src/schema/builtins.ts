@@ -8,6 +8,7 @@ import { canonicalize, SchemaError } from "./canonical";
 import { extend, partial, selectProperties, toJsonSchema } from "./convert";
 import { validate, type Validation } from "./validate";
 import { lowerType } from "./lowering";
+import { builtinModule, type BuiltinModule } from "../registry/define";
 
 function need(name: string, args: Value[], n: number): void {
   if (args.length < n) throw HarnError.thrown(`${name} requires ${n} argument${n === 1 ? "" : "s"}`);
@@ -44,71 +45,71 @@ function dictArg(name: string, v: Value): HDict {
   }
 }
 
-export function installSchema(rt: Runtime): void {
+export const SCHEMA_BUILTINS = builtinModule("schema/builtins", (def, rt) => {
   rt.typeSchema = (type, aliases) => lowerType(type, aliases);
   for (const name of ["schema_is", "is_type"]) {
-    rt.defineBuiltin(name, (args, ctx) => {
+    def(name, (args, ctx) => {
       need(name, args, 2);
       return run(ctx.runtime, args[0]!, args[1]!, false).errors.length === 0;
     });
   }
 
-  rt.defineBuiltin("schema_check", (args, ctx) => {
+  def("schema_check", (args, ctx) => {
     need("schema_check", args, 2);
     return checkResult(ctx.runtime, args[0]!, args[1]!, false);
   });
 
-  rt.defineBuiltin("schema_parse", (args, ctx) => {
+  def("schema_parse", (args, ctx) => {
     need("schema_parse", args, 2);
     return checkResult(ctx.runtime, args[0]!, args[1]!, true);
   });
 
-  rt.defineBuiltin("schema_expect", (args, ctx) => {
+  def("schema_expect", (args, ctx) => {
     need("schema_expect", args, 2);
     const v = run(ctx.runtime, args[0]!, args[1]!, args[2] === true);
     if (v.errors.length > 0) throw HarnError.thrown(v.errors.join("; "));
     return v.value;
   });
 
-  rt.defineBuiltin("json_validate", (args, ctx) => {
+  def("json_validate", (args, ctx) => {
     need("json_validate", args, 2);
     const v = run(ctx.runtime, args[0]!, args[1]!, false);
     if (v.errors.length > 0) throw HarnError.thrown(v.errors.join("; "));
     return true;
   });
 
-  rt.defineBuiltin("schema_of", (args) => {
+  def("schema_of", (args) => {
     need("schema_of", args, 1);
     const x = args[0]!;
     if (x instanceof HDict) return x;
     throw HarnError.thrown(`schema_of: expected a type alias or schema dict, got ${typeOf(x)}`);
   });
 
-  rt.defineBuiltin("schema_to_json_schema", (args) => {
+  def("schema_to_json_schema", (args) => {
     need("schema_to_json_schema", args, 1);
     dictArg("schema_to_json_schema", args[0]!);
     return toJsonSchema(args[0]!, false);
   });
-  rt.defineBuiltin("schema_to_openapi_schema", (args) => {
+  def("schema_to_openapi_schema", (args) => {
     need("schema_to_openapi_schema", args, 1);
     dictArg("schema_to_openapi_schema", args[0]!);
     return toJsonSchema(args[0]!, true);
   });
   for (const name of ["schema_from_json_schema", "schema_from_openapi_schema"]) {
-    rt.defineBuiltin(name, (args) => {
+    def(name, (args) => {
       need(name, args, 1);
       return dictArg(name, args[0]!);
     });
   }
 
-  rt.defineBuiltin("schema_extend", (args) => {
+  def("schema_extend", (args) => {
     need("schema_extend", args, 2);
     const [a, b] = args as [Value, Value];
     if (!(a instanceof HDict) || !(b instanceof HDict)) throw HarnError.thrown("schema_extend: schema must be a dict");
     return extend(a, b);
   });
 
-  rt.defineBuiltin("schema_partial", (args) => {
+  def("schema_partial", (args) => {
     need("schema_partial", args, 1);
     return partial(args[0]!);
   });
@@ -117,7 +118,7 @@ export function installSchema(rt: Runtime): void {
     ["schema_pick", true],
     ["schema_omit", false],
   ] as const) {
-    rt.defineBuiltin(name, (args) => {
+    def(name, (args) => {
       need(name, args, 2);
       const s = args[0]!;
       const keys = args[1]!;
@@ -126,4 +127,7 @@ export function installSchema(rt: Runtime): void {
       return selectProperties(s, keys, keep);
     });
   }
-}
+});
+
+/** The schema group's builtin modules (lazy/groups.ts). */
+export const SCHEMA_MODULES: readonly BuiltinModule[] = [SCHEMA_BUILTINS];

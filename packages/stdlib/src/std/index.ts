@@ -1,11 +1,12 @@
-/** The bundled `std/...` modules (spec/stdlib.md §24). */
-import type { Runtime } from "@harn/vm";
+/** The bundled `std/...` modules (spec/stdlib.md §24); the native
+ * functions behind them are internal builtins (`__std_<module>_<name>`). */
+import { builtinModule } from "../registry/define";
 import { installStdMath } from "./math";
 import { installSmallStdModules } from "./small";
 import { installSourceStdModules } from "./sources";
 
-export function installStdModules(rt: Runtime): void {
-  installStdMath(rt);
-  installSmallStdModules(rt);
+export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
+  installStdMath(def, rt);
+  installSmallStdModules(def, rt);
   installSourceStdModules(rt);
-}
+});

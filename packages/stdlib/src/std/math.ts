@@ -6,6 +6,7 @@
  */
 import { compare, float, HarnError, HDict, HFloat, isNumeric, isPromise, ops, toJsNumber, type CallContext, type Value } from "@harn/vm";
 import { defineNativeModule, type NativeFn } from "./module";
+import type { Define } from "../registry/define";
 import type { Runtime } from "@harn/vm";
 
 function fail(msg: string): never {
@@ -553,6 +554,6 @@ function covariance(xsV: Value, ysV: Value, sample: boolean): number {
   return s / (sample ? x.length - 1 : x.length);
 }
 
-export function installStdMath(rt: Runtime): void {
-  defineNativeModule(rt, "std/math", FNS);
+export function installStdMath(def: Define, rt: Runtime): void {
+  defineNativeModule(def, rt, "std/math", FNS);
 }

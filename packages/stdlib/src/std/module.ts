@@ -8,6 +8,7 @@
  * native speed.
  */
 import type { BuiltinFn, Runtime } from "@harn/vm";
+import type { Define } from "../registry/define";
 
 export interface NativeFn {
   name: string;
@@ -34,9 +35,9 @@ export function internalName(module: string, name: string): string {
  * Register a module made of native functions (plus optional extra Harn
  * source appended verbatim).
  */
-export function defineNativeModule(rt: Runtime, module: string, fns: NativeFn[], extra = ""): void {
+export function defineNativeModule(def: Define, rt: Runtime, module: string, fns: NativeFn[], extra = ""): void {
   const prefix = internalName(module, "");
-  for (const f of fns) rt.defineBuiltin(prefix + f.name, f.fn);
+  for (const f of fns) def(prefix + f.name, f.fn);
   // The wrappers' text is built when a program imports the module (or
   // something lists the sources): most runs never read it.
   rt.stdModules.setLazy(module, () => {

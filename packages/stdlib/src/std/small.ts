@@ -6,6 +6,7 @@
  */
 import { display, HarnError, HDict, isHarnError, isNumeric, isPromise, toJsNumber, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { defineNativeModule, type NativeFn } from "./module";
+import type { Define } from "../registry/define";
 import { nowMs } from "../time/clock";
 
 function builtin(ctx: CallContext, name: string, args: Value[]): Value | Promise<Value> {
@@ -338,12 +339,12 @@ function listKind(ctx: CallContext, dir: Value, dirs: boolean): Value | Promise<
   return isPromise(names) ? names.then(pick) : pick(names);
 }
 
-export function installSmallStdModules(rt: Runtime): void {
-  defineNativeModule(rt, "std/json", JSON_FNS);
-  defineNativeModule(rt, "std/text", TEXT_FNS);
-  defineNativeModule(rt, "std/collections", COLLECTIONS_FNS);
-  defineNativeModule(rt, "std/schema", SCHEMA_FNS);
-  defineNativeModule(rt, "std/path", PATH_FNS);
+export function installSmallStdModules(def: Define, rt: Runtime): void {
+  defineNativeModule(def, rt, "std/json", JSON_FNS);
+  defineNativeModule(def, rt, "std/text", TEXT_FNS);
+  defineNativeModule(def, rt, "std/collections", COLLECTIONS_FNS);
+  defineNativeModule(def, rt, "std/schema", SCHEMA_FNS);
+  defineNativeModule(def, rt, "std/path", PATH_FNS);
   // types-only modules: importable, nothing callable
   for (const m of ["std/hitl", "std/waitpoints", "std/postgres"]) rt.stdModules.set(m, `// ${m}: type aliases only\n`);
 }

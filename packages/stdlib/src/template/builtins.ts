@@ -16,6 +16,7 @@ import { sourceDir } from "../core/paths";
 import { AssetPathError, resolveAsset } from "./assets";
 import { parseTemplate, TemplateError, type Template } from "./parser";
 import { renderTemplate, type RenderHost, type RenderState, type Span } from "./render";
+import { builtinModule, type BuiltinModule } from "../registry/define";
 
 const CACHE_LIMIT = 256;
 
@@ -125,11 +126,11 @@ function renderWithProvenance(args: Value[], ctx: CallContext): Value {
   });
 }
 
-export function installTemplates(rt: Runtime): void {
-  rt.defineBuiltin("render", (args, ctx) => renderFile(args, ctx));
-  rt.defineBuiltin("render_prompt", (args, ctx) => renderFile(args, ctx));
-  rt.defineBuiltin("render_with_provenance", renderWithProvenance);
-  rt.defineBuiltin("prompt_mark_rendered", (args, ctx) => {
+export const TEMPLATES_BUILTINS = builtinModule("template/builtins", (def) => {
+  def("render", (args, ctx) => renderFile(args, ctx));
+  def("render_prompt", (args, ctx) => renderFile(args, ctx));
+  def("render_with_provenance", renderWithProvenance);
+  def("prompt_mark_rendered", (args, ctx) => {
     const id = args[0];
     if (typeof id !== "string") throw HarnError.type("prompt_mark_rendered: prompt_id must be a string");
     const marks = ctx.runtime.slot(markSlot);
@@ -137,5 +138,8 @@ export function installTemplates(rt: Runtime): void {
     marks.set(id, n);
     return n;
   });
-  rt.defineBuiltin("render_string", (args, ctx) => renderSource(ctx, strArg(args, 0), null, sourceDir(ctx), bindingsArg(args)));
-}
+  def("render_string", (args, ctx) => renderSource(ctx, strArg(args, 0), null, sourceDir(ctx), bindingsArg(args)));
+});
+
+/** The template group's builtin modules (lazy/groups.ts). */
+export const TEMPLATE_MODULES: readonly BuiltinModule[] = [TEMPLATES_BUILTINS];

@@ -1,11 +1,8 @@
 /** Time, dates and durations (spec/stdlib.md §13). */
-import type { Runtime } from "@harn/vm";
-import { installClock } from "./clock";
-import { installDates } from "./dates";
-import { installDurations } from "./durations";
+import type { BuiltinModule } from "../registry/define";
+import { CLOCK_BUILTINS } from "./clock";
+import { DATES_BUILTINS } from "./dates";
+import { DURATIONS_BUILTINS } from "./durations";
 
-export function installTime(rt: Runtime): void {
-  installClock(rt);
-  installDates(rt);
-  installDurations(rt);
-}
+/** The time group's builtin modules (lazy/groups.ts). */
+export const TIME_MODULES: readonly BuiltinModule[] = [CLOCK_BUILTINS, DATES_BUILTINS, DURATIONS_BUILTINS];

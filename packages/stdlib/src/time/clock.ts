@@ -6,6 +6,7 @@
  */
 import { HarnError, HDict, HDuration, HFloat, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
+import { builtinModule } from "../registry/define";
 
 interface ClockState {
   /** Mock wall clock in Unix ms, or null when no mock is installed. */
@@ -47,13 +48,13 @@ function msArg(v: Value): number | null {
   return null;
 }
 
-export function installClock(rt: Runtime): void {
-  rt.defineBuiltin("timestamp", (_args, ctx) => new HFloat(nowMs(ctx.runtime) / 1000));
-  rt.defineBuiltin("now_ms", (_args, ctx) => nowMs(ctx.runtime));
-  rt.defineBuiltin("elapsed", (_args, ctx) => monotonicMs(ctx.runtime));
-  rt.defineBuiltin("monotonic_ms", (_args, ctx) => monotonicMs(ctx.runtime));
+export const CLOCK_BUILTINS = builtinModule("time/clock", (def) => {
+  def("timestamp", (_args, ctx) => new HFloat(nowMs(ctx.runtime) / 1000));
+  def("now_ms", (_args, ctx) => nowMs(ctx.runtime));
+  def("elapsed", (_args, ctx) => monotonicMs(ctx.runtime));
+  def("monotonic_ms", (_args, ctx) => monotonicMs(ctx.runtime));
 
-  rt.defineBuiltin("mock_time", (args, ctx) => {
+  def("mock_time", (args, ctx) => {
     const ms = args.length > 0 ? args[0]! : null;
     if (typeof ms !== "number") throw HarnError.thrown("mock_time(ms): expected an integer millisecond timestamp");
     const c = ctx.runtime.slot(clockSlot);
@@ -62,7 +63,7 @@ export function installClock(rt: Runtime): void {
     return null;
   });
 
-  rt.defineBuiltin("advance_time", (args, ctx) => {
+  def("advance_time", (args, ctx) => {
     const c = ctx.runtime.slot(clockSlot);
     if (c.mockWallMs === null) throw HarnError.thrown("advance_time: no mock active. Call mock_time(ms) first.");
     const ms = msArg(args.length > 0 ? args[0]! : null) ?? 0;
@@ -71,14 +72,14 @@ export function installClock(rt: Runtime): void {
     return c.mockWallMs;
   });
 
-  rt.defineBuiltin("unmock_time", (_args, ctx) => {
+  def("unmock_time", (_args, ctx) => {
     const c = ctx.runtime.slot(clockSlot);
     c.mockWallMs = null;
     c.mockMonoMs = 0;
     return null;
   });
 
-  rt.defineBuiltin("sleep_ms", (args, ctx) => {
+  def("sleep_ms", (args, ctx) => {
     const ms = msArg(args.length > 0 ? args[0]! : null);
     if (ms === null || ms <= 0) return null;
     const c = ctx.runtime.slot(clockSlot);
@@ -90,12 +91,12 @@ export function installClock(rt: Runtime): void {
     return clockSleep(ms, ctx);
   });
 
-  rt.defineBuiltin("timer_start", (args, ctx) => {
+  def("timer_start", (args, ctx) => {
     const name = args.length > 0 && args[0] !== null ? strArg(args, 0) : "default";
     return HDict.of({ name, start_ms: ctx.runtime.clock.now() });
   });
 
-  rt.defineBuiltin("timer_end", (args, ctx) => {
+  def("timer_end", (args, ctx) => {
     const t = args.length > 0 ? args[0]! : null;
     if (!(t instanceof HDict)) throw HarnError.thrown("timer_end: argument must be a timer dict from timer_start");
     const start = t.get("start_ms");
@@ -105,4 +106,4 @@ export function installClock(rt: Runtime): void {
     ctx.out(`[timer] ${name}: ${elapsedMs}ms\n`);
     return elapsedMs;
   });
-}
+});

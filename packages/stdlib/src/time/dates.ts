@@ -23,6 +23,7 @@ import {
 import { parseDate } from "./parse";
 import { FormatError, monthName, strftime, weekdayName } from "./strftime";
 import { lookupZone, UTC, type Zone } from "./zones";
+import { builtinModule } from "../registry/define";
 
 function fail(msg: string): never {
   throw HarnError.thrown(msg);
@@ -60,8 +61,8 @@ function isoMillis(ms: number): string {
   return `${pad(c.year, 4)}-${pad(c.month, 2)}-${pad(c.day, 2)}T${pad(c.hour, 2)}:${pad(c.minute, 2)}:${pad(c.second, 2)}.${pad(ms - sec * 1000, 3)}Z`;
 }
 
-export function installDates(rt: Runtime): void {
-  rt.defineBuiltin("date_now", (_args, ctx) => {
+export const DATES_BUILTINS = builtinModule("time/dates", (def) => {
+  def("date_now", (_args, ctx) => {
     const ms = nowMs(ctx.runtime);
     const c = civilFromSeconds(Math.floor(ms / 1000), 0);
     return HDict.of({
@@ -78,12 +79,12 @@ export function installDates(rt: Runtime): void {
   });
 
   const nowIso = (_args: Value[], ctx: { runtime: Runtime }) => isoMillis(nowMs(ctx.runtime));
-  rt.defineBuiltin("date_now_iso", nowIso);
-  rt.defineBuiltin("date_iso", nowIso);
+  def("date_now_iso", nowIso);
+  def("date_iso", nowIso);
 
-  rt.defineBuiltin("date_parse", (args) => timestampValue(parseDate(strArg(args, 0))));
+  def("date_parse", (args) => timestampValue(parseDate(strArg(args, 0))));
 
-  rt.defineBuiltin("date_format", (args, ctx) => {
+  def("date_format", (args, ctx) => {
     const t = instantArg("date_format", args, 0);
     const format = args.length > 1 && args[1] !== null ? strArg(args, 1) : "%Y-%m-%d %H:%M:%S";
     const z = zoneArg(ctx.runtime, "date_format", args, 2);
@@ -96,14 +97,14 @@ export function installDates(rt: Runtime): void {
     }
   });
 
-  rt.defineBuiltin("date_to_zone", (args, ctx) => {
+  def("date_to_zone", (args, ctx) => {
     const t = instantArg("date_to_zone", args, 0);
     const z = requiredZoneArg(ctx.runtime, "date_to_zone", args, 1);
     const local = toLocal(t, z);
     return rfc3339(local.civil, local.offset);
   });
 
-  rt.defineBuiltin("date_in_zone", (args, ctx) => {
+  def("date_in_zone", (args, ctx) => {
     const t = instantArg("date_in_zone", args, 0);
     const z = requiredZoneArg(ctx.runtime, "date_in_zone", args, 1);
     const { civil: c, offset } = toLocal(t, z);
@@ -122,7 +123,7 @@ export function installDates(rt: Runtime): void {
     });
   });
 
-  rt.defineBuiltin("date_from_components", (args, ctx) => {
+  def("date_from_components", (args, ctx) => {
     const fn = "date_from_components";
     if (args.length === 0) fail(`${fn}: missing components argument`);
     const parts = args[0]!;
@@ -157,16 +158,16 @@ export function installDates(rt: Runtime): void {
     return sec;
   });
 
-  rt.defineBuiltin("weekday_name", (args, ctx) => {
+  def("weekday_name", (args, ctx) => {
     const t = instantArg("weekday_name", args, 0);
     return weekdayName(toLocal(t, zoneArg(ctx.runtime, "weekday_name", args, 1)).civil.weekday);
   });
 
-  rt.defineBuiltin("month_name", (args, ctx) => {
+  def("month_name", (args, ctx) => {
     const t = instantArg("month_name", args, 0);
     return monthName(toLocal(t, zoneArg(ctx.runtime, "month_name", args, 1)).civil.month);
   });
-}
+});
 
 /**
  * The instant of a local wall-clock time in `z`: the earlier one when the

@@ -2,9 +2,10 @@
  * Duration builtins (spec/stdlib.md §13.3). Durations are integer
  * milliseconds (`HDuration`); overflow is checked against i64.
  */
-import { HarnError, HDuration, HFloat, typeOf, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDuration, HFloat, typeOf, type Value } from "@harn/vm";
 import { roundHalfAway } from "../core/math";
 import { inRange, instantArg, timestampValue } from "./instant";
+import { builtinModule } from "../registry/define";
 
 const I64_MAX_MS = 9223372036854775807;
 
@@ -27,9 +28,9 @@ const UNITS: [string, number][] = [
   ["duration_days", 86_400_000],
 ];
 
-export function installDurations(rt: Runtime): void {
+export const DURATIONS_BUILTINS = builtinModule("time/durations", (def) => {
   for (const [name, unit] of UNITS) {
-    rt.defineBuiltin(name, (args) => {
+    def(name, (args) => {
       if (args.length === 0) fail(`${name}: missing value argument`);
       const v = args[0]!;
       let ms: number;
@@ -42,11 +43,11 @@ export function installDurations(rt: Runtime): void {
     });
   }
 
-  rt.defineBuiltin("duration_to_seconds", (args) => Math.trunc(durationArg("duration_to_seconds", args, 0) / 1000) || 0);
+  def("duration_to_seconds", (args) => Math.trunc(durationArg("duration_to_seconds", args, 0) / 1000) || 0);
 
-  rt.defineBuiltin("duration_to_human", (args) => humanDuration(durationArg("duration_to_human", args, 0)));
+  def("duration_to_human", (args) => humanDuration(durationArg("duration_to_human", args, 0)));
 
-  rt.defineBuiltin("date_add", (args) => {
+  def("date_add", (args) => {
     const t = instantArg("date_add", args, 0);
     const ms = durationArg("date_add", args, 1);
     const wholeSec = Math.floor(ms / 1000);
@@ -60,14 +61,14 @@ export function installDurations(rt: Runtime): void {
     return timestampValue({ sec, nanos });
   });
 
-  rt.defineBuiltin("date_diff", (args) => {
+  def("date_diff", (args) => {
     const a = instantArg("date_diff", args, 0);
     const b = instantArg("date_diff", args, 1);
     const ms = (a.sec - b.sec) * 1000 + Math.trunc((a.nanos - b.nanos) / 1e6);
     if (Math.abs(ms) > I64_MAX_MS) fail("date_diff: duration overflow");
     return new HDuration(ms);
   });
-}
+});
 
 /** Up to three largest non-zero units of d h m s ms: `2h 5m`, `-1m 30s`. */
 export function humanDuration(ms: number): string {

@@ -5,34 +5,37 @@
  * JavaScript exception would reach the user as an internal error.
  */
 import { it, expect } from "vitest";
+import { installModules } from "../../src/registry/define";
 import { float, HBytes, HDict, HDuration, HRange, HSet, HarnError, isPromise, Runtime, type Value } from "@harn/vm";
-import { installAssert } from "../../src/core/assert";
-import { installBytes } from "../../src/core/bytes";
-import { installCircuits } from "../../src/core/circuit";
-import { installConvert } from "../../src/core/convert";
-import { installEncoding } from "../../src/core/encoding";
-import { installEnv } from "../../src/core/env";
-import { installFs } from "../../src/core/fs";
-import { installHost } from "../../src/core/host";
-import { installIter } from "../../src/core/iter";
-import { installJson } from "../../src/core/json";
-import { installLists } from "../../src/core/lists";
-import { installLogging } from "../../src/core/logging";
-import { installMath } from "../../src/core/math";
-import { installOutput } from "../../src/core/output";
-import { installPaths } from "../../src/core/paths";
-import { installProcess } from "../../src/core/process";
-import { installRandom } from "../../src/core/random";
-import { installResult } from "../../src/core/result";
-import { installSets } from "../../src/core/sets";
-import { installShared } from "../../src/core/shared";
-import { installSleep } from "../../src/core/sleep";
-import { installStrings } from "../../src/core/strings";
-import { installTerminal } from "../../src/core/terminal";
+import { ASSERT_BUILTINS } from "../../src/core/assert";
+import { ATOMIC_BUILTINS } from "../../src/core/atomics";
+import { CHANNEL_BUILTINS } from "../../src/core/channels";
+import { BYTES_BUILTINS } from "../../src/core/bytes";
+import { CIRCUITS_BUILTINS } from "../../src/core/circuit";
+import { CONVERT_BUILTINS } from "../../src/core/convert";
+import { ENCODING_BUILTINS } from "../../src/core/encoding";
+import { ENV_BUILTINS } from "../../src/core/env";
+import { FS_BUILTINS } from "../../src/core/fs";
+import { HOST_BUILTINS } from "../../src/core/host";
+import { ITER_BUILTINS } from "../../src/core/iter";
+import { JSON_BUILTINS } from "../../src/core/json";
+import { LISTS_BUILTINS } from "../../src/core/lists";
+import { LOGGING_BUILTINS } from "../../src/core/logging";
+import { MATH_BUILTINS } from "../../src/core/math";
+import { OUTPUT_BUILTINS } from "../../src/core/output";
+import { PATHS_BUILTINS } from "../../src/core/paths";
+import { PROCESS_BUILTINS } from "../../src/core/process";
+import { RANDOM_BUILTINS } from "../../src/core/random";
+import { RESULT_BUILTINS } from "../../src/core/result";
+import { SETS_BUILTINS } from "../../src/core/sets";
+import { SHARED_BUILTINS } from "../../src/core/shared";
+import { SLEEP_BUILTINS } from "../../src/core/sleep";
+import { STRINGS_BUILTINS } from "../../src/core/strings";
+import { TERMINAL_BUILTINS } from "../../src/core/terminal";
 
-const CORE = [installOutput, installTerminal, installLogging, installConvert, installResult, installStrings, installLists, installSets, installMath,
-  installRandom, installJson, installAssert, installIter, installPaths, installFs, installEnv, installProcess, installHost, installEncoding,
-  installBytes, installSleep, installCircuits, installShared];
+const CORE = [OUTPUT_BUILTINS, TERMINAL_BUILTINS, LOGGING_BUILTINS, CONVERT_BUILTINS, RESULT_BUILTINS, STRINGS_BUILTINS, LISTS_BUILTINS, SETS_BUILTINS, MATH_BUILTINS,
+  RANDOM_BUILTINS, JSON_BUILTINS, ASSERT_BUILTINS, ITER_BUILTINS, PATHS_BUILTINS, FS_BUILTINS, ENV_BUILTINS, PROCESS_BUILTINS, HOST_BUILTINS, ENCODING_BUILTINS,
+  BYTES_BUILTINS, SLEEP_BUILTINS, CIRCUITS_BUILTINS, SHARED_BUILTINS, CHANNEL_BUILTINS, ATOMIC_BUILTINS];
 import { fn, rig } from "./harness";
 
 /** Builtins with effects outside the runtime (files, processes, stdin) or
@@ -49,7 +52,7 @@ it("core builtins and methods never leak JavaScript errors", async () => {
   const r = rig({ cwd: "/nonexistent-harn-root", env: {} });
   // only the builtins the core installs (the other domains test their own)
   const core = new Runtime({ stdout: { write() {} }, stderr: { write() {} }, cwd: "/", env: {} });
-  for (const install of CORE) install(core);
+  installModules(core, CORE);
   const leaks: string[] = [];
   const check = async (label: string, f: () => Value | Promise<Value>) => {
     try {

@@ -4,11 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { display, HBytes, HDict, type Value } from "@harn/vm";
-import { installFormats } from "../../src/formats/builtins";
 import { raised, rig } from "../core/harness";
 
 const r = rig();
-installFormats(r.rt);
 const d = (o: Record<string, Value>) => HDict.of(o);
 const show = (v: Value) => display(v);
 const text = (v: Value) => Buffer.from((v as HBytes).data).toString("utf8");

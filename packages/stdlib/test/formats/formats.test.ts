@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { display, equals, HDict, HFloat, HSet, type Value } from "@harn/vm";
-import { installFormats } from "../../src/formats/builtins";
 import { raised, rig } from "../core/harness";
 
 const r = rig();
-installFormats(r.rt);
 const d = (o: Record<string, Value>) => HDict.of(o);
 const show = (v: Value) => display(v);
 
@@ -192,7 +190,6 @@ describe("store", () => {
       writeFileSync(join(root, "harn.toml"), "");
       const env = { ...process.env, HARN_STATE_DIR: undefined };
       const a = rig({ cwd: root, env });
-      installFormats(a.rt);
       expect(a.call("store_get", "k")).toBeNull();
       expect(existsSync(join(root, ".harn", "store.json"))).toBe(false);
       a.call("store_set", "k", d({ n: 1, f: new HFloat(1.5) }));
@@ -200,7 +197,6 @@ describe("store", () => {
       expect(readFileSync(join(root, ".harn", "store.json"), "utf8")).toBe('{"b":[1,2],"k":{"f":1.5,"n":1}}');
       expect(a.call("store_list")).toEqual(["b", "k"]);
       const b = rig({ cwd: root, env });
-      installFormats(b.rt);
       expect(show(b.call("store_get", "k"))).toBe("{f: 1.5, n: 1}");
       b.call("store_delete", "k");
       expect(b.call("store_list")).toEqual(["b"]);
@@ -217,7 +213,6 @@ describe("store", () => {
     const root = mkdtempSync(join(tmpdir(), "harn-store-"));
     try {
       const a = rig({ cwd: root, env: { ...process.env, HARN_STATE_DIR: undefined } });
-      installFormats(a.rt);
       const fromStd = { ...a.ctx, sourceFile: "std/collections" };
       a.rt.builtins.get("store_set")!(["k_ts", 5], fromStd);
       expect(readFileSync(join(root, ".harn", "store.json"), "utf8")).toBe('{"k_ts":5}');
@@ -235,7 +230,6 @@ describe("store", () => {
       const file = join(root, ".harn", "store.json");
       writeFileSync(file, '{"precious": 1,');
       const a = rig({ cwd: root, env: { ...process.env, HARN_STATE_DIR: join(root, ".harn") } });
-      installFormats(a.rt);
       const notJson = `Runtime error: store: ${file} is not valid JSON`;
       expect((await raised(() => a.call("store_get", "precious"))).description()).toBe(notJson);
       expect((await raised(() => a.call("store_set", "k", 1))).description()).toBe(notJson);

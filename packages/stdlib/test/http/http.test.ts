@@ -4,12 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { display, HBytes, HDict, type Value } from "@harn/vm";
-import { installHttp } from "../../src/http/builtins";
 import { raised, rig, settle } from "../core/harness";
 
 function setup(cwd?: string) {
   const r = rig(cwd ? { cwd } : {});
-  installHttp(r.rt);
   return r;
 }
 

@@ -1,12 +1,10 @@
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { display, HDict, type Value } from "@harn/vm";
-import { installHttp } from "../../src/http/builtins";
 import { raised, rig, settle } from "../core/harness";
 
 function setup() {
   const r = rig();
-  installHttp(r.rt);
   return r;
 }
 const d = (o: Record<string, Value>) => HDict.of(o);

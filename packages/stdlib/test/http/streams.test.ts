@@ -2,13 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { display, HDict, HDuration, type Value } from "@harn/vm";
-import { installHttp } from "../../src/http/builtins";
 import { raised, rig, settle } from "../core/harness";
 import { acceptHandshake, frame } from "./websocket-peer";
 
 function setup() {
   const r = rig();
-  installHttp(r.rt);
   return r;
 }
 const d = (o: Record<string, Value>) => HDict.of(o);

@@ -3,11 +3,12 @@
  * a builtin sees, for testing builtins without the evaluator.
  */
 import { execFileSync } from "node:child_process";
+import { installModules } from "../../src/registry/define";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HarnError, isPromise, Runtime, type CallContext, type Value } from "@harn/vm";
-import { installLongRunning } from "../../src/longrun/index";
+import { LONGRUN_MODULES } from "../../src/longrun/index";
 
 export interface TestRuntime {
   rt: Runtime;
@@ -18,7 +19,7 @@ export interface TestRuntime {
 
 export function testRuntime(cwd = process.cwd(), env: Record<string, string | undefined> = process.env): TestRuntime {
   const rt = new Runtime({ stdout: { write() {} }, stderr: { write() {} }, cwd, env });
-  installLongRunning(rt);
+  installModules(rt, LONGRUN_MODULES);
   const ctx = (opts: { sessionId?: string; signal?: AbortSignal } = {}): CallContext => ({
     runtime: rt,
     call() {

@@ -3,7 +3,6 @@ import { BoundedBacktracker, needsLinearEngine } from "../../src/regex/backtrack
 import { findAll, type CompiledRegex } from "../../src/regex/compile";
 import { emitRegex } from "../../src/regex/emit";
 import { defaultFlags, parseRegex } from "../../src/regex/syntax";
-import { installRegex } from "../../src/regex/builtins";
 import { raised, rig } from "../core/harness";
 
 /** The same pattern compiled for the RegExp path and for the backtracker. */
@@ -63,7 +62,6 @@ describe("the bounded backtracker", () => {
 
   it("answers patterns that are exponential for backtracking engines", () => {
     const r = rig();
-    installRegex(r.rt);
     const text = "a".repeat(5000) + "b";
     expect(r.call("regex_match", "(a+)+$", text)).toBeNull();
     expect(r.call("regex_match", "(a|aa)+$", "a".repeat(40) + "!")).toBeNull();
@@ -73,7 +71,6 @@ describe("the bounded backtracker", () => {
 
   it("rejects patterns that expand beyond Rust's size limit instead of building them", async () => {
     const r = rig();
-    installRegex(r.rt);
     const e = await raised(() => r.call("regex_match", "(?:a{1000}){1000}", "a"));
     expect(e.description()).toBe("Thrown: Invalid regex: Compiled regex exceeds size limit of 10485760 bytes.");
   });

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { display, HDict, type Value } from "@harn/vm";
-import { installRegex } from "../../src/regex/builtins";
 import { raised, rig } from "../core/harness";
 
 function setup() {
   const r = rig();
-  installRegex(r.rt);
   return r;
 }
 

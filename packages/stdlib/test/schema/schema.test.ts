@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { display, HDict, HFloat, HSet, HStruct, type Value } from "@harn/vm";
-import { installSchema } from "../../src/schema/builtins";
-import { installRegex } from "../../src/regex/builtins";
 import { raised, rig } from "../core/harness";
 
 const r = rig();
-installRegex(r.rt);
-installSchema(r.rt);
 const d = (o: Record<string, Value>) => HDict.of(o);
 const show = (v: Value) => display(v);
 

@@ -3,11 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HDict, HFloat, HRange, HSet, type CallContext, type Value } from "@harn/vm";
-import { installTemplates } from "../../src/template/builtins";
 import { raised, rig } from "../core/harness";
 
 const r = rig();
-installTemplates(r.rt);
 const d = (o: Record<string, Value>) => HDict.of(o);
 
 function rs(template: string, bindings: Record<string, Value> = {}): string {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { display, HDict, HDuration, HFloat, type Value } from "@harn/vm";
-import { installTime } from "../../src/time/builtins";
 import { raised, rig, settle } from "../core/harness";
 
 function setup() {
   const r = rig();
-  installTime(r.rt);
   return r;
 }
 

@@ -14,7 +14,6 @@ import type { BuiltinFn, CallContext } from "../runtime";
 import { RuntimeSlot } from "../runtime";
 import { type CancelTimer, type Clock, realClock } from "../clock";
 import {
-  HAtomic,
   HChannel,
   HClosure,
   HDict,
@@ -22,18 +21,13 @@ import {
   HFloat,
   HGenerator,
   HTask,
-  type Int,
   type IterStep,
   type Value,
-  display,
-  equals,
   err,
-  normBig,
   ok,
   truthy,
   typeOf,
 } from "../values";
-import { intAdd } from "../ops";
 import { Ctl } from "./control";
 import { type Compiler, DONE, type Stepper } from "./compile";
 import { ClosureImpl, type Ev, type Frame } from "./frame";
@@ -99,6 +93,19 @@ export function channelReceive(ch: HChannel, signal: AbortSignal): Value | Promi
       if (st.closed) return null;
     }
   })();
+}
+
+/** A value waiting in `ch`, without waiting (`try_receive`); null if none. */
+export function channelTryReceive(ch: HChannel): Value {
+  const t = chanState(ch).tryTake();
+  return t ? t.v : null;
+}
+
+/** Close `ch` (`close_channel`): senders fail, receivers drain what is left. */
+export function closeChannel(ch: HChannel): void {
+  const st = chanState(ch);
+  st.closed = true;
+  st.notify();
 }
 
 // ---------------------------------------------------------------------------
@@ -201,7 +208,9 @@ export const LOCKS = new RuntimeSlot<NamedLocks>("vm.locks", (rt) => new NamedLo
 
 // ---------------------------------------------------------------------------
 
-function durationMs(v: Value): number {
+/** Milliseconds of a duration or number (deadline, cancel_graceful and
+ * channel_select timeouts; floats count as milliseconds here). */
+export function durationMs(v: Value): number {
   if (v instanceof HDuration) return v.ms;
   if (typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
@@ -237,7 +246,6 @@ export class Concurrency {
       throw new ExitRequest(Number(BigInt.asUintN(8, n)));
     });
     this.specials.set("is_cancelled", (_args, ctx) => taskOf(ctx).cancelRequested || taskOf(ctx).ac.signal.aborted);
-    this.installBuiltins();
   }
 
   /** Run a closure body as a task; settles the task, never rejects. */
@@ -618,106 +626,6 @@ export class Concurrency {
       },
     };
   }
-
-  // -------------------------------------------------------------------------
-  // Builtins (§9.5, §9.7; stdlib.md §18.1–18.2)
-
-  private installBuiltins(): void {
-    const rt = this.interp.rt;
-    const def = (name: string, fn: BuiltinFn) => rt.defineBuiltin(name, fn);
-    def("sleep", (args, ctx) => {
-      const ms = durationMs(args[0] ?? null);
-      if (ms <= 0) return null;
-      return rt.clock.sleep(ms, ctx.signal).then(() => null);
-    });
-    def("channel", (args) => {
-      const name = args.length > 0 && args[0] !== null ? displayName(args[0]!) : "default";
-      const cap = typeof args[1] === "number" ? args[1] : 256;
-      return makeChannel(name, cap);
-    });
-    const needChan = (fn: string, args: Value[], min = 1): HChannel => {
-      if (args.length < min) throw HarnError.thrown(fn === "send" ? "send: requires channel and value" : `${fn}: requires a channel`);
-      const ch = args[0];
-      if (!(ch instanceof HChannel)) throw HarnError.thrown(`${fn}: first argument must be a channel`);
-      return ch;
-    };
-    def("send", (args, ctx) => channelSend(needChan("send", args, 2), args[1] ?? null, ctx.signal));
-    def("receive", (args, ctx) => channelReceive(needChan("receive", args), ctx.signal));
-    def("try_receive", (args) => {
-      const t = chanState(needChan("try_receive", args)).tryTake();
-      return t ? t.v : null;
-    });
-    def("close_channel", (args) => {
-      const st = chanState(needChan("close_channel", args));
-      st.closed = true;
-      st.notify();
-      return null;
-    });
-    def("select", (args, ctx) => {
-      if (args.length === 0) throw HarnError.thrown("select: requires at least one channel");
-      if (!args.every((a) => a instanceof HChannel)) throw HarnError.thrown("select: all arguments must be channels");
-      return selectChannels(args as HChannel[], null, ctx.signal, rt.clock).then(
-        (r) => r ?? HDict.of({ channel: null, index: -1, value: null }),
-      );
-    });
-    def("channel_select", (args, ctx) => {
-      const list = args[0];
-      if (!Array.isArray(list) || !list.every((a) => a instanceof HChannel)) throw HarnError.thrown("channel_select: expected a list of channels");
-      const t = args.length > 1 && args[1] !== null ? durationMs(args[1]!) : null;
-      return selectChannels(list as HChannel[], t, ctx.signal, rt.clock);
-    });
-    def("atomic", (args) => {
-      const v = args[0] ?? null;
-      let n: Int = 0;
-      if (typeof v === "number" || typeof v === "bigint") n = v;
-      else if (v instanceof HFloat) n = floatAsInt(v.v);
-      else if (typeof v === "boolean") n = v ? 1 : 0;
-      return new HAtomic(n);
-    });
-    def("atomic_get", (args) => (args[0] instanceof HAtomic ? args[0].value : null));
-    def("atomic_set", (args) => {
-      const a = args[0];
-      const v = args[1];
-      if (!(a instanceof HAtomic) || (typeof v !== "number" && typeof v !== "bigint")) return null;
-      const prev = a.value;
-      a.value = v;
-      return prev;
-    });
-    def("atomic_add", (args) => {
-      const a = args[0];
-      const d = args.length > 1 ? args[1]! : 1;
-      if (!(a instanceof HAtomic) || (typeof d !== "number" && typeof d !== "bigint")) return null;
-      const prev = a.value;
-      a.value = intAdd(prev, d);
-      return prev;
-    });
-    def("atomic_cas", (args) => {
-      const [a, expected, next] = args;
-      // ints only, like atomic_set/atomic_add: `expected: 1.0` is a bad argument, not a match
-      const isInt = (v: Value | undefined) => typeof v === "number" || typeof v === "bigint";
-      if (!(a instanceof HAtomic) || !isInt(expected) || !isInt(next)) return false;
-      if (!equals(a.value, expected!)) return false;
-      a.value = next;
-      return true;
-    });
-  }
-}
-
-/** Rust's `f as i64`: truncated toward zero, saturating at the i64 bounds
- * (±inf included), NaN → 0. */
-function floatAsInt(x: number): Int {
-  if (Number.isNaN(x)) return 0;
-  const t = Math.trunc(x);
-  if (Number.isSafeInteger(t)) return t === 0 ? 0 : t;
-  if (t >= 9223372036854775807) return 2n ** 63n - 1n;
-  if (t <= -9223372036854775808) return -(2n ** 63n);
-  return normBig(BigInt(t));
-}
-
-/** A channel's name is the display form of whatever was passed
- * (semantics.md §9.5: `channel(5)` is named `5`, `channel(2.0)` `2.0`). */
-function displayName(v: Value): string {
-  return typeof v === "string" ? v : display(v);
 }
 
 /** Cancel `child` when `signal` aborts (task cancel or a `deadline`). */
@@ -736,7 +644,12 @@ function linkToSignal(child: Task, signal: AbortSignal): void {
   queueMicrotask(() => child.promise?.then(p));
 }
 
-async function selectChannels(chs: HChannel[], timeoutMs: number | null, signal: AbortSignal, clock: Clock): Promise<HDict | null> {
+/**
+ * Wait for a value on any of `chs` (`select`, `channel_select`; stdlib.md
+ * §18.2): `{channel, index, value}` of the first channel, in list order,
+ * that has one; null when all are closed and drained or after `timeoutMs`.
+ */
+export async function selectChannels(chs: HChannel[], timeoutMs: number | null, signal: AbortSignal, clock: Clock): Promise<HDict | null> {
   const deadline = timeoutMs === null ? Infinity : clock.monotonic() + timeoutMs;
   for (;;) {
     for (let i = 0; i < chs.length; i++) {

@@ -3,13 +3,14 @@
  * (extensions.md §2) and the script builtins `background_tasks()` /
  * `background_task_wait(task_id, timeout?)`.
  */
-import { display, HDict, HarnError, type CallContext, type CancelTimer, type Clock, type Runtime, type Value } from "@harn/vm";
+import { display, HDict, HarnError, type CallContext, type CancelTimer, type Clock, type Value } from "@harn/vm";
 import type { BuiltinTool } from "../tools/dispatch";
 import type { ToolSpec } from "../tools/spec";
 import type { LoopStart } from "../loop/run";
 import type { LoopSettings } from "../loop/options";
 import { durationMs } from "../loop/options";
 import { backgroundPool } from "./pool";
+import { builtinModule } from "../../registry/define";
 
 export function backgroundTools(): ToolSpec[] {
   return [
@@ -103,9 +104,9 @@ export function backgroundBuiltins(parent: ParentLoop, runLoop: RunLoop): Map<st
   return m;
 }
 
-export function installBackgroundBuiltins(rt: Runtime): void {
-  rt.defineBuiltin("background_tasks", (_args, ctx) => backgroundPool(ctx.runtime).list());
-  rt.defineBuiltin("background_task_wait", async (args, ctx) => {
+export const BACKGROUND_BUILTINS = builtinModule("agent/background/tools", (def) => {
+  def("background_tasks", (_args, ctx) => backgroundPool(ctx.runtime).list());
+  def("background_task_wait", async (args, ctx) => {
     const raw = args[0] ?? null;
     if (typeof raw !== "string") throw HarnError.runtime("background_task_wait: task_id must be a string");
     const pool = backgroundPool(ctx.runtime);
@@ -116,7 +117,7 @@ export function installBackgroundBuiltins(rt: Runtime): void {
     }
     return withId(raw, pool.check(raw));
   });
-}
+});
 
 function withId(id: string, d: HDict): HDict {
   return d.with("task_id", id);

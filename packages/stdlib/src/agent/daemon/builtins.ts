@@ -10,7 +10,7 @@
 import { DAEMON_JOURNAL } from "./journal";
 import { mkdir, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
 import { fromJson, toJson } from "../json";
 import { uuidV7 } from "../../core/encoding";
@@ -20,6 +20,7 @@ import { DIR_MODE, fileError, ioDetail, readStateFile } from "./durable";
 import { DEFAULT_QUEUE_CAPACITY, META_FILE, parseMeta, parseSnapshot, SNAPSHOT_FILE, type Snapshot } from "./files";
 import { RootLock, type LockOwner } from "./lock";
 import { daemonRegistry } from "./registry";
+import { builtinModule } from "../../registry/define";
 
 /** Config keys that are not agent-loop options (§4.3). */
 const NOT_LOOP_OPTIONS = ["name", "prompt", "task", "system", "options", "event_queue_capacity", "queue_capacity", "state_dir", "resume_path"];
@@ -186,10 +187,10 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
   return daemon.summary();
 }
 
-export function installDaemons(rt: Runtime): void {
-  rt.defineBuiltin("daemon_spawn", daemonSpawn);
-  rt.defineBuiltin("daemon_trigger", daemonTrigger);
-  rt.defineBuiltin("daemon_snapshot", (args, ctx) => daemonRegistry(ctx.runtime).resolve("daemon_snapshot", args[0]).snapshotDict());
-  rt.defineBuiltin("daemon_stop", daemonStop);
-  rt.defineBuiltin("daemon_resume", daemonResume);
-}
+export const DAEMONS_BUILTINS = builtinModule("agent/daemon/builtins", (def) => {
+  def("daemon_spawn", daemonSpawn);
+  def("daemon_trigger", daemonTrigger);
+  def("daemon_snapshot", (args, ctx) => daemonRegistry(ctx.runtime).resolve("daemon_snapshot", args[0]).snapshotDict());
+  def("daemon_stop", daemonStop);
+  def("daemon_resume", daemonResume);
+});

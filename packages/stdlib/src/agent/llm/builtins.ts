@@ -28,6 +28,7 @@ import {
   type StructuredSpec,
 } from "./structured";
 import { readLlmSettings, setupError, type LlmSettings } from "./options";
+import { builtinModule } from "../../registry/define";
 
 export const LLM_CALL_BACKOFF_MS = 250;
 
@@ -250,8 +251,8 @@ async function structuredResult(args: Value[], ctx: CallContext): Promise<HDict>
   return result({ ...failed, category: "repair_failed" });
 }
 
-export function installLlmCall(rt: Runtime): void {
-  rt.defineBuiltin("llm_call_structured", async (args, ctx) => {
+export const LLM_CALL_BUILTINS = builtinModule("agent/llm/builtins", (def) => {
+  def("llm_call_structured", async (args, ctx) => {
     const p = prepareStructured(ctx, args, "llm_call_structured");
     try {
       return (await call(p, ctx)).get("data");
@@ -259,7 +260,7 @@ export function installLlmCall(rt: Runtime): void {
       throw llmCallError(e, ctx);
     }
   });
-  rt.defineBuiltin("llm_call_structured_safe", async (args, ctx) => {
+  def("llm_call_structured_safe", async (args, ctx) => {
     const p = prepareStructured(ctx, args, "llm_call_structured_safe");
     try {
       return HDict.of({ ok: true, data: (await call(p, ctx)).get("data"), error: null });
@@ -268,10 +269,10 @@ export function installLlmCall(rt: Runtime): void {
       throw llmCallError(e, ctx);
     }
   });
-  rt.defineBuiltin("llm_call_structured_result", structuredResult);
-  rt.defineBuiltin("agent_trace", (_args, ctx) => agentTrace(ctx.runtime).slice());
-  rt.defineBuiltin("llm_call", llmCall);
-  rt.defineBuiltin("llm_call_safe", async (args, ctx) => {
+  def("llm_call_structured_result", structuredResult);
+  def("agent_trace", (_args, ctx) => agentTrace(ctx.runtime).slice());
+  def("llm_call", llmCall);
+  def("llm_call_safe", async (args, ctx) => {
     try {
       const response = await llmCall(args, ctx);
       return HDict.of({ ok: true, response, error: null });
@@ -282,4 +283,4 @@ export function installLlmCall(rt: Runtime): void {
       throw e;
     }
   });
-}
+});

@@ -8,13 +8,14 @@
  * - `llm_pick_model(tier_or_model, {provider?})`: `{id, provider, tier}`
  *   from the built-in model catalog (tiers `small`, `mid`, `frontier`).
  */
-import { cpArray, display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { cpArray, display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { BUILTIN_PROVIDERS, inferProvider } from "../../llm/resolve";
 import type { LlmResponse } from "../../llm/types";
 import { userMessage } from "../loop/transcript";
 import { callResult } from "./builtins";
 import { readLlmSettings, setupError } from "./options";
 import { LlmSetupError } from "../../llm/errors";
+import { builtinModule } from "../../registry/define";
 
 function text(v: Value | undefined): string {
   return v === undefined || v === null ? "" : typeof v === "string" ? v : display(v);
@@ -70,7 +71,7 @@ function llmPickModel(args: Value[]): HDict {
   return HDict.of({ id: wanted, provider, tier });
 }
 
-export function installCompletion(rt: Runtime): void {
-  rt.defineBuiltin("llm_completion", llmCompletion);
-  rt.defineBuiltin("llm_pick_model", llmPickModel);
-}
+export const COMPLETION_BUILTINS = builtinModule("agent/llm/completion", (def) => {
+  def("llm_completion", llmCompletion);
+  def("llm_pick_model", llmPickModel);
+});

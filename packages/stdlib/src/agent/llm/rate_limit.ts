@@ -13,6 +13,7 @@
 import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { errorCategory } from "../../core/assert";
 import { num } from "./options";
+import { builtinModule } from "../../registry/define";
 
 const RETRIED = new Set(["rate_limit", "overloaded", "transient_network", "timeout"]);
 const MAX_DELAY_MS = 30_000;
@@ -70,9 +71,9 @@ async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
   }
 }
 
-export function installRateLimits(rt: Runtime): void {
-  rt.defineBuiltin("with_rate_limit", withRateLimit);
-  rt.defineBuiltin("llm_rate_limit", (args, ctx) => {
+export const RATE_LIMITS_BUILTINS = builtinModule("agent/llm/rate_limit", (def) => {
+  def("with_rate_limit", withRateLimit);
+  def("llm_rate_limit", (args, ctx) => {
     const provider = args[0];
     if (typeof provider !== "string" || provider === "") throw HarnError.runtime("llm_rate_limit: provider name is required");
     const rpm = num(args[1] ?? null);
@@ -80,4 +81,4 @@ export function installRateLimits(rt: Runtime): void {
     ctx.runtime.slot(LIMITS).set(provider, { rpm, nextAt: 0 });
     return null;
   });
-}
+});

@@ -23,6 +23,7 @@ import { messagesFromJson, requestMessages, userMessage } from "../loop/transcri
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { callModel } from "./call";
 import { readLlmSettings, setupError } from "./options";
+import { builtinModule } from "../../registry/define";
 
 const CAPACITY = 256;
 
@@ -98,6 +99,6 @@ function close(rt: Runtime, ch: HChannel, ctx: CallContext): void {
   if (closeChannel) void closeChannel([ch], ctx);
 }
 
-export function installLlmStream(rt: Runtime): void {
-  rt.defineBuiltin("llm_stream", llmStream);
-}
+export const LLM_STREAM_BUILTINS = builtinModule("agent/llm/stream", (def) => {
+  def("llm_stream", llmStream);
+});

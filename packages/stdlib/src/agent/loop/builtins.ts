@@ -12,6 +12,7 @@ import { resultText } from "../tools/dispatch";
 import { newProgress, resultDict, type LoopProgress, type PendingCall } from "./result";
 import { runAgentLoop, TOOL_UPDATE_KIND, type LoopStart } from "./run";
 import { appendUpdate, messagesFromJson, type Msg } from "./transcript";
+import { builtinModule } from "../../registry/define";
 
 function text(v: Value): string {
   return typeof v === "string" ? v : display(v);
@@ -248,14 +249,14 @@ function agentSubscribe(args: Value[], ctx: CallContext): Value {
   return null;
 }
 
-export function installAgentLoop(rt: Runtime): void {
-  rt.defineBuiltin("agent_subscribe", agentSubscribe);
-  rt.defineBuiltin("agent_loop", (args, ctx) => runAgentLoop(ctx, loopStart(args)));
-  rt.defineBuiltin("agent_resume", agentResume);
-  rt.defineBuiltin("agent_update", (args, ctx) => agentUpdate(args, ctx, "agent_update", false));
-  rt.defineBuiltin("agent_resolve", (args, ctx) => agentUpdate(args, ctx, "agent_resolve", true));
-  rt.defineBuiltin("agent_session_current_id", (_args, ctx) => {
+export const AGENT_LOOP_BUILTINS = builtinModule("agent/loop/builtins", (def) => {
+  def("agent_subscribe", agentSubscribe);
+  def("agent_loop", (args, ctx) => runAgentLoop(ctx, loopStart(args)));
+  def("agent_resume", agentResume);
+  def("agent_update", (args, ctx) => agentUpdate(args, ctx, "agent_update", false));
+  def("agent_resolve", (args, ctx) => agentUpdate(args, ctx, "agent_resolve", true));
+  def("agent_session_current_id", (_args, ctx) => {
     const id = ctx.sessionId;
     return id === undefined || id === "" ? null : id;
   });
-}
+});

@@ -7,6 +7,7 @@ import { fromJson, isObject, toJson, type JsonObject } from "../json";
 import { ERROR_CATEGORIES } from "../../core/assert";
 import { parseJsonKeepingFloats } from "../../core/json";
 import { mockState, type MockEntry, type MockError } from "./state";
+import { builtinModule } from "../../registry/define";
 
 function optInt(d: HDict, key: string): number | undefined {
   const v = d.get(key);
@@ -100,12 +101,12 @@ export function loadMockFixtures(rt: Runtime, jsonl: string): void {
   state.fixtures = [...(state.fixtures ?? []), ...entries];
 }
 
-export function installMockBuiltins(rt: Runtime): void {
-  rt.defineBuiltin("llm_mock", (args, ctx) => {
+export const MOCK_BUILTINS = builtinModule("agent/mock/builtins", (def) => {
+  def("llm_mock", (args, ctx) => {
     mockState(ctx.runtime).queue.push(parseMockEntry(args[0] ?? null));
     return null;
   });
-  rt.defineBuiltin("llm_mock_calls", (_args, ctx) =>
+  def("llm_mock_calls", (_args, ctx) =>
     mockState(ctx.runtime).calls.map(
       (c) =>
         new HDict(
@@ -118,16 +119,16 @@ export function installMockBuiltins(rt: Runtime): void {
         ),
     ),
   );
-  rt.defineBuiltin("llm_mock_clear", (_args, ctx) => {
+  def("llm_mock_clear", (_args, ctx) => {
     mockState(ctx.runtime).clear();
     return null;
   });
-  rt.defineBuiltin("llm_mock_push_scope", (_args, ctx) => {
+  def("llm_mock_push_scope", (_args, ctx) => {
     mockState(ctx.runtime).pushScope();
     return null;
   });
-  rt.defineBuiltin("llm_mock_pop_scope", (_args, ctx) => {
+  def("llm_mock_pop_scope", (_args, ctx) => {
     if (!mockState(ctx.runtime).popScope()) throw HarnError.thrown("llm_mock_pop_scope: no scope to pop");
     return null;
   });
-}
+});

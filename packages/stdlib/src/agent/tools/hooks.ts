@@ -6,6 +6,7 @@
  */
 import { display, HarnError, HDict, RuntimeSlot, type Runtime } from "@harn/vm";
 import { microcompact } from "../transcript/microcompact";
+import { builtinModule } from "../../registry/define";
 
 export interface ToolHook {
   pattern: string;
@@ -41,8 +42,8 @@ export function limitOutput(rt: Runtime, name: string, text: string): string {
   return out;
 }
 
-export function installToolHooks(rt: Runtime): void {
-  rt.defineBuiltin("register_tool_hook", (args, ctx) => {
+export const TOOL_HOOKS_BUILTINS = builtinModule("agent/tools/hooks", (def) => {
+  def("register_tool_hook", (args, ctx) => {
     const cfg = args[0];
     if (!(cfg instanceof HDict)) throw HarnError.thrown("register_tool_hook: expected a config dict {pattern?, deny?, max_output?}");
     const pattern = cfg.get("pattern");
@@ -55,8 +56,8 @@ export function installToolHooks(rt: Runtime): void {
     });
     return null;
   });
-  rt.defineBuiltin("clear_tool_hooks", (_args, ctx) => {
+  def("clear_tool_hooks", (_args, ctx) => {
     ctx.runtime.slot(HOOKS).length = 0;
     return null;
   });
-}
+});

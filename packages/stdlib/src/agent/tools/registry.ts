@@ -4,11 +4,12 @@
  * `tool_format_result`. A registry is an immutable dict
  * `{_type: "tool_registry", tools: [...]}`; every helper returns a new one.
  */
-import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, type Value } from "@harn/vm";
 import { quoteJson } from "../../core/json";
 import { fromJson, toJson } from "../json";
 import { inputSchema, isRegistry, KNOWN_EXECUTORS, LONG_RUNNING_NOTE, SHORT_CIRCUIT_TOOLS, signature, specOf } from "./spec";
 import { parseJsonToolCalls } from "./text_protocol";
+import { builtinModule } from "../../registry/define";
 
 function registry(tools: Value[]): HDict {
   return HDict.of({ _type: "tool_registry", tools });
@@ -160,38 +161,38 @@ function prompt(reg: HDict): string {
   return parts.join("\n\n");
 }
 
-export function installToolRegistry(rt: Runtime): void {
-  rt.defineBuiltin("tool_registry", () => registry([]));
-  rt.defineBuiltin("tool_define", (args) => toolDefine(args));
-  rt.defineBuiltin("tool_list", (args) => tools(registryArg(args[0], "tool_list", "requires")).map((t) => t.without("handler")));
-  rt.defineBuiltin("tool_count", (args) => tools(registryArg(args[0], "tool_count", "requires")).length);
-  rt.defineBuiltin("tool_find", (args) => {
+export const TOOL_REGISTRY_BUILTINS = builtinModule("agent/tools/registry", (def) => {
+  def("tool_registry", () => registry([]));
+  def("tool_define", (args) => toolDefine(args));
+  def("tool_list", (args) => tools(registryArg(args[0], "tool_list", "requires")).map((t) => t.without("handler")));
+  def("tool_count", (args) => tools(registryArg(args[0], "tool_count", "requires")).length);
+  def("tool_find", (args) => {
     const reg = registryArg(args[0], "tool_find", "first");
     if (args.length < 2) throw HarnError.thrown("tool_find: requires registry and name");
     return tools(reg).find((t) => t.get("name") === args[1]) ?? null;
   });
-  rt.defineBuiltin("tool_select", (args) => {
+  def("tool_select", (args) => {
     const reg = registryArg(args[0], "tool_select", "first");
     if (args.length < 2) throw HarnError.thrown("tool_select: requires registry and names list");
     const names = args[1];
     if (!Array.isArray(names)) throw HarnError.thrown("tool_select: second argument must be a list of tool names");
     return registry(tools(reg).filter((t) => names.includes(t.get("name"))));
   });
-  rt.defineBuiltin("tool_remove", (args) => {
+  def("tool_remove", (args) => {
     const reg = registryArg(args[0], "tool_remove", "first");
     if (args.length < 2) throw HarnError.thrown("tool_remove: requires registry and name");
     return registry(tools(reg).filter((t) => t.get("name") !== args[1]));
   });
-  rt.defineBuiltin("tool_describe", (args) => describe(registryArg(args[0], "tool_describe", "requires")));
-  rt.defineBuiltin("tool_schema", (args) => schema(registryArg(args[0], "tool_schema", "requires"), args[1] ?? null));
-  rt.defineBuiltin("tool_prompt", (args) => prompt(registryArg(args[0], "tool_prompt", "requires")));
-  rt.defineBuiltin("tool_parse_call", (args) => {
+  def("tool_describe", (args) => describe(registryArg(args[0], "tool_describe", "requires")));
+  def("tool_schema", (args) => schema(registryArg(args[0], "tool_schema", "requires"), args[1] ?? null));
+  def("tool_prompt", (args) => prompt(registryArg(args[0], "tool_prompt", "requires")));
+  def("tool_parse_call", (args) => {
     const text = args[0];
     return parseJsonToolCalls(typeof text === "string" ? text : text == null ? "" : display(text)).map(fromJson);
   });
-  rt.defineBuiltin("tool_format_result", (args) => {
+  def("tool_format_result", (args) => {
     if (args.length < 2) throw HarnError.thrown("tool_format_result: requires name and result");
     const show = (v: Value) => (typeof v === "string" ? v : display(v));
     return `<tool_result>{"name": ${quoteJson(show(args[0]!))}, "result": ${quoteJson(show(args[1]!))}}</tool_result>`;
   });
-}
+});

@@ -19,6 +19,7 @@ import {
   summaryOf,
 } from "./values";
 import { uuidV7 } from "../../core/encoding";
+import { builtinModule } from "../../registry/define";
 
 function fail(message: string): HarnError {
   return HarnError.thrown(message);
@@ -113,8 +114,8 @@ export function normaliseAsset(rt: Runtime, v: Value): HDict {
   return d;
 }
 
-export function installTranscriptBuiltins(rt: Runtime): void {
-  const def = (name: string, fn: (args: Value[], rt: Runtime) => Value) => rt.defineBuiltin(name, (args, ctx) => fn(args, ctx.runtime));
+export const TRANSCRIPT_BUILTINS = builtinModule("agent/transcript/builtins", (define) => {
+  const def = (name: string, fn: (args: Value[], rt: Runtime) => Value) => define(name, (args, ctx) => fn(args, ctx.runtime));
 
   def("transcript", (args, rt) => buildTranscript(rt, { id: newTranscriptId(rt), messages: [], metadata: args[0] ?? undefined }));
   def("transcript_from_messages", (args, rt) => {
@@ -191,4 +192,4 @@ export function installTranscriptBuiltins(rt: Runtime): void {
     const assets = assetsOf(t).filter((a) => !(a instanceof HDict && a.get("id") === id));
     return buildTranscript(rt, { ...partsOf(t, true), assets: [...assets, asset] });
   });
-}
+});

@@ -16,6 +16,7 @@ import { microcompact, DEFAULT_MICROCOMPACT_CHARS } from "./microcompact";
 import { transcriptArg } from "./builtins";
 import { buildTranscript, isTranscript, mergeSummary, messagesOf, partsOf, runtimeEvent, summaryOf } from "./values";
 import { uuidV7 } from "../../core/encoding";
+import { builtinModule } from "../../registry/define";
 
 /** LLM settings read only when a strategy calls the model. */
 function lazyLlm(rt: Runtime, options: HDict): () => LlmSettings {
@@ -130,14 +131,14 @@ async function transcriptAutoCompact(args: Value[], ctx: CallContext): Promise<V
   return fromJson(messages as unknown as Json);
 }
 
-export function installCompactionBuiltins(rt: Runtime): void {
-  rt.defineBuiltin("estimate_tokens", (args) => estimate(args[0] ?? null));
-  rt.defineBuiltin("microcompact", (args) => {
+export const COMPACTION_BUILTINS = builtinModule("agent/transcript/compact", (def) => {
+  def("estimate_tokens", (args) => estimate(args[0] ?? null));
+  def("microcompact", (args) => {
     const text = display(args[0] ?? null);
     const max = args[1];
     return microcompact(text, max !== undefined && isInt(max) ? Number(max) : DEFAULT_MICROCOMPACT_CHARS);
   });
-  rt.defineBuiltin("transcript_compact", transcriptCompact);
-  rt.defineBuiltin("transcript_summarize", transcriptSummarize);
-  rt.defineBuiltin("transcript_auto_compact", transcriptAutoCompact);
-}
+  def("transcript_compact", transcriptCompact);
+  def("transcript_summarize", transcriptSummarize);
+  def("transcript_auto_compact", transcriptAutoCompact);
+});
