@@ -26,6 +26,17 @@ import { lexDiagnostic, ParseFailure, TooDeep, tooDeepDiagnostic, type SyntaxDia
 export interface ParseOptions {
   /** The file name, for callers that want it echoed; positions do not depend on it. */
   file?: string;
+  /**
+   * An editor's parse (the language server): recover as far as possible so
+   * that a half-typed line does not hide the rest of the file. A failing
+   * statement inside a block costs that statement only (not the whole
+   * top-level item), a missing top-level separator is one more error, and a
+   * lex error blanks the rest of its line and lexing goes on. The first
+   * error is the plain parse's first error, except where the plain parse's
+   * separator quirk replaced earlier ones; later errors may differ, since
+   * recovery resumes elsewhere. `harn run`, `check` and `lint` never set it.
+   */
+  recover?: boolean;
 }
 
 export interface ParseResult {
@@ -47,12 +58,50 @@ const STATEMENT_START: ReadonlySet<TokenKind> = new Set<TokenKind>([
 ]);
 
 export function parse(source: string, options: ParseOptions = {}): ParseResult {
-  void options;
+  if (options.recover === true) return parseRecovering(source);
   const lexed = tokenize(source);
   if (lexed.error !== null) {
     return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)], tokens: [] };
   }
   return { ...parseTokens(new ParserState(lexed.tokens), source), tokens: lexed.tokens };
+}
+
+/** How many lex errors an editor's parse blanks out before it gives up
+ * (each costs a lexing pass over the file). */
+const MAX_LEX_RECOVERIES = 20;
+
+/** `parse` with `recover` (see ParseOptions): lex errors first, each with
+ * the rest of its line blanked (offsets and positions stay put), then the
+ * syntax errors of what remains, less those the blanking caused (at the
+ * first token after a blanked stretch: they would only echo the lex
+ * error). */
+function parseRecovering(source: string): ParseResult {
+  const lexErrors: SyntaxDiagnostic[] = [];
+  const blanks: [number, number][] = [];
+  let text = source;
+  let lexed = tokenize(text);
+  while (lexed.error !== null) {
+    const e = lexed.error;
+    lexErrors.push(lexDiagnostic(e));
+    if (lexErrors.length > MAX_LEX_RECOVERIES) return { program: emptyProgram(source), errors: lexErrors, tokens: [] };
+    let end = text.indexOf("\n", e.offset);
+    if (end < 0) end = text.length;
+    text = text.slice(0, e.offset) + " ".repeat(end - e.offset) + text.slice(end);
+    blanks.push([e.offset, end]);
+    lexed = tokenize(text);
+  }
+  const p = new ParserState(lexed.tokens);
+  p.recovered = [];
+  const parsed = parseTokens(p, source);
+  const echoes = blanks.map(([from, to]) => [from, firstTokenFrom(lexed.tokens, to)] as const);
+  const caused = (d: SyntaxDiagnostic) => echoes.some(([from, to]) => d.span.start >= from && d.span.start <= to);
+  return { program: parsed.program, errors: [...lexErrors, ...parsed.errors.filter((d) => !caused(d))], tokens: lexed.tokens };
+}
+
+/** Offset of the first token other than a newline at or after `offset`. */
+function firstTokenFrom(tokens: readonly Token[], offset: number): number {
+  for (const t of tokens) if (t.start >= offset && t.kind !== "NL") return t.start;
+  return Number.MAX_SAFE_INTEGER;
 }
 
 /** The whole file's span, from the EOF token (which sits at its end), so
@@ -75,7 +124,9 @@ function emptyProgram(source: string): Program {
 
 function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"> {
   const items: Node[] = [];
-  let errors: SyntaxDiagnostic[] = [];
+  // Recovering, blocks record their own failures in the same list, so it
+  // stays in source order.
+  let errors: SyntaxDiagnostic[] = p.recovered ?? [];
   p.skipNL();
   while (!p.at("EOF")) {
     if (p.at("}")) {
@@ -108,6 +159,11 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
       separatorAfterTopLevelItem(p);
     } catch (e) {
       if (!(e instanceof ParseFailure)) throw e;
+      if (p.recovered !== null) {
+        errors.push(e.diagnostic);
+        recover(p);
+        continue;
+      }
       errors = [e.diagnostic];
       break;
     }

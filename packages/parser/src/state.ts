@@ -15,7 +15,7 @@
  */
 import type { Token, TokenKind } from "@harn/lexer";
 import type { Span } from "./ast";
-import { displayIdentPosition, expectedDiagnostic, ParseFailure, TooDeep, tooDeepDiagnostic } from "./syntax-error";
+import { displayIdentPosition, expectedDiagnostic, ParseFailure, TooDeep, tooDeepDiagnostic, type SyntaxDiagnostic } from "./syntax-error";
 
 /**
  * How deeply the AST may nest (statements in blocks, operands of operator
@@ -47,6 +47,11 @@ export class ParserState {
   depth = 0;
   /** The deepest `depth` reached since the innermost `beginChain`. */
   peak = 0;
+  /** Set for an editor's parse (`ParseOptions.recover`): a failing
+   * statement inside a block is recorded here and skipped, and the block
+   * goes on (statements.ts `recoverInBlock`). Null: failures propagate to
+   * the top-level item loop, as in the reference. */
+  recovered: SyntaxDiagnostic[] | null = null;
   private readonly last: number;
 
   constructor(readonly toks: Token[]) {

@@ -25,6 +25,7 @@ import {
 import { parseExpr, parsePrimary, parseUnary } from "./expressions";
 import { parseBindingPattern } from "./patterns";
 import type { ParserState } from "./state";
+import { ParseFailure, TooDeep } from "./syntax-error";
 import { parseType } from "./types";
 
 export const STATEMENT_SEPARATOR = "statement separator (`;` or newline)";
@@ -65,10 +66,56 @@ export function parseBlockRest(p: ParserState): Node[] {
 export function parseStatementsUntilBrace(p: ParserState, items: Node[] = []): Node[] {
   p.skipNL();
   while (!p.at("}") && !p.at("EOF")) {
+    if (p.recovered !== null && p.speculating === 0) {
+      parseStatementRecovering(p, items);
+      continue;
+    }
     items.push(parseStatement(p));
     expectSeparator(p, STATEMENT_SEPARATOR, "}");
   }
   return items;
+}
+
+/** One statement of a block in an editor's parse: a failure is recorded
+ * and the statement dropped, and parsing resumes at the next line that
+ * starts at or left of the failed statement's column (a continuation line
+ * is indented further), or at the `}` that closes this block. So a
+ * half-typed line costs that line, not the enclosing function. */
+function parseStatementRecovering(p: ParserState, items: Node[]): void {
+  const start = p.tok;
+  const { depth, peak } = p;
+  try {
+    items.push(parseStatement(p));
+    expectSeparator(p, STATEMENT_SEPARATOR, "}");
+  } catch (e) {
+    if (!(e instanceof ParseFailure) || e instanceof TooDeep) throw e;
+    p.recovered!.push(e.diagnostic);
+    p.depth = depth;
+    p.peak = peak;
+    skipFailedStatement(p, start.column, start.start);
+  }
+}
+
+function skipFailedStatement(p: ParserState, column: number, startOffset: number): void {
+  let braces = 0;
+  if (p.tok.start === startOffset) p.advance();
+  for (;;) {
+    const t = p.tok;
+    if (t.kind === "EOF") return;
+    if (t.kind === "}" && braces === 0) return;
+    if (t.kind === "{") braces++;
+    else if (t.kind === "}") braces--;
+    else if (t.kind === "NL") {
+      p.skipNL();
+      const next = p.tok;
+      if (next.kind === "EOF" || next.kind === "}" || next.column <= column) {
+        if (next.kind !== "}") return;
+        if (braces === 0) return;
+      }
+      continue;
+    }
+    p.advance();
+  }
 }
 
 export function parseStatement(p: ParserState): Node {
