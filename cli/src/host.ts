@@ -3,10 +3,9 @@
  * argv, the stdlib), loads modules from disk, parses and runs a file, and
  * renders uncaught runtime errors (spec/cli.md §2.5).
  */
-import { existsSync, statSync } from "node:fs";
 import { deferredExtraCaCerts } from "./deferred-ca";
+import { resolveModulePath } from "./module-path";
 import { readSourceText } from "./source-file";
-import { dirname, extname, isAbsolute, resolve } from "node:path";
 import { check, hasImports } from "@harn/checker";
 import { checkStructure, parse, plainStyle, renderDiagnostic, sourceLine, type Diagnostic, type DiagnosticStyle, type Node, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
@@ -67,11 +66,7 @@ export function fileModuleHost(rt: Runtime): FileModuleHost {
   const parsed = new Map<string, Program>();
   return {
     resolve(fromFile, path) {
-      if (path.startsWith("std/")) return rt.stdModules.has(path) ? path : null;
-      const base = isAbsolute(path) ? path : resolve(dirname(resolve(rt.cwd, fromFile)), path);
-      const candidates = extname(base) === ".harn" ? [base] : [base + ".harn", base, resolve(base, "index.harn")];
-      for (const c of candidates) if (existsSync(c) && statSync(c).isFile()) return c;
-      return null;
+      return resolveModulePath(fromFile, path, rt.stdModules, rt.cwd);
     },
     load(key) {
       const ready = parsed.get(key);
@@ -159,16 +154,29 @@ function staticCheck(rt: Runtime, program: Program, file: string, modules: FileM
   });
 }
 
-/** `harn check`'s checker run for a file with imports: the builtins of a
- * runtime like `harn run`'s, imports read and parsed from disk. */
-export function checkProgram(program: Program, file: string): Diagnostic[] {
+/** A runtime with the interpreter's own builtins registered, and the names
+ * the checker counts as defined (every builtin and runtime global). */
+function checkerRuntime(file: string): { rt: Runtime; builtins: Set<string> } {
   const sink = { write() {} };
   const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
   new ProgramRunner(rt, { file }); // registers the interpreter's own builtins
+  return { rt, builtins: new Set([...rt.builtins.keys(), ...rt.globals.keys()]) };
+}
+
+/** What `harn lsp` checks with: the checker's defined names, as
+ * `checkProgram` takes them. */
+export function checkerBuiltins(): Set<string> {
+  return checkerRuntime("").builtins;
+}
+
+/** `harn check`'s checker run for a file with imports: the builtins of a
+ * runtime like `harn run`'s, imports read and parsed from disk. */
+export function checkProgram(program: Program, file: string): Diagnostic[] {
+  const { rt, builtins } = checkerRuntime(file);
   const modules = fileModuleHost(rt);
   return check(program, {
     file,
-    builtins: new Set([...rt.builtins.keys(), ...rt.globals.keys()]),
+    builtins,
     resolveImport(from, path) {
       const key = modules.resolve(from, path);
       if (key === null) return null;

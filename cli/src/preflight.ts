@@ -13,9 +13,9 @@
  *
  * Host capability contracts (`--host-capabilities`) are not checked.
  */
-import { existsSync, statSync } from "node:fs";
-import { dirname, extname, isAbsolute, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { forEachChild, type Node, type Program, type Span } from "@harn/parser";
+import { isFile, resolveModulePath } from "./module-path";
 
 export interface PreflightFinding {
   message: string;
@@ -31,17 +31,6 @@ export interface PreflightOptions {
 
 const RENDER_BUILTINS: ReadonlySet<string> = new Set(["render", "render_prompt", "render_with_provenance"]);
 
-function isFile(path: string): boolean {
-  return existsSync(path) && statSync(path).isFile();
-}
-
-function importResolves(file: string, path: string, std: ReadonlySet<string>): boolean {
-  if (path.startsWith("std/")) return std.has(path);
-  const base = isAbsolute(path) ? path : resolve(dirname(resolve(file)), path);
-  const candidates = extname(base) === ".harn" ? [base] : [base + ".harn", base, resolve(base, "index.harn")];
-  return candidates.some(isFile);
-}
-
 function literal(n: Node | undefined): string | null {
   if (n === undefined) return null;
   if (n.kind === "StringLiteral" || n.kind === "RawStringLiteral") return n.value;
@@ -52,7 +41,7 @@ export function preflight(program: Program, file: string, options: PreflightOpti
   const findings: PreflightFinding[] = [];
   const templateBase = options.bundleRoot ?? dirname(resolve(file));
   const visit = (n: Node) => {
-    if ((n.kind === "ImportDecl" || n.kind === "SelectiveImport") && !importResolves(file, n.path, options.stdModules)) {
+    if ((n.kind === "ImportDecl" || n.kind === "SelectiveImport") && resolveModulePath(file, n.path, options.stdModules) === null) {
       findings.push({ message: `Import error: cannot find module "${n.path}"`, span: n.span });
     }
     if (n.kind === "FunctionCall" && RENDER_BUILTINS.has(n.name)) {
