@@ -44,6 +44,13 @@ export function register(program: Command, setExitCode: SetExitCode): void {
 /** `[fmt]` of the nearest harn.toml from the first target; a broken
  * manifest is a warning, and the defaults apply. */
 function configuredOptions(firstTarget: string): FormatOptions {
+  return formatOptionsFor(firstTarget, (message) => process.stderr.write(`warning: ${message}\n`));
+}
+
+/** `[fmt]` of the nearest harn.toml from a file or directory (also for
+ * `harn lsp`); a broken manifest is reported to `warn` (its first line),
+ * and the defaults apply. */
+export function formatOptionsFor(firstTarget: string, warn: (message: string) => void): FormatOptions {
   const options = { ...DEFAULT_FORMAT_OPTIONS };
   let dir: string;
   try {
@@ -67,7 +74,7 @@ function configuredOptions(firstTarget: string): FormatOptions {
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`warning: ${e.message.split("\n")[0]}\n`);
+    warn(e.message.split("\n")[0]!);
     return options;
   }
 }

@@ -9,6 +9,7 @@ import * as check from "./check";
 import * as fmt from "./fmt";
 import * as init from "./init";
 import * as lint from "./lint";
+import * as lsp from "./lsp";
 import * as repl from "./repl";
 import * as run from "./run";
 import * as test from "./test";
@@ -25,6 +26,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   fmt.register(program, setExitCode);
   init.register(program, setExitCode);
   lint.register(program, setExitCode);
+  lsp.register(program, setExitCode);
   repl.register(program, setExitCode);
   run.register(program, setExitCode);
   test.register(program, setExitCode);

@@ -1,0 +1,52 @@
+/**
+ * What `harn lsp` knows from the runtime, handed to @harn/lsp: the
+ * builtins (names from the build's knowledge file, as `harn lint` reads
+ * them), the names the checker counts as defined (from a runtime with the
+ * interpreter's builtins, as `harn check` takes them), the bundled std
+ * modules, `harn run`'s import resolution, `harn fmt`'s `[fmt]` options
+ * and `harn check`'s preflight with its `[check]` severity.
+ */
+import { dirname } from "node:path";
+import { ConfigError } from "@harn/lint";
+import { startServer, type BuiltinDoc, type LanguageHost } from "@harn/lsp";
+import { CheckConfigResolver } from "./check-config";
+import { runtimeKnowledge } from "./commands/lint-run";
+import { formatOptionsFor } from "./commands/fmt";
+import { loadEngine } from "./engine";
+import { resolveModulePath } from "./module-path";
+import { preflight } from "./preflight";
+
+export async function buildLanguageHost(): Promise<LanguageHost> {
+  const known = await runtimeKnowledge();
+  const { checkerBuiltins } = await loadEngine();
+  const stdModules = new Map(known.stdModules);
+  const stdNames = new Set(stdModules.keys());
+  const builtins = new Map<string, BuiltinDoc>();
+  for (const name of known.builtins) builtins.set(name, { name, signature: null, doc: null, group: null });
+  return {
+    builtins,
+    checkerBuiltins: checkerBuiltins(),
+    stdModules,
+    resolveImport: (fromFile, path) => resolveModulePath(fromFile, path, stdModules),
+    formatOptions: (file) => formatOptionsFor(dirname(file), () => undefined),
+    extraChecks(program, file) {
+      let severity;
+      try {
+        severity = new CheckConfigResolver().forFile(file).preflightSeverity ?? "error";
+      } catch (e) {
+        if (e instanceof ConfigError) return [];
+        throw e;
+      }
+      if (severity === "off") return [];
+      return preflight(program, file, { stdModules: stdNames }).map((f) => ({ ...f, severity }));
+    },
+  };
+}
+
+/** Serve until the client says `exit`; resolves with the exit code when
+ * the client closes the connection without it. */
+export async function serveLsp(): Promise<number> {
+  const host = await buildLanguageHost();
+  const connection = startServer({ host, input: process.stdin, output: process.stdout });
+  return new Promise((done) => connection.onExit(() => done(0)));
+}
