@@ -14,7 +14,7 @@ import { runtimeKnowledge } from "./commands/lint-run";
 import { formatOptionsFor } from "./commands/fmt";
 import { loadEngine } from "./engine";
 import { resolveModulePath } from "./module-path";
-import { preflight } from "./preflight";
+import { preflightDiagnostics } from "./preflight";
 
 export async function buildLanguageHost(): Promise<LanguageHost> {
   const known = await runtimeKnowledge();
@@ -37,8 +37,7 @@ export async function buildLanguageHost(): Promise<LanguageHost> {
         if (e instanceof ConfigError) return [];
         throw e;
       }
-      if (severity === "off") return [];
-      return preflight(program, file, { stdModules: stdNames }).map((f) => ({ ...f, severity }));
+      return preflightDiagnostics(program, file, { stdModules: stdNames }, severity);
     },
   };
 }

@@ -14,7 +14,7 @@
  * Host capability contracts (`--host-capabilities`) are not checked.
  */
 import { dirname, resolve } from "node:path";
-import { forEachChild, type Node, type Program, type Span } from "@harn/parser";
+import { forEachChild, type Diagnostic, type Node, type Program, type Span } from "@harn/parser";
 import { isFile, resolveModulePath } from "./module-path";
 
 export interface PreflightFinding {
@@ -54,4 +54,11 @@ export function preflight(program: Program, file: string, options: PreflightOpti
   };
   for (const item of program.items) visit(item);
   return findings;
+}
+
+/** The findings as diagnostics at `[check].preflight_severity` (none when
+ * `off`), for `harn check` and `harn lsp`. */
+export function preflightDiagnostics(program: Program, file: string, options: PreflightOptions, severity: "error" | "warning" | "off"): Diagnostic[] {
+  if (severity === "off") return [];
+  return preflight(program, file, options).map((f) => ({ code: "preflight", severity, message: f.message, span: f.span, label: "preflight" }));
 }

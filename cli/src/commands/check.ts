@@ -27,11 +27,11 @@ import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Command, Option } from "commander";
 import { check, hasImports } from "@harn/checker";
-import { ConfigError, DEFAULT_CONFIG, RunContext, typeErrorFixes, unusedFunctionName } from "@harn/lint";
+import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, withTypeErrorFixes } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import { colorsFor } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
-import { preflight } from "../preflight";
+import { preflightDiagnostics } from "../preflight";
 import { loadEngine } from "../engine";
 import { readSourceText } from "../source-file";
 import { collectHarnFilesSorted, reason, TargetError } from "../targets";
@@ -177,14 +177,9 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
       return 1;
     }
     const typeDiagnostics = checkStructure(program);
-    if (typeDiagnostics.length === 0) typeDiagnostics.push(...withLintFixes(program, source, await staticCheck(program, file)));
+    if (typeDiagnostics.length === 0) typeDiagnostics.push(...withTypeErrorFixes(program, source, await staticCheck(program, file)));
     const severity = flags.preflight ?? config.preflightSeverity ?? "error";
-    const preflightFindings =
-      severity === "off"
-        ? []
-        : preflight(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }).map(
-            (f): Diagnostic => ({ code: "preflight", severity, message: f.message, span: f.span, label: "preflight" }),
-          );
+    const preflightFindings = preflightDiagnostics(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }, severity);
     ctx.graph.addFile(file, program);
     const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules, checkedHandles: config.checkedHandles });
     results.push({ file, source, typeDiagnostics, lint, preflight: preflightFindings, strict: config.strict });
@@ -199,17 +194,4 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
 async function staticCheck(program: Program, file: string): Promise<Diagnostic[]> {
   if (hasImports(program)) return (await loadEngine()).checkProgram(program, file);
   return check(program, { file, builtins: new Set(), resolveImport: () => null });
-}
-
-/** Type errors the linter knows a fix for (`"n=" + count` becomes
- * `"n=${count}"`, lint.md §5.5 step 1) carry it, and their help shows it. */
-function withLintFixes(program: Program, source: string, ds: Diagnostic[]): Diagnostic[] {
-  const fixes = typeErrorFixes(program, source, ds);
-  if (fixes.length === 0) return ds;
-  const bySpan = new Map(fixes.map((f) => [`${f.span!.start}:${f.span!.end}`, f.fix!]));
-  return ds.map((d) => {
-    const fix = d.span ? bySpan.get(`${d.span.start}:${d.span.end}`) : undefined;
-    if (!fix) return d;
-    return { ...d, fix, help: `write it as \`${fix.map((e) => e.replacement).join(" ")}\`` };
-  });
 }

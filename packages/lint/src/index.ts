@@ -20,7 +20,7 @@ export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPL
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
-export { typeErrorFixes } from "./string-concat-fix";
+export { typeErrorFixes, withTypeErrorFixes } from "./string-concat-fix";
 export {
   ConfigError,
   ConfigResolver,

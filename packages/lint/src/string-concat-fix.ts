@@ -53,3 +53,17 @@ export function typeErrorFixes(program: Program, source: string, errors: readonl
   forEachChild(program, visit);
   return out;
 }
+
+/** The type checker's diagnostics, those the linter knows a fix for
+ * (`"n=" + count` becomes `"n=${count}"`, lint.md §5.5 step 1) carrying
+ * it, with a help line showing it (`harn check`, `harn lsp`). */
+export function withTypeErrorFixes(program: Program, source: string, ds: Diagnostic[]): Diagnostic[] {
+  const fixes = typeErrorFixes(program, source, ds);
+  if (fixes.length === 0) return ds;
+  const bySpan = new Map(fixes.map((f) => [`${f.span!.start}:${f.span!.end}`, f.fix!]));
+  return ds.map((d) => {
+    const fix = d.span ? bySpan.get(`${d.span.start}:${d.span.end}`) : undefined;
+    if (!fix) return d;
+    return { ...d, fix, help: `write it as \`${fix.map((e) => e.replacement).join(" ")}\`` };
+  });
+}

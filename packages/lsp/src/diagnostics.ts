@@ -9,14 +9,13 @@
  * quick-fix code actions.
  */
 import { check } from "@harn/checker";
-import { ConfigError, ConfigResolver, DEFAULT_CONFIG, lintProgram, ProjectGraph, type FixEdit, type LintConfig, type LintDiagnostic } from "@harn/lint";
-import { checkStructure } from "@harn/parser";
-import { DiagnosticSeverity, type Diagnostic } from "vscode-languageserver";
+import { ConfigError, ConfigResolver, DEFAULT_CONFIG, lintProgram, ProjectGraph, withTypeErrorFixes, type FixEdit, type LintConfig } from "@harn/lint";
+import { checkStructure, syntaxDiagnostic, type Diagnostic } from "@harn/parser";
+import { DiagnosticSeverity, type Diagnostic as LspDiagnostic } from "vscode-languageserver";
 import type { Analysis, Workspace } from "./workspace";
 
-/** What a lint diagnostic carries for code actions. */
-export interface LintData {
-  rule: string;
+/** What a published diagnostic carries for code actions. */
+export interface FixData {
   fix: FixEdit[];
 }
 
@@ -26,15 +25,14 @@ const SEVERITY = {
   info: DiagnosticSeverity.Information,
 } as const;
 
-export function diagnose(ws: Workspace, a: Analysis): Diagnostic[] {
-  const out: Diagnostic[] = [];
+/** Codes of the diagnostics that are not lint rules. */
+const NOT_LINT: ReadonlySet<string> = new Set(["syntax", "structure", "type", "preflight", "runtime", "io", "config"]);
+
+export function diagnose(ws: Workspace, a: Analysis): LspDiagnostic[] {
   const { program } = a.parsed;
-  for (const e of a.parsed.errors) {
-    const d: Diagnostic = { range: a.range(e.span), severity: DiagnosticSeverity.Error, source: "harn", code: "syntax", message: capitalised(e.pretty) };
-    out.push(e.help === null ? d : { ...d, message: `${d.message}\nhelp: ${e.help}` });
-  }
+  const found: Diagnostic[] = a.parsed.errors.map(syntaxDiagnostic);
   const structure = checkStructure(program);
-  for (const s of structure) out.push({ range: a.range(s.span), severity: DiagnosticSeverity.Error, source: "harn", message: s.message });
+  found.push(...structure);
   if (structure.length === 0) {
     const checked = check(program, {
       file: a.file,
@@ -46,19 +44,36 @@ export function diagnose(ws: Workspace, a: Analysis): Diagnostic[] {
         return m === null || m.parsed.errors.length > 0 ? null : { file: key!, program: m.parsed.program };
       },
     });
-    for (const c of checked) {
-      if (c.span === null) continue;
-      out.push({ range: a.range(c.span), severity: DiagnosticSeverity.Error, source: "harn", message: c.help ? `${c.message}\nhelp: ${c.help}` : c.message });
-    }
+    found.push(...withTypeErrorFixes(program, a.text, checked));
   }
-  for (const f of ws.host.extraChecks?.(program, a.file) ?? []) {
-    out.push({ range: a.range(f.span), severity: SEVERITY[f.severity], source: "harn", code: "preflight", message: f.message });
-  }
+  found.push(...(ws.host.extraChecks?.(program, a.file) ?? []));
   const { config, error } = lintConfig(a.file);
-  if (error !== null) out.push({ range: a.range({ start: 0, end: 0 }), severity: DiagnosticSeverity.Error, source: "harn-lint", message: error });
-  for (const l of lint(ws, a, config)) out.push(lintDiagnostic(a, l));
-  const key = (d: Diagnostic) => d.range.start.line * 1e6 + d.range.start.character;
-  return out.sort((x, y) => key(x) - key(y));
+  if (error !== null) found.push({ code: "config", severity: "error", message: error, span: null });
+  for (const w of config.warnings) found.push({ code: "config", severity: "warning", message: w, span: null });
+  found.push(...lint(ws, a, config));
+  return found.map((d) => toLsp(a, d)).sort((x, y) => x.range.start.line - y.range.start.line || x.range.start.character - y.range.start.character);
+}
+
+/** Lint findings as lint.md §5.9 has the editor show them (source
+ * `harn-lint`, message `[{rule}] {message}`); the others with source
+ * `harn` and their help line. Fixes ride along in `data`. */
+function toLsp(a: Analysis, d: Diagnostic): LspDiagnostic {
+  const isLint = !NOT_LINT.has(d.code);
+  const out: LspDiagnostic = {
+    range: a.range(d.span ?? { start: 0, end: 0 }),
+    severity: SEVERITY[d.severity],
+    source: isLint ? "harn-lint" : "harn",
+    code: d.code,
+    message: isLint ? `[${d.code}] ${d.message}` : d.help ? `${capitalised(d.message)}\nhelp: ${d.help}` : capitalised(d.message),
+  };
+  if (d.labels && d.labels.length > 0) {
+    out.relatedInformation = d.labels.map((l) => ({ location: { uri: a.uri, range: a.range(l.span) }, message: l.text }));
+  }
+  if (d.fix && d.fix.length > 0) {
+    const data: FixData = { fix: d.fix };
+    out.data = data;
+  }
+  return out;
 }
 
 function capitalised(s: string): string {
@@ -77,7 +92,7 @@ function lintConfig(file: string): { config: LintConfig; error: string | null } 
   }
 }
 
-function lint(ws: Workspace, a: Analysis, config: LintConfig): LintDiagnostic[] {
+function lint(ws: Workspace, a: Analysis, config: LintConfig): Diagnostic[] {
   const graph = new ProjectGraph({ stdModules: ws.host.stdModules, readFile: (path) => ws.read(path) ?? "" });
   return lintProgram(a.parsed.program, {
     source: a.text,
@@ -94,14 +109,7 @@ function lint(ws: Workspace, a: Analysis, config: LintConfig): LintDiagnostic[] 
   });
 }
 
-function lintDiagnostic(a: Analysis, l: LintDiagnostic): Diagnostic {
-  const d: Diagnostic = { range: a.range(l.span), severity: SEVERITY[l.severity], source: "harn-lint", code: l.rule, message: `[${l.rule}] ${l.message}` };
-  const data: LintData = { rule: l.rule, fix: l.fix ?? [] };
-  d.data = data;
-  return d;
-}
-
-/** The lint findings of a file with fixes, for "fix all". */
-export function fixableFindings(ws: Workspace, a: Analysis): LintDiagnostic[] {
+/** The lint findings of a file that carry fixes, for "fix all". */
+export function fixableFindings(ws: Workspace, a: Analysis): Diagnostic[] {
   return lint(ws, a, lintConfig(a.file).config).filter((d) => d.fix !== undefined && d.fix.length > 0);
 }

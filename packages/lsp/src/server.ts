@@ -26,7 +26,7 @@ import {
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete, resolveItem } from "./completion";
-import { diagnose, fixableFindings, type LintData } from "./diagnostics";
+import { diagnose, fixableFindings, type FixData } from "./diagnostics";
 import { hover, signatureHelp } from "./hover";
 import { Cancelled, RequestFailed } from "./errors";
 import { definition, documentSymbols, prepareRename, references, rename } from "./navigation";
@@ -210,8 +210,8 @@ export function startServer(options: ServerOptions): Connection {
     const actions: CodeAction[] = [];
     if (wants(CodeActionKind.QuickFix)) {
       for (const d of p.context.diagnostics) {
-        const data = d.data as LintData | undefined;
-        if (d.source !== "harn-lint" || !data || data.fix.length === 0) continue;
+        const data = d.data as FixData | undefined;
+        if (!data || data.fix.length === 0) continue;
         const edits = data.fix.map((f) => ({ range: a.range(f.span), newText: f.replacement }));
         actions.push({ title: `Fix: ${d.message}`, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: true, edit: { changes: { [p.textDocument.uri]: edits } } });
       }

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import fg from "fast-glob";
 import { tokenize, type Token } from "@harn/lexer";
 import type { FormatOptions } from "@harn/fmt";
-import { parse, type ParseResult, type Program, type Span } from "@harn/parser";
+import { parse, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import type { Range } from "vscode-languageserver";
 import type { BuiltinDoc } from "./describe";
@@ -29,7 +29,7 @@ export interface LanguageHost {
   /** `[fmt]` of the harn.toml that applies to the file. */
   formatOptions(file: string): FormatOptions;
   /** `harn check`'s findings beyond parser, checker and linter (preflight). */
-  extraChecks?(program: Program, file: string): { message: string; span: Span; severity: "error" | "warning" }[];
+  extraChecks?(program: Program, file: string): Diagnostic[];
 }
 
 export class Analysis {
@@ -38,11 +38,15 @@ export class Analysis {
   private commentTokens: Token[] | null = null;
   private lines: TextDocument | null = null;
 
+  /** The file's URI ("" for a bundled std module). */
+  readonly uri: string;
+
   constructor(
     /** A file path, or a `std/...` key. */
     readonly file: string,
     readonly text: string,
   ) {
+    this.uri = fileToUri(file) ?? "";
     this.parsed = parse(text, { file, recover: true });
     this.index = indexFile(this.parsed.program, this.parsed.tokens, text.length);
   }
