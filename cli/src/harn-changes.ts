@@ -3,6 +3,7 @@
  * `.harn` files under a directory changed, and stopping on Ctrl+C.
  */
 import { watch } from "node:fs";
+import { onEndingSignals } from "./signal-exit";
 
 /** Changes closer together than this count as one. */
 const SETTLE_MS = 100;
@@ -26,13 +27,11 @@ export function watchHarnChanges(dir: string, onChange: () => void): () => void 
   };
 }
 
-/** Call `stop` once, on the first SIGINT or SIGTERM. */
+/** Call `stop` once, on the first signal that ends a run (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT: signal-exit.ts). */
 export function onInterrupt(stop: () => void): void {
-  const handler = () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
+  const off = onEndingSignals(() => {
+    off();
     stop();
-  };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
+  });
 }

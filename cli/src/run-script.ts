@@ -19,7 +19,7 @@ import type { OutputSink } from "@harn/vm";
 import { loadEngine } from "./engine";
 import { FixtureRecorder } from "./mock-record";
 import { StreamRenderer } from "./stream-render";
-import { EXIT_STATUS, SIGNAL_NOTICE } from "./signal-exit";
+import { EXIT_STATUS, onEndingSignals, SIGNAL_NOTICE } from "./signal-exit";
 import { readSourceText } from "./source-file";
 
 /** Builtins `--allow` never denies (cli.md §2.1). */
@@ -235,12 +235,12 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     }
     end(EXIT_STATUS.SIGINT);
   };
-  const onSigterm = () => end(EXIT_STATUS.SIGTERM);
   // Before the script starts: its first statements run synchronously inside
   // runSource and may already spawn processes; a signal in that window must
-  // not end harn with the default action, leaving them behind.
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
+  // not end harn with the default action, leaving them behind. SIGTERM,
+  // SIGHUP (a closed terminal, a dropped SSH session) and SIGQUIT end the
+  // program like a second Ctrl-C, each with its own status.
+  const offSignals = onEndingSignals((signal) => end(EXIT_STATUS[signal]), { SIGINT: onSigint });
   const handle = runSource(rt, source, path);
   // If Node's event loop runs dry while the script has not finished, every
   // task is blocked on something nothing can deliver any more (a receive on a
@@ -293,8 +293,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     }
   } finally {
     process.off("beforeExit", onStall);
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offSignals();
     process.stdout.off("error", onStdoutError);
   }
 }

@@ -4,7 +4,7 @@
  * that surprised them.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliSandbox } from "./cli-harness";
@@ -102,8 +102,11 @@ describe("mistakes in a small project", () => {
   });
 });
 
-describe("Ctrl-C during harn test", () => {
-  it("stops the running test, kills the command it started in the background, exits 130", async () => {
+describe("Ctrl-C (or a closed terminal) during harn test", () => {
+  it.each([
+    ["SIGINT", 130],
+    ["SIGHUP", 129],
+  ] as const)("%s stops the running test, kills the command it started in the background, exits %i", async (signal, status) => {
     file(
       "tests/test_background.harn",
       `pipeline test_waits_on_a_slow_command() {
@@ -115,6 +118,7 @@ describe("Ctrl-C during harn test", () => {
 `,
     );
     const pidFile = join(cli.dir, "tests", "pid.txt");
+    rmSync(pidFile, { force: true });
     const child = spawn(process.execPath, [cli.bin, "test", "tests"], { cwd: cli.dir, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -122,8 +126,8 @@ describe("Ctrl-C during harn test", () => {
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8") !== "", "the test started its command");
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
-    child.kill("SIGINT");
-    expect(await exited).toBe(130);
+    child.kill(signal);
+    expect(await exited).toBe(status);
     expect(stderr).toContain("[harn] signal received, flushing state...");
     // the command ran in a process group of its own: nothing but harn could stop it
     expect(alive(pid)).toBe(false);

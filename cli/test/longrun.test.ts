@@ -168,6 +168,38 @@ println("not reached")
     for (const g of groups) await gone(g);
   });
 
+  // A closed terminal or a dropped SSH session (SIGHUP), Ctrl-\ (SIGQUIT)
+  // and SIGTERM end the run like a second Ctrl-C: defers run, every handle
+  // is cancelled, every process tree is gone, each with its own status.
+  it.each([
+    ["SIGHUP", 129],
+    ["SIGQUIT", 131],
+    ["SIGTERM", 124],
+  ] as const)("after %s, with a background and a foreground command running (exit %i)", async (signal, status) => {
+    const bg = pidFile(`${signal}-bg`);
+    const fg = pidFile(`${signal}-fg`);
+    const run = harn(`
+let h = ${bgSleepers(bg)}
+defer { println("defer ran: " + to_string(cancel_handle(h).cancelled)) }
+try {
+  host_tool_call("run_command", {argv: ["sh", "-c", "echo $$ > ${fg}; sleep 100 & sleep 100"]})
+} finally {
+  println("finally ran")
+}
+println("not reached")
+`);
+    await eventually(() => existsSync(bg) && existsSync(fg) && readFileSync(fg, "utf8").endsWith("\n"), "both commands to start");
+    const groups = [groupOf(bg), groupOf(fg)];
+    await eventually(() => groups.every((g) => liveInGroup(g).length > 0), "both groups to be up");
+    run.child.kill(signal);
+    const { code, signal: died } = await exited(run);
+    expect(died).toBeNull();
+    expect(code).toBe(status);
+    expect(run.stdout()).toBe("finally ran\ndefer ran: true\n");
+    expect(run.stderr()).toContain("[harn] signal received");
+    for (const g of groups) await gone(g);
+  });
+
   it("after SIGINT sent the moment the script's first statement started a command", async () => {
     const f = pidFile("early");
     const run = harn(`

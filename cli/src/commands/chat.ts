@@ -30,6 +30,7 @@ import type { CallContext, OutputSink } from "@harn/vm";
 import { loadChatEngine as loadEngine, type ChatEngine as Engine } from "../engine";
 import { StreamRenderer } from "../stream-render";
 import { DOUBLE_INTERRUPT_MS } from "../run-script";
+import { EXIT_STATUS, onEndingSignals } from "../signal-exit";
 import { colorsFor } from "../color";
 import { osErrorText } from "@harn/stdlib/oserror";
 import type { SetExitCode } from "./index";
@@ -110,9 +111,7 @@ async function chat(opts: ChatOptions): Promise<number> {
   // Installed before the session starts: a Ctrl-C that arrives before
   // Node listens for it would end the process with the default action.
   const onSigint = () => session.ctrlC(rt);
-  const onSigterm = () => session.quit(124);
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
+  const offSignals = onEndingSignals((signal) => session.quit(EXIT_STATUS[signal]), { SIGINT: onSigint });
   rl.on("SIGINT", onSigint);
   const file = join(process.cwd(), "<harn chat>");
   const handle = engine.runSource(rt, driver, file);
@@ -138,8 +137,7 @@ async function chat(opts: ChatOptions): Promise<number> {
         return 1;
     }
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offSignals();
     rl.close();
   }
 }
