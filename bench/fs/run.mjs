@@ -5,7 +5,7 @@
  *
  *   walk_dir(root)                  vs  find ROOT
  *   glob("**\/*.md", root)           vs  fd -H -I -g '*.md' ROOT
- *   find_text(literal, root)        vs  rg -F --no-ignore LITERAL ROOT
+ *   find_text(root, literal)        vs  rg -F --no-ignore LITERAL ROOT
  *
  * plus the cancel latency of a running background walk (in process), and
  * `harn run` on an empty script: the start-up every harn row pays, so the
@@ -83,7 +83,7 @@ const rows = [
   },
   {
     name: "find_text(literal)",
-    harn: harn(script("find", `println(len(find_text("${NEEDLE}", argv[0], {max_matches: 1000000}).matches))`)),
+    harn: harn(script("find", `println(len(find_text(argv[0], "${NEEDLE}", {max_matches: 1000000}).matches))`)),
     peerName: "rg",
     peer: peers.rg && [peers.rg, "-F", "--no-ignore", NEEDLE, root],
   },

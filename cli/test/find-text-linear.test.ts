@@ -20,9 +20,9 @@ describe("find_text with nested repetition", () => {
     cli.file(
       "find.harn",
       [
-        'let fg = find_text("(a+)+$", "tree")',
+        'let fg = find_text("tree", "(a+)+$")',
         "for m in fg.matches { println(\"${m.path} ${m.line}:${m.column} ${m.text}\") }",
-        'let h = find_text("(a+)+$", "tree", {long_running: true})',
+        'let h = find_text("tree", "(a+)+$", {long_running: true})',
         "let done = handle_wait(h)",
         "println(len(done.result.matches))",
         "",

@@ -1,6 +1,14 @@
 /**
- * `find_text(pattern, path?, options?)` and `find_text(pattern, options)`
+ * `find_text(root, pattern, options?)` and `find_text(pattern, options)`
  * (agents.md §1.6, an [extension] that behaves like `glob`).
+ *
+ * Root first, as the long-running design documents it
+ * (`find_text(root, pattern, {long_running: true})`); the pattern-first
+ * order of an earlier spec silently searched a directory named after the
+ * pattern and found nothing. Bad input is an error at the call site, in
+ * both modes, never an empty result: a root that is not a string, a root
+ * that does not exist, and the old order (the first argument is not a
+ * directory while the second is) each say what to write.
  *
  * Choices the spec leaves open (tested):
  * - One match per matching line (at its first match), like grep; `column`
@@ -12,17 +20,20 @@
  * - `context_before` / `context_after` keys appear only when requested.
  * - A line ends at `\n`; a `\r` before it is not part of `text`.
  * - With `include_hidden: false` (default) hidden files and directories
- *   below the root are skipped; the root itself is always searched.
+ *   below the root are skipped; the root itself is always searched, and
+ *   may be a file.
  * - In the dict form `base` is accepted as an alias of `path` (`path`
  *   wins when both are given): `glob` calls the directory `base`, and
  *   a script that wrote `find_text("TODO", {base: "src"})`
  *   silently searched the whole working directory.
  */
+import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { compileRegex, findFirst, RegexError } from "../regex/compile";
 import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
 import type { Json } from "./json";
+import { typeName } from "./hostlib_errors";
 import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import type { LineMatch, MatcherSpec } from "./search_core";
 import { FileSearch, type SearchOptions, type SearchOutcome } from "./search_pool";
@@ -35,19 +46,7 @@ const DEFAULT_MAX_MATCHES = 1000;
 const META = /[\\.+*?()|[\]{}^$]/;
 
 export function findText(args: Value[], ctx: CallContext): Value | Promise<Value> {
-  const pattern = textArg(args[0]);
-  if (pattern === "") throw HarnError.thrown("find_text: pattern is required");
-  let path = ".";
-  let opts: HDict | null;
-  if (args[1] instanceof HDict) {
-    opts = args[1];
-    path = stringOption(opts, "path") ?? stringOption(opts, "base") ?? ".";
-  } else {
-    if (args.length > 1 && args[1] !== null) path = textArg(args[1]);
-    opts = optionsDict(args[2]);
-  }
-  if (path === "") path = ".";
-
+  const { pattern, path, opts } = findTextArgs(args, ctx.runtime.cwd);
   const caseInsensitive = boolOption(opts, "case_insensitive") ?? false;
   const spec = matcherSpec(ctx.runtime, pattern, boolOption(opts, "fixed_strings") ?? false, caseInsensitive);
   const globText = stringOption(opts, "glob");
@@ -62,6 +61,7 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
   }
   const maxMatches = countOption(opts, "max_matches");
   const root = resolve(ctx.runtime.cwd, path);
+  if (kindOf(root) === null) throw HarnError.thrown(`find_text: no such directory: ${path}`);
   const search: SearchParams = {
     root,
     spec,
@@ -82,6 +82,41 @@ export function findText(args: Value[], ctx: CallContext): Value | Promise<Value
     if (!outcome) throw cancelled(ctx.signal);
     return resultValue(outcome);
   });
+}
+
+/** What the first argument must be, said where the old order is likely. */
+const ROOT_FIRST = "find_text: the first argument is the root directory, the second the pattern";
+
+/**
+ * The two call forms. A dict (or nothing) second: `(pattern, {path, ...})`;
+ * otherwise `(root, pattern, options?)`, where a first argument that is no
+ * directory while the second is one is the old pattern-first order.
+ */
+function findTextArgs(args: Value[], cwd: string): { pattern: string; path: string; opts: HDict | null } {
+  const second = args[1];
+  if (second === undefined || second === null || second instanceof HDict) {
+    const opts = optionsDict(second);
+    const given = opts?.get("path") ?? opts?.get("base") ?? null;
+    if (given !== null && typeof given !== "string") throw HarnError.thrown(`find_text: path must be a string, got ${typeName(given)}`);
+    const pattern = textArg(args[0]);
+    if (pattern === "") throw HarnError.thrown("find_text: pattern is required");
+    return { pattern, path: given || ".", opts };
+  }
+  const root = args[0];
+  if (typeof root !== "string") {
+    throw HarnError.thrown(`find_text: the root directory must be a string, got ${typeName(root ?? null)} (find_text(root, pattern, options?))`);
+  }
+  const pattern = textArg(second);
+  if (pattern === "") throw HarnError.thrown("find_text: pattern is required");
+  const path = root || ".";
+  if (kindOf(resolve(cwd, path)) !== "dir" && kindOf(resolve(cwd, pattern)) === "dir") throw HarnError.thrown(ROOT_FIRST);
+  return { pattern, path, opts: optionsDict(args[2]) };
+}
+
+/** "dir", "file" (anything else that exists), or null when nothing is there. */
+function kindOf(path: string): "dir" | "file" | null {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st === undefined ? null : st.isDirectory() ? "dir" : "file";
 }
 
 /**

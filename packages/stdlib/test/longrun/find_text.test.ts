@@ -66,11 +66,18 @@ describe("find_text", () => {
     ]);
   });
 
+  it("takes the root first, and the pattern first only with an options dict", async () => {
+    const root = await find(".", "TODO");
+    expect(root.matches).toHaveLength(4);
+    expect((await find("TODO", HDict.of({ path: "." }))).matches).toEqual(root.matches);
+    expect((await find("TODO", HDict.of({ base: "src" }))).matches.map((m) => m.path)).toEqual(["src/a.ts", "src/a.ts"]);
+  });
+
   it("treats the pattern as a regex unless fixed_strings is set", async () => {
-    expect((await find("^let .*=", "src")).matches.map((m) => m.text)).toEqual(["let x = 'TODO';"]);
-    expect((await find("x = '", "src", HDict.of({ fixed_strings: true }))).matches).toHaveLength(1);
-    expect((await find("TODO.", ".", HDict.of({ fixed_strings: true }))).matches).toEqual([]);
-    expect((await find("(?:TO)DO:", "src")).matches.map((m) => m.column)).toEqual([4]);
+    expect((await find("src", "^let .*=")).matches.map((m) => m.text)).toEqual(["let x = 'TODO';"]);
+    expect((await find("src", "x = '", HDict.of({ fixed_strings: true }))).matches).toHaveLength(1);
+    expect((await find(".", "TODO.", HDict.of({ fixed_strings: true }))).matches).toEqual([]);
+    expect((await find("src", "(?:TO)DO:")).matches.map((m) => m.column)).toEqual([4]);
   });
 
   it("filters files by a glob on the root-relative path", async () => {
@@ -88,11 +95,11 @@ describe("find_text", () => {
   });
 
   it("adds context lines only when asked", async () => {
-    const r = await find("fix", "src/a.ts", HDict.of({ context_before: 1, context_after: 5 }));
+    const r = await find("src/a.ts", "fix", HDict.of({ context_before: 1, context_after: 5 }));
     expect(r.matches).toEqual([
       { path: "src/a.ts", line: 2, column: 10, text: "// TODO: fix", before: ["const todo = 1;"], after: ["let x = 'TODO';"] },
     ]);
-    const first = await find("const", "src/a.ts", HDict.of({ context_before: 2 }));
+    const first = await find("src/a.ts", "const", HDict.of({ context_before: 2 }));
     expect(first.matches[0]!.before).toEqual([]);
     expect(first.matches[0]!.after).toBeUndefined();
   });
@@ -111,12 +118,28 @@ describe("find_text", () => {
   });
 
   it("searches a single file root", async () => {
-    expect((await find("wörld", "src.txt")).matches).toEqual([{ path: "src.txt", line: 1, column: 12, text: "héllo TODO wörld" }]);
+    expect((await find("src.txt", "wörld")).matches).toEqual([{ path: "src.txt", line: 1, column: 12, text: "héllo TODO wörld" }]);
   });
 
   it("throws the specified errors", async () => {
     expect(await caught(() => t.call("find_text", [""]))).toBe("find_text: pattern is required");
     expect(await caught(() => t.call("find_text", ["(unclosed"]))).toMatch(/^find_text: invalid pattern: /);
+    expect(await caught(() => t.call("find_text", [".", ""]))).toBe("find_text: pattern is required");
+    expect(await caught(() => t.call("find_text", [".", "(unclosed"]))).toMatch(/^find_text: invalid pattern: /);
+  });
+
+  it("says what to write instead of finding nothing", async () => {
+    const root = "find_text: the first argument is the root directory, the second the pattern";
+    expect(await caught(() => t.call("find_text", ["TODO", "src"]))).toBe(root);
+    expect(await caught(() => t.call("find_text", ["TODO", ".", HDict.of({ long_running: true })]))).toBe(root);
+    // a file first, a directory second is the old order as well
+    expect(await caught(() => t.call("find_text", ["src.txt", "src"]))).toBe(root);
+    expect(await caught(() => t.call("find_text", ["no/such/dir", "TODO"]))).toBe("find_text: no such directory: no/such/dir");
+    expect(await caught(() => t.call("find_text", ["TODO", HDict.of({ path: "nowhere", long_running: true })]))).toBe("find_text: no such directory: nowhere");
+    expect(await caught(() => t.call("find_text", [42, "TODO"]))).toBe("find_text: the root directory must be a string, got int (find_text(root, pattern, options?))");
+    expect(await caught(() => t.call("find_text", ["TODO", HDict.of({ path: 42 })]))).toBe("find_text: path must be a string, got int");
+    // a pattern that happens to name a directory is fine after a real root
+    expect((await find(".", "src")).matches).toEqual([]);
   });
 
   it("runs in the background with the find_text descriptor", async () => {
