@@ -210,13 +210,18 @@ describe("run_test and run_build_command", () => {
     expect([d!.get("path"), d!.get("line"), d!.get("column"), d!.get("severity"), d!.get("message")]).toEqual(["x.c", 1, 2, "error", "boom"]);
   });
 
-  it("only long_running selects the background, which returns the run_command envelope", async () => {
-    const fg = (await t.call("host_tool_call", ["run_test", req({ argv: ["true"], background: true })])) as HDict;
+  it("long_running or background selects the background, which returns the run_command envelope", async () => {
+    for (const tool of ["run_test", "run_build_command"]) {
+      for (const flag of ["long_running", "background"]) {
+        const bg = (await t.call("host_tool_call", [tool, req({ argv: ["true"], [flag]: true })])) as HDict;
+        expect(bg.get("status")).toBe("running");
+        expect(bg.get("handle_id")).toMatch(/^hto-/);
+        expect(((await t.call("handle_wait", [bg])) as HDict).get("exit_code")).toBe(0);
+      }
+    }
+    // long_running is read first
+    const fg = (await t.call("host_tool_call", ["run_test", req({ argv: ["true"], long_running: false, background: true })])) as HDict;
     expect(fg.has("result_handle")).toBe(true);
-    const bg = (await t.call("host_tool_call", ["run_build_command", req({ argv: ["true"], long_running: true })])) as HDict;
-    expect(bg.get("status")).toBe("running");
-    expect(bg.get("handle_id")).toMatch(/^hto-/);
-    expect(((await t.call("handle_wait", [bg])) as HDict).get("exit_code")).toBe(0);
   });
 
   it("require argv (no ecosystem detection)", async () => {
@@ -268,7 +273,9 @@ describe("request errors (§6.2)", () => {
 
   it("read_command_output needs a known id or an artifact path", async () => {
     const R = "hostlib: hostlib_tools_read_command_output: ";
-    expect(await message("read_command_output", req({ handle_id: "hto-0-1" }))).toBe(R + "missing required parameter 'command_id|handle_id|path'");
+    expect(await message("read_command_output", req({ handle_id: "hto-0-1" }))).toBe(R + "invalid parameter 'handle_id': unknown handle id 'hto-0-1' (not a command handle of this run)");
+    expect(await message("read_command_output", req({ command_id: "cmd_1_2_3" }))).toBe(R + "invalid parameter 'command_id': unknown command id 'cmd_1_2_3'");
+    expect(await message("read_command_output", req({}))).toBe(R + "missing required parameter 'command_id|handle_id|path'");
     expect(await message("read_command_output", req({ path: "/etc/passwd" }))).toBe(R + "invalid parameter 'path': path must point at a harn-command artifact directory");
   });
 });
@@ -278,6 +285,10 @@ describe("host_tool_call routing, host_tool_list, the hostlib gate", () => {
     expect(await caught(() => t.call("host_tool_call", [""]))).toBe("host_tool_call: tool name is required");
     expect(await caught(() => t.call("host_tool_call", ["read_file", req({})]))).toBe("host_tool_call: no host bridge is attached");
     expect(await caught(() => t.call("host_tool_call", ["tools.toString", req({})]))).toBe("host_tool_call: no host bridge is attached");
+    expect(await caught(() => t.call("host_tool_call", ["run_comand", req({})]))).toBe("host_tool_call: unknown host tool 'run_comand' (did you mean 'run_command'?)");
+    expect(await caught(() => t.call("host_tool_call", ["tools.cancel_handel", req({})]))).toBe(
+      "host_tool_call: unknown host tool 'tools.cancel_handel' (did you mean 'tools.cancel_handle'?)",
+    );
   });
 
   it("lists the in-process tools", async () => {

@@ -271,6 +271,8 @@ export async function readCommandOutput(request: Value | undefined, ctx: CallCon
     }
     path = explicit;
   }
+  if (path === null && commandId !== null) throw hostlibError("invalid_parameter", READ_BUILTIN, "command_id", `unknown command id '${commandId}'`);
+  if (path === null && handleId !== null) throw hostlibError("invalid_parameter", READ_BUILTIN, "handle_id", `unknown handle id '${handleId}' (not a command handle of this run)`);
   if (path === null) throw hostlibError("missing_parameter", READ_BUILTIN, "command_id|handle_id|path");
 
   const offset = int("offset", 0);
