@@ -54,7 +54,7 @@ export function entryKey(e: DictLiteral["entries"][number]): string | null {
 
 /** (B) of §4.2: some argument is a dict literal with `long_running: true`
  * or `background: true` written in it. */
-export function hasLiteralBackgroundFlag(call: FunctionCall): boolean {
+export function hasLiteralBackgroundFlag(call: { args: Node[] }): boolean {
   for (const a of call.args) {
     if (a.kind !== "DictLiteral") continue;
     for (const e of a.entries) {
@@ -70,8 +70,27 @@ export function isLongRunningCall(call: FunctionCall): boolean {
   return isLongRunningCallee(call) && hasLiteralBackgroundFlag(call);
 }
 
-/** `cancel_handle(..)` or `host_tool_call("cancel_handle" | "tools.cancel_handle", ..)`. */
+/**
+ * The host tool of a call through the `tools` namespace
+ * (`tools.run_command(..)`, `tools.cancel_handle(h)`: our runtime runs
+ * them, stdlib longrun/tools_namespace.ts), or null for any other node.
+ */
+export function toolsNamespaceTool(n: Node): string | null {
+  if (n.kind !== "MethodCall" || n.object.kind !== "Identifier" || n.object.name !== "tools") return null;
+  return n.method;
+}
+
+/** `tools.run_command({.., background: true})` and its siblings: a
+ * long-running start through the `tools` namespace. */
+export function isLongRunningToolsCall(n: Node): boolean {
+  const tool = toolsNamespaceTool(n);
+  return tool !== null && LONG_RUNNING_HOST_TOOLS.has(tool) && hasLiteralBackgroundFlag(n as { args: Node[] });
+}
+
+/** `cancel_handle(..)`, `tools.cancel_handle(..)` or
+ * `host_tool_call("cancel_handle" | "tools.cancel_handle", ..)`. */
 export function isCancelCall(n: Node): boolean {
+  if (toolsNamespaceTool(n) === "cancel_handle") return true;
   if (n.kind !== "FunctionCall") return false;
   if (n.name === "cancel_handle") return true;
   return isHostCancel(n);

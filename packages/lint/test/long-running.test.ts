@@ -38,6 +38,15 @@ describe("what counts as starting long-running work (§4.2)", () => {
     },
   );
 
+  // [TS extension] the `tools` namespace runs the host tools, so its starts are starts
+  test.each(["run_command", "run_test", "run_build_command"])("tools.%s({background: true}) fires and names tools.%s", (tool) => {
+    const ds = only(RULE, inMain(`  let h = tools.${tool}({argv: ["make"], background: true})`));
+    expect(ds).toHaveLength(1);
+    expect(ds[0]!.message).toBe(`\`tools.${tool}\` starts long-running work without a defer/finally cleanup path`);
+    expect(only(RULE, inMain(`  let h = tools.${tool}({argv: ["make"], background: true})\n  defer { cancel_handle(h) }`))).toHaveLength(0);
+    expect(only(RULE, inMain(`  let h = runner.${tool}({argv: ["make"], background: true})`))).toHaveLength(0);
+  });
+
   test("the span is the whole call expression", () => {
     const src = inMain('  let handle = walk_dir("docs", {long_running: true})');
     const [d] = only(RULE, src);
@@ -88,7 +97,9 @@ describe("what counts as cleanup (§4.3)", () => {
     ["catch-only cancel", `${start}  try { log(1) } catch (e) { cancel_handle(h) }`, 1],
     ["let-wrapped cancel (reference gap)", `${start}  defer {\n    let outcome = cancel_handle(h)\n  }`, 1],
     ["assignment-wrapped cancel", `${start}  defer { r = cancel_handle(h) }`, 1],
-    ["method-form cancel", `${start}  defer { tools.cancel_handle({handle_id: h.handle_id}) }`, 1],
+    // [TS extension] `tools.cancel_handle(..)` runs here (the `tools` namespace), so it cleans up
+    ["tools-namespace cancel", `${start}  defer { tools.cancel_handle(h) }`, 0],
+    ["method-form cancel on another receiver", `${start}  defer { runner.cancel_handle({handle_id: h.handle_id}) }`, 1],
     ["match-arm cancel", `${start}  defer { match h { _ -> { cancel_handle(h) } } }`, 1],
     ["match-arm defer", `${start}  match x { _ -> { defer { cancel_handle(h) } } }`, 1],
     ["let-bound closure with defer", `${start}  let c = { -> defer { cancel_handle(h) } }`, 1],

@@ -11,6 +11,7 @@ import type { Runtime } from "@harn/vm";
 import { LAZY_GROUPS } from "./lazy/groups";
 import { installLazyGroup, type LazyGroup } from "./lazy/loader";
 import { installSchemaLowering } from "./schema/hook";
+import { installToolsNamespace } from "./longrun/tools_namespace";
 import { ASSERT_BUILTINS } from "./core/assert";
 import { BYTES_BUILTINS } from "./core/bytes";
 import { CIRCUITS_BUILTINS } from "./core/circuit";
@@ -97,6 +98,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   lazy("http"),
   lazy("templates"),
   lazy("longrun"),
+  installToolsNamespace,
   lazy("agent"),
   installSchemaLowering,
   lazy("schema"),

@@ -14,6 +14,7 @@ import type { Span, TypeExpr } from "@harn/parser";
 import { CodePoints, CpLengthMemo, type Value } from "./values";
 import { StdModuleSources } from "./std-sources";
 import { type Clock, realClock } from "./clock";
+import type { HarnError } from "./errors";
 
 /** Where text goes. Writes are synchronous from the script's point of view. */
 export interface OutputSink {
@@ -148,6 +149,15 @@ export class Runtime {
   /** Globals consulted after all scopes and before builtins (pi, e, argv,
    * namespace dicts). */
   readonly globals = new Map<string, Value>();
+  /**
+   * Namespace dicts (a global dict whose `_namespace` key holds its name)
+   * that name every function they offer: a call of a member such a dict
+   * lacks throws the error made here (`tools.run_comand(…)` -> "unknown
+   * host tool …") instead of the silent `nil` of an unknown dict method
+   * (semantics.md §7.7 step 6). Their callable members are found before
+   * the built-in dict methods, as the `stream` namespace's are.
+   */
+  readonly strictNamespaces = new Map<string, (member: string) => HarnError>();
   /** Source text of the bundled `std/...` modules by import path
    * (`"std/math"` -> Harn source); the stdlib fills it, the module loader
    * reads it. Texts may be built on first read (std-sources.ts). */

@@ -6,7 +6,7 @@
  * in ../handles replaces this syntactic check.
  */
 import type { Node } from "@harn/parser";
-import { isCancelCall, isLongRunningCall } from "../long-running-calls";
+import { isCancelCall, isLongRunningCall, isLongRunningToolsCall } from "../long-running-calls";
 import { checkedHandleVisitors } from "../handles/checked-handles";
 import type { Rule } from "../types";
 
@@ -33,6 +33,11 @@ export const longRunningWithoutCleanup: Rule = {
     const exit = (): void => {
       stack.pop();
     };
+    const check = (n: Node, callee: string): void => {
+      const top = stack[stack.length - 1];
+      if (top && (top.cleanup ??= top.body.some(providesCleanup))) return;
+      ctx.report({ node: n, message: longRunningMessage(callee), help: LONG_RUNNING_HELP });
+    };
     return {
       Pipeline: enter,
       "Pipeline:exit": exit,
@@ -43,10 +48,10 @@ export const longRunningWithoutCleanup: Rule = {
       Closure: enter,
       "Closure:exit": exit,
       FunctionCall(n) {
-        if (!isLongRunningCall(n)) return;
-        const top = stack[stack.length - 1];
-        if (top && (top.cleanup ??= top.body.some(providesCleanup))) return;
-        ctx.report({ node: n, message: longRunningMessage(n.name), help: LONG_RUNNING_HELP });
+        if (isLongRunningCall(n)) check(n, n.name);
+      },
+      MethodCall(n) {
+        if (isLongRunningToolsCall(n)) check(n, `tools.${n.method}`);
       },
     };
   },
@@ -89,7 +94,7 @@ function reachesCancel(n: Node): boolean {
       return isCancelCall(n) || n.args.some(reachesCancel);
     case "MethodCall":
     case "OptionalMethodCall":
-      return reachesCancel(n.object) || n.args.some(reachesCancel);
+      return isCancelCall(n) || reachesCancel(n.object) || n.args.some(reachesCancel);
     case "DictLiteral":
       return n.entries.some((e) => reachesCancel(e.key) || reachesCancel(e.value));
     case "ListLiteral":

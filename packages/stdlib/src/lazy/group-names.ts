@@ -38,7 +38,8 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "walk_dir", "glob", "find_text", "cancel_handle", "pending_feedback_drain", "handle_wait",
     "handle_status", "agent_inject_feedback", "host_tool_call", "host_tool_list", "hostlib_tools_run_command",
     "hostlib_tools_run_test", "hostlib_tools_run_build_command", "hostlib_tools_read_command_output",
-    "hostlib_tools_cancel_handle", "hostlib_enable",
+    "hostlib_tools_cancel_handle", "hostlib_enable", "tools.run_command", "tools.run_test",
+    "tools.run_build_command", "tools.cancel_handle", "tools.read_command_output",
   ],
   templates: [
     "render", "render_prompt", "render_with_provenance", "prompt_mark_rendered", "render_string",

@@ -1,7 +1,8 @@
 /**
  * The names a program may call builtins by, for `preloadBuiltins`: every
  * called name and every identifier (a builtin can be passed as a value,
- * `xs.map(to_string)`), plus the builtins the evaluator calls on a
+ * `xs.map(to_string)`), `ns.member` of a method call on a name (a
+ * namespace dict's builtin, `tools.run_command(…)`), plus the builtins the evaluator calls on a
  * program's behalf (`tool` declarations register through `tool_registry`
  * and `tool_define`). An over-approximation is harmless: a local that
  * shares a builtin's name only loads that builtin's group early.
@@ -17,6 +18,10 @@ export function builtinNamesIn(program: Program | readonly Node[], into: Set<str
       case "FunctionCall":
       case "Identifier":
         into.add(node.name);
+        break;
+      case "MethodCall":
+        // a namespace member: `tools.run_command(…)` calls `tools.run_command`
+        if (node.object.kind === "Identifier") into.add(`${node.object.name}.${node.method}`);
         break;
       case "ToolDecl":
         into.add("tool_registry");

@@ -3,9 +3,11 @@
  * (agents.md §1.12, §1.14).
  *
  * Routing [TS decision]: the command tools and cancel/read run in process
- * (with or without the `tools.` prefix); any other name goes to an attached
- * host bridge; without one the call throws
- * `host_tool_call: no host bridge is attached`.
+ * (with or without the `tools.` prefix, and as `tools.<name>(…)`); any
+ * other name goes to an attached host bridge; without one the call throws
+ * `host_tool_call: no host bridge is attached`, or, for a name close to an
+ * in-process tool, `host_tool_call: unknown host tool 'run_comand' (did
+ * you mean 'run_command'?)`.
  *
  * The reference's `hostlib_tools_*` builtins refuse to run until
  * `hostlib_enable("tools:deterministic")`; that gate is kept for those names
@@ -13,12 +15,13 @@
  * and not for `host_tool_call`, which in the reference goes to a host that
  * has no such gate.
  */
-import { HarnError, HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, RuntimeSlot, suggest, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { runCommandTool, readCommandOutput } from "./commands/tools";
 import type { CommandTool } from "./commands/request";
 import { cancelById, cancelRequestId } from "./feedback_builtins";
 import { hostlibError, typeName } from "./hostlib_errors";
 import { textArg } from "./options";
+import { IN_PROCESS_TOOL_NAMES, namespacedBuiltin, unknownToolText, type InProcessToolName } from "./tools_namespace";
 import { builtinModule } from "../registry/define";
 
 /** A host that serves further tools (an IDE, an orchestrator). */
@@ -44,11 +47,12 @@ type InProcessTool = (args: Value | undefined, ctx: CallContext) => Value | Prom
 
 const command = (tool: CommandTool): InProcessTool => (args, ctx) => runCommandTool(tool, args, ctx);
 
-const IN_PROCESS: Record<string, InProcessTool> = {
+const IN_PROCESS: Record<InProcessToolName, InProcessTool> = {
   run_command: command("run_command"),
   run_test: command("run_test"),
   run_build_command: command("run_build_command"),
-  cancel_handle: (args, ctx) => cancelById(ctx, cancelRequestId(args)),
+  // an id string too, as the plain `cancel_handle(h)` takes
+  cancel_handle: (args, ctx) => cancelById(ctx, typeof args === "string" ? args : cancelRequestId(args)),
   read_command_output: (args, ctx) => readCommandOutput(args, ctx),
 };
 
@@ -72,9 +76,11 @@ export const HOST_TOOLS_BUILTINS = builtinModule("longrun/host_tools", (def) => 
     const name = textArg(args[0]);
     if (name === "") throw HarnError.thrown("host_tool_call: tool name is required");
     const short = name.startsWith("tools.") ? name.slice("tools.".length) : name;
-    if (Object.hasOwn(IN_PROCESS, short)) return IN_PROCESS[short]!(args[1], ctx);
+    if (Object.hasOwn(IN_PROCESS, short)) return IN_PROCESS[short as InProcessToolName](args[1], ctx);
     const bridge = ctx.runtime.slot(HOST).bridge;
     if (bridge) return bridge.call(name, args[1] ?? null, ctx);
+    // a misspelt in-process tool is the likely mistake, not a missing bridge
+    if (suggest(short, IN_PROCESS_TOOL_NAMES) !== null) throw HarnError.thrown(`host_tool_call: ${unknownToolText(name)}`);
     throw HarnError.thrown("host_tool_call: no host bridge is attached");
   });
 
@@ -83,12 +89,12 @@ export const HOST_TOOLS_BUILTINS = builtinModule("longrun/host_tools", (def) => 
     return [...inProcessDescriptors(), ...(bridge ? bridge.list() : [])];
   });
 
-  def("hostlib_tools_run_command", gated("hostlib_tools_run_command", IN_PROCESS.run_command!), { longRunning: true });
-  def("hostlib_tools_run_test", gated("hostlib_tools_run_test", IN_PROCESS.run_test!), { longRunning: true });
-  def("hostlib_tools_run_build_command", gated("hostlib_tools_run_build_command", IN_PROCESS.run_build_command!), { longRunning: true });
-  def("hostlib_tools_read_command_output", gated("hostlib_tools_read_command_output", IN_PROCESS.read_command_output!));
+  def("hostlib_tools_run_command", gated("hostlib_tools_run_command", IN_PROCESS.run_command), { longRunning: true });
+  def("hostlib_tools_run_test", gated("hostlib_tools_run_test", IN_PROCESS.run_test), { longRunning: true });
+  def("hostlib_tools_run_build_command", gated("hostlib_tools_run_build_command", IN_PROCESS.run_build_command), { longRunning: true });
+  def("hostlib_tools_read_command_output", gated("hostlib_tools_read_command_output", IN_PROCESS.read_command_output));
   // cancellation only reduces capability: never gated (§1.11)
-  def("hostlib_tools_cancel_handle", (args, ctx) => IN_PROCESS.cancel_handle!(args[0], ctx));
+  def("hostlib_tools_cancel_handle", (args, ctx) => IN_PROCESS.cancel_handle(args[0], ctx));
 
   def("hostlib_enable", (args, ctx) => {
     let feature: Value | undefined = args[0];
@@ -105,6 +111,11 @@ export const HOST_TOOLS_BUILTINS = builtinModule("longrun/host_tools", (def) => 
     enabled.add(feature);
     return HDict.of({ feature, enabled: true, newly_enabled: newly });
   });
+
+  // the `tools` namespace (tools_namespace.ts): `tools.run_command(req)`
+  for (const name of IN_PROCESS_TOOL_NAMES) {
+    def(namespacedBuiltin(name), (args, ctx) => IN_PROCESS[name](args[0], ctx), name.startsWith("run_") ? { longRunning: true } : {});
+  }
 });
 
 const str = (description: string) => HDict.of({ type: "string", description });

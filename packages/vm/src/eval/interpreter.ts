@@ -627,9 +627,14 @@ export class Interpreter {
   callMethod(fr: Frame, recv: Value, name: string, args: Value[], site: Site, span: Span): any {
     const file = fr.proto.file;
     if (recv instanceof HDict) {
-      if (recv.get("_namespace") === "stream") {
-        const f = recv.get(name);
-        if (isCallable(f)) return this.callValue(fr, f, args, site);
+      const ns = recv.get("_namespace");
+      if (typeof ns === "string") {
+        const strict = this.rt.strictNamespaces.get(ns);
+        if (ns === "stream" || strict !== undefined) {
+          const f = recv.get(name);
+          if (isCallable(f)) return this.callValue(fr, f, args, site);
+          if (strict !== undefined) throw located(strict(name), span, file);
+        }
       }
       const m = this.rt.methods.get("dict")?.get(name);
       if (m) return this.runMethod(m, recv, args, fr, site, span);

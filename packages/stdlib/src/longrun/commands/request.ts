@@ -96,12 +96,14 @@ export function parseCommandRequest(
   const cwd = commandCwd(r, runDir);
   const env = tool === "run_command" ? commandEnv(r, runEnv) : inherited(runEnv);
 
-  // Background selection differs per tool (§1.12, quirk 17): run_command
-  // reads `background` first and falls back to `long_running`; the other
-  // two only read `long_running`.
+  // Background selection (§1.12, quirk 17): run_command reads `background`
+  // first and falls back to `long_running`; the reference's other two read
+  // only `long_running`, and [TS decision] accept `background` after it,
+  // as the stdlib operations do (a `{background: true}` run_test ran in
+  // the foreground and blocked the script).
   let background: boolean;
   if (tool === "run_command") background = r.bool("background") ?? r.bool("long_running") ?? false;
-  else background = r.bool("long_running") ?? false;
+  else background = r.bool("long_running") ?? r.bool("background") ?? false;
 
   const timeout = r.int("timeout_ms");
   if (timeout !== null && timeout < 0) throw r.invalid("timeout_ms", "expected a non-negative int");
