@@ -74,4 +74,10 @@ describe("what the build generates from it", () => {
     expect([...rows.keys()].filter((n) => n.startsWith("__"))).toEqual([]);
     expect(generated.knowledge.builtins).toContain("__std_math_mean");
   });
+
+  it("has a signature and a doc for every public builtin (each domain's docs.ts)", () => {
+    const undocumented = generated.table.filter((r) => r.signature === null || r.doc === null).map((r) => `${r.module}: ${r.name}`);
+    expect(undocumented).toEqual([]);
+    expect(generated.table.find((r) => r.name === "sleep")).toMatchObject({ signature: "sleep(d)", group: "core" });
+  });
 });
