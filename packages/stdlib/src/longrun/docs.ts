@@ -22,4 +22,9 @@ export const LONGRUN_DOCS: BuiltinDocs = {
   hostlib_tools_run_test: ["hostlib_tools_run_test(request)", "Runs the project's tests (`argv?`, `cwd?`, `filter?`, `timeout_ms?`, `long_running?`)."],
   pending_feedback_drain: ["pending_feedback_drain(session_id?: string) -> list<{session_id, kind, content, payload}>", "Removes and returns, in FIFO order, the feedback items of `session_id` (default: the current session); `payload` is the parsed JSON of `content` when it parses."],
   walk_dir: ["walk_dir(path: string, options?: dict) -> list<dict> | handle dict", "One dict `{path, is_dir, is_file, depth}` per entry under `path`, the root included, pre-order, siblings sorted by name. Options: `max_depth`, `follow_symlinks`, `long_running`/`background` (then returns a handle, agents.md §1.7)."],
+  "tools.cancel_handle": ["tools.cancel_handle(h)", "Cancels a long-running command handle (an id string, an envelope or `{handle_id}`), like `cancel_handle(h)`."],
+  "tools.read_command_output": ["tools.read_command_output(request)", "Reads the captured output of a command run (`handle_id` or `command_id`, `stream`, `offset`, `max_bytes`), like `hostlib_tools_read_command_output`."],
+  "tools.run_build_command": ["tools.run_build_command(request)", "Runs the project's build, like `hostlib_tools_run_build_command`; in the background with `long_running: true` or `background: true`."],
+  "tools.run_command": ["tools.run_command(request)", "Runs a command (`argv`, `cwd`, `env`, `timeout_ms`, `background`/`long_running`, ...), like `hostlib_tools_run_command`; in the background it returns a handle."],
+  "tools.run_test": ["tools.run_test(request)", "Runs the project's tests, like `hostlib_tools_run_test`; in the background with `long_running: true` or `background: true`."],
 };
