@@ -5,16 +5,20 @@
  * `X.harn` is skipped when a sibling `X.conformance-skip` exists. A file
  * target is taken as given, whatever its extension.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { osErrorText } from "@harn/stdlib/oserror";
 
 export class TargetError extends Error {}
 
 /** Files for the given targets, in the order described above. A target
  * that does not exist or cannot be read throws a `TargetError` whose
- * message is the one-line reason. */
+ * message is the one-line reason. Directories are walked by real path: one
+ * reached again through a symlink (a loop, or two links to one place) is
+ * not entered twice, and a file reached twice is listed once, where it was
+ * found first. */
 export function collectHarnFiles(targets: readonly string[]): string[] {
   const files: string[] = [];
+  const seen = new Seen();
   for (const target of targets) {
     let isDir: boolean;
     try {
@@ -22,8 +26,10 @@ export function collectHarnFiles(targets: readonly string[]): string[] {
     } catch (e) {
       throw new TargetError(`Error reading ${target}: ${reason(e)}`);
     }
-    if (isDir) walk(target, files);
-    else files.push(target);
+    if (isDir) {
+      const real = realpathSync.native(target);
+      if (seen.dir(real)) walk(target, real, files, seen);
+    } else if (seen.file(realpathSync.native(target))) files.push(target);
   }
   return files;
 }
@@ -33,7 +39,8 @@ export function collectHarnFiles(targets: readonly string[]): string[] {
  * does not exist: like the reference, these commands then fail on it when
  * they come to read it, after the files sorted before it. */
 export function collectHarnFilesSorted(targets: readonly string[]): string[] {
-  const files: string[] = [];
+  const found = new Set<string>();
+  const missing: string[] = [];
   for (const target of targets) {
     let exists = true;
     try {
@@ -41,10 +48,27 @@ export function collectHarnFilesSorted(targets: readonly string[]): string[] {
     } catch {
       exists = false;
     }
-    if (exists) files.push(...collectHarnFiles([target]));
-    else files.push(target);
+    if (!exists) missing.push(target);
   }
-  return [...new Set(files)].sort(comparePaths);
+  for (const f of collectHarnFiles(targets.filter((t) => !missing.includes(t)))) found.add(f);
+  return [...found, ...missing.filter((m) => !found.has(m))].sort(comparePaths);
+}
+
+/** Real paths already visited. */
+class Seen {
+  private readonly dirs = new Set<string>();
+  private readonly files = new Set<string>();
+  /** True the first time a directory is met. */
+  dir(real: string): boolean {
+    if (this.dirs.has(real)) return false;
+    this.dirs.add(real);
+    return true;
+  }
+  file(real: string): boolean {
+    if (this.files.has(real)) return false;
+    this.files.add(real);
+    return true;
+  }
 }
 
 /** Path order as the reference sorts paths (Rust's `Path` ordering):
@@ -74,25 +98,35 @@ function joinAsCollected(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
-function walk(dir: string, out: string[]): void {
-  let names: string[];
+/** `dir` (whose real path is `real`) and everything below it. Only
+ * symlinks cost a stat and a realpath: any other entry's real path is its
+ * directory's joined with its name. */
+function walk(dir: string, real: string, out: string[], seen: Seen): void {
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir).sort();
+    entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (e) {
     throw new TargetError(`Error reading ${dir}: ${reason(e)}`);
   }
-  const present = new Set(names);
-  for (const name of names) {
+  const present = new Set(entries.map((e) => e.name));
+  for (const entry of entries) {
+    const name = entry.name;
     const path = joinAsCollected(dir, name);
-    let isDir = false;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      continue; // a dangling symlink is not a target
-    }
+    let isDir = entry.isDirectory();
+    let target = `${real === "/" ? "" : real}/${name}`;
+    if (entry.isSymbolicLink()) {
+      try {
+        const st = statSync(path);
+        if (!st.isDirectory() && !st.isFile()) continue;
+        isDir = st.isDirectory();
+        target = realpathSync.native(path);
+      } catch {
+        continue; // a dangling symlink (or a loop of links) is not a target
+      }
+    } else if (!isDir && !entry.isFile()) continue; // a FIFO or socket would block the read
     if (isDir) {
-      walk(path, out);
-    } else if (name.endsWith(".harn") && !present.has(name.slice(0, -".harn".length) + ".conformance-skip")) out.push(path);
+      if (seen.dir(target)) walk(path, target, out, seen);
+    } else if (name.endsWith(".harn") && !present.has(name.slice(0, -".harn".length) + ".conformance-skip") && seen.file(target)) out.push(path);
   }
 }
 

@@ -93,4 +93,34 @@ describe("harn fmt", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^warning: .*harn\.toml.*\n$/);
   });
+
+  it("--check exits 1 for files that need formatting and 2 when a file could not be checked", () => {
+    file("k/a.harn", MESSY);
+    expect(harn(["fmt", "--check", "k"]).code).toBe(1);
+    file("k/b.harn", "let x = )\n");
+    const r = harn(["fmt", "--check", "k"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("would be reformatted");
+    expect(harn(["fmt", "--check", "k/nope.harn"]).code).toBe(2);
+    mkdirSync(join(cli.dir, "k2"), { recursive: true });
+    expect(harn(["fmt", "--check", "k2"])).toMatchObject({ code: 2, stderr: "No .harn files found\n" });
+  });
+
+  it("ends on a symlink loop and formats a file reached twice once", () => {
+    file("loop/d/a.harn", MESSY);
+    symlinkSync("..", join(cli.dir, "loop/d/up"));
+    symlinkSync("a.harn", join(cli.dir, "loop/d/again.harn"));
+    const r = harn(["fmt", "loop"]);
+    expect(r).toMatchObject({ code: 0, stdout: `formatted ${join("loop", "d", "a.harn")}\n`, stderr: "" });
+  });
+
+  it("reads long flat chains (10,000 `+` terms, 2,000 `else if` arms) and still rejects 5,000 nested parentheses", () => {
+    file("deep/chain.harn", `let x = ${Array.from({ length: 10_000 }, () => "1").join(" + ")}\nlog(x)\n`);
+    const arms = Array.from({ length: 1999 }, (_, i) => ` else if v == ${i + 1} { log(${i}) }`).join("");
+    file("deep/elif.harn", `let v = 3\nif v == 0 { log(0) }${arms} else { log(-1) }\n`);
+    expect(harn(["fmt", "--check", "deep"])).toMatchObject({ code: 0, stderr: "" });
+    file("deep/parens.harn", `log(${"(".repeat(5000)}1${")".repeat(5000)})\n`);
+    const r = harn(["fmt", "--check", "deep/parens.harn"]);
+    expect(r).toMatchObject({ code: 2, stderr: `${join("deep", "parens.harn")}: Nesting too deep at 1:402\n` });
+  });
 });

@@ -3,7 +3,7 @@
  * `cli/bin/harn.cjs lint` as a child process on files in temp dirs.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { cliSandbox } from "./cli-harness";
@@ -133,6 +133,25 @@ describe("exit codes and streams", () => {
 });
 
 describe("targets", () => {
+  test("directories are walked by real path: a symlink loop ends, a file reached twice is linted once", () => {
+    file("loop/d/a.harn", CLEAN);
+    symlinkSync("..", join(cli.dir, "loop/d/up"));
+    symlinkSync("a.harn", join(cli.dir, "loop/d/again.harn"));
+    symlinkSync("d", join(cli.dir, "loop/e"));
+    const r = harn(["lint", "loop", "loop/d/a.harn"]);
+    expect(r).toEqual({ code: 0, stdout: "loop/d/a.harn: no issues found\n", stderr: "" });
+  });
+  test("long flat chains lint (10,000 `+` terms, 2,000 `else if` arms, on a deep-stack thread); 5,000 nested parentheses are a diagnostic", () => {
+    file("deep/chain.harn", `pipeline main() {\n  let x = ${Array.from({ length: 10_000 }, () => "1").join(" + ")}\n  log(x)\n}\n`);
+    const arms = Array.from({ length: 1999 }, (_, i) => ` else if v == ${i + 1} { log(${i}) }`).join("");
+    file("deep/elif.harn", `pipeline main() {\n  let v = 3\n  if v == 0 { log(0) }${arms} else { log(-1) }\n}\n`);
+    file("deep/parens.harn", `pipeline main() {\n  log(${"(".repeat(5000)}1${")".repeat(5000)})\n}\n`);
+    const r = harn(["lint", "deep"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("deep/chain.harn: no issues found\ndeep/elif.harn: no issues found\n");
+    expect(r.stderr).toMatch(/^error: nesting too deep\n  --> deep\/parens\.harn:2:\d+\n/);
+  });
+
   test("directories are linted recursively in sorted order, skipping only X.harn beside X.conformance-skip", () => {
     file("src/b.harn", CLEAN);
     file("src/a.harn", CLEAN);

@@ -6,7 +6,10 @@
  * nothing and names the files that would change.
  *
  * Exit 1 if a file errored or, with `--check`, would change; 0 otherwise.
- * No `.harn` file at all: `No .harn files found`, exit 1.
+ * No `.harn` file at all: `No .harn files found`, exit 1. With `--check`
+ * (for CI) an error — a file that cannot be read or parsed, a missing
+ * target, no files — exits 2, so "needs formatting" (1) is told apart
+ * from "could not check".
  */
 import { realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
@@ -94,7 +97,11 @@ function writeAtomically(file: string, text: string): void {
 }
 
 export function runFmt(targets: string[], flags: FmtFlags): number {
+  /** A file could not be read, parsed or written, or a target not walked. */
   let failed = false;
+  /** With --check: a file would be reformatted. */
+  let unformatted = false;
+  const errorExit = flags.check ? 2 : 1;
   const files: string[] = [];
   for (const target of targets) {
     try {
@@ -108,7 +115,7 @@ export function runFmt(targets: string[], flags: FmtFlags): number {
   }
   if (files.length === 0) {
     process.stderr.write("No .harn files found\n");
-    return 1;
+    return errorExit;
   }
   const configured = configuredOptions(targets[0]!);
   const options: FormatOptions = {
@@ -137,7 +144,7 @@ export function runFmt(targets: string[], flags: FmtFlags): number {
     if (formatted === source) continue;
     if (flags.check) {
       process.stderr.write(`${file}: would be reformatted\n`);
-      failed = true;
+      unformatted = true;
       continue;
     }
     try {
@@ -149,5 +156,5 @@ export function runFmt(targets: string[], flags: FmtFlags): number {
     }
     process.stdout.write(`formatted ${file}\n`);
   }
-  return failed ? 1 : 0;
+  return failed ? errorExit : unformatted ? 1 : 0;
 }

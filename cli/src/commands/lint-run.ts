@@ -9,6 +9,7 @@ import {
   formatJson,
   formatSarif,
   lintFiles,
+  MAIN_THREAD_DEPTH,
   renderReport,
   RunContext,
   typeErrorFixes,
@@ -171,6 +172,16 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         reports.push(r);
         shown.add(r);
         exit = Math.max(exit, o.readError ? 2 : 1);
+        continue;
+      }
+      if (parsed.depth > MAIN_THREAD_DEPTH) {
+        // too deep for this thread's recursive walks (and the checker's):
+        // linted on a thread with a deep stack, and left as it is
+        const [deep] = (await lintFiles([job], settings, { workerScript: besideBundle("lint-worker.mjs") })).outcomes;
+        const r = reportOf(deep!);
+        reports.push(r);
+        shown.add(r);
+        process.stderr.write(`${o.file}: nested too deeply (${parsed.depth} levels) for --fix; linted only\n`);
         continue;
       }
       o.diagnostics = ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config);

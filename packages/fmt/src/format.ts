@@ -25,7 +25,7 @@ export const DEFAULT_FORMAT_OPTIONS: FormatOptions = { lineWidth: 100, separator
 export class FormatError extends Error {}
 
 export function formatSource(source: string, options: FormatOptions = DEFAULT_FORMAT_OPTIONS): string {
-  const parsed = parse(source);
+  const parsed = parse(source, { flatChains: true });
   if (parsed.errors.length > 0) throw new FormatError(parsed.errors[0]!.message);
   const { tokens, error } = tokenize(source, { comments: true });
   if (error !== null) throw new FormatError(error.message);

@@ -98,14 +98,17 @@ class Printer {
   ) {}
 
   print(lines: readonly Line[]): string {
-    const queue = [...lines];
-    while (queue.length > 0) {
-      const line = queue.shift()!;
+    // the lines still to print, the next one last: a wrapped line's pieces
+    // go back one by one (a 200,000-item list is 200,000 pieces, too many
+    // for a spread argument list or for shifting an array each time)
+    const todo = [...lines].reverse();
+    while (todo.length > 0) {
+      const line = todo.pop()!;
       const level = this.levelOf(line);
       const text = this.render(line, level);
       const wrapped = this.options.wrap && this.tooWide(text, level) ? wrapList(line) : null;
       if (wrapped) {
-        queue.unshift(...wrapped);
+        for (let i = wrapped.length - 1; i >= 0; i--) todo.push(wrapped[i]!);
         continue;
       }
       this.emit(line, level, text);

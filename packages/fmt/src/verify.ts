@@ -74,7 +74,7 @@ function same(a: readonly string[], b: readonly string[]): boolean {
 /** Does `formatted` parse and hold the same program as `source`, given
  * the source's tokens (comments included)? */
 export function sameProgram(source: string, sourceTokens: readonly Token[], formatted: string): boolean {
-  if (parse(formatted).errors.length > 0) return false;
+  if (parse(formatted, { flatChains: true }).errors.length > 0) return false;
   const after = tokenize(formatted, { comments: true });
   if (after.error !== null) return false;
   const x = shape(source, sourceTokens);

@@ -100,4 +100,10 @@ describe("formatSource", () => {
     }
     expect(formatted).toBeGreaterThan(500);
   });
+
+  it("wraps a 200,000-element list without overflowing the stack", () => {
+    const items = Array.from({ length: 200_000 }, (_, i) => String(i));
+    const out = fmt(`let xs = [${items.join(", ")}]\n`);
+    expect(out).toBe(`let xs = [\n${items.map((i) => `  ${i},\n`).join("")}]\n`);
+  });
 });

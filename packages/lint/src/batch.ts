@@ -41,14 +41,28 @@ export interface FileOutcome {
   /** Why the file could not be read at all (plain data: it may cross
    * threads; the caller words it). */
   readError: { code: string | null; message: string } | null;
+  /** Not linted: its tree is deeper than this thread's stack can walk
+   * (`RunContext.maxDepth`); a thread with a deep stack must lint it. */
+  deferred: boolean;
 }
+
+/** How deep a tree the main thread's stack walks safely: the recursive
+ * walks of lint take a few frames per level, and Node's default stack
+ * (~1 MB) ends near 1,500 levels of `a + b + …` (measured). Deeper trees
+ * exist only with flat chains (MAX_CHAIN) and are linted on a worker
+ * thread with a deep stack (worker-pool.ts). */
+export const MAIN_THREAD_DEPTH = 800;
 
 /** A thread's view of the run: its module graph and the shared settings. */
 export class RunContext {
   readonly graph: ProjectGraph;
   readonly builtins: ReadonlySet<string>;
 
-  constructor(readonly settings: RunSettings) {
+  constructor(
+    readonly settings: RunSettings,
+    /** The deepest tree this thread lints; deeper ones are deferred. */
+    readonly maxDepth = MAIN_THREAD_DEPTH,
+  ) {
     this.graph = new ProjectGraph({ stdModules: new Map(settings.stdModules) });
     this.builtins = new Set(settings.builtins);
   }
@@ -73,7 +87,19 @@ export class RunContext {
   /** Read, parse and lint one file; its tree is dropped afterwards. */
   run(job: FileJob): FileOutcome {
     const { outcome, parsed } = this.load(job);
-    if (parsed !== null) outcome.diagnostics = this.lint(job.file, outcome.source, parsed.program, parsed.tokens, job.config);
+    if (parsed === null) return outcome;
+    if (parsed.depth > this.maxDepth) {
+      outcome.deferred = true;
+      return outcome;
+    }
+    try {
+      outcome.diagnostics = this.lint(job.file, outcome.source, parsed.program, parsed.tokens, job.config);
+    } catch (e) {
+      if (!(e instanceof RangeError && /call stack/.test(e.message))) throw e;
+      outcome.fatal = true;
+      const why = `it nests too deeply to lint here (${parsed.depth} levels)`;
+      outcome.diagnostics = [{ code: "io", severity: "error", message: `cannot lint ${job.file}: ${why}`, span: null }];
+    }
     return outcome;
   }
 
@@ -82,7 +108,7 @@ export class RunContext {
    * that loads every file first, as `harn lint --fix` does, need not read
    * or parse a file again). */
   load(job: FileJob): { outcome: FileOutcome; parsed: ParseResult | null } {
-    const outcome: FileOutcome = { index: job.index, file: job.file, source: "", diagnostics: [], fatal: false, readError: null };
+    const outcome: FileOutcome = { index: job.index, file: job.file, source: "", diagnostics: [], fatal: false, readError: null, deferred: false };
     const notText = (why: string): { outcome: FileOutcome; parsed: null } => {
       outcome.fatal = true;
       outcome.diagnostics = [{ code: "io", severity: "error", message: `cannot lint ${job.file}: ${why}`, span: null }];
@@ -104,7 +130,8 @@ export class RunContext {
     } catch {
       return notText("stream did not contain valid UTF-8");
     }
-    const parsed = parse(outcome.source, { file: job.file });
+    // generated code may chain thousands of terms (MAX_CHAIN)
+    const parsed = parse(outcome.source, { file: job.file, flatChains: true });
     if (parsed.errors.length > 0) {
       outcome.fatal = true;
       outcome.diagnostics = parsed.errors.map(syntaxDiagnostic);

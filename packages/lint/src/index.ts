@@ -34,7 +34,7 @@ export {
   type LintConfig,
 } from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
-export { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
+export { MAIN_THREAD_DEPTH, RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 export { lintFiles, shares, type PoolOptions } from "./worker-pool";
 export { buildCfg } from "./cfg/build";
 export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";

@@ -18,6 +18,23 @@ import { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./
 /** Below this much source text, threads cost more than they save. */
 const MIN_PARALLEL_BYTES = 512 * 1024;
 
+/** Worker threads' stack: deep enough for any tree the parser lets through
+ * (MAX_NESTING plus MAX_CHAIN chain links; the main thread defers deeper
+ * trees than MAIN_THREAD_DEPTH to one). Reserved, not committed, until a
+ * walk goes that deep. */
+const WORKER_STACK_MB = 512;
+
+function startWorker(script: URL, settings: RunSettings, jobs: FileJob[]): Promise<WorkerReply> {
+  return new Promise<WorkerReply>((resolve, reject) => {
+    const w = new Worker(script, { workerData: { settings, jobs }, resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
+    w.once("message", (m: WorkerReply) => resolve(m));
+    w.once("error", reject);
+    w.once("exit", (code) => {
+      if (code !== 0) reject(new Error(`lint worker exited with code ${code}`));
+    });
+  });
+}
+
 /**
  * Threads worth starting: one per core that is idle right now. On a
  * machine already busy with other work, extra threads only compete for
@@ -77,21 +94,26 @@ export async function lintFiles(
 
   const parts = shares(jobs, sizes, threads);
   const [mine, ...theirs] = parts;
-  const replies = theirs.map(
-    (part) =>
-      new Promise<WorkerReply>((resolve, reject) => {
-        const w = new Worker(script!, { workerData: { settings, jobs: part } });
-        w.once("message", (m: WorkerReply) => resolve(m));
-        w.once("error", reject);
-        w.once("exit", (code) => {
-          if (code !== 0) reject(new Error(`lint worker exited with code ${code}`));
-        });
-      }),
-  );
+  const replies = theirs.map((part) => startWorker(script!, settings, part));
   const ctx = new RunContext(settings);
   const outcomes: FileOutcome[] = [];
   for (const job of mine ?? []) {
     outcomes.push(ctx.run(job));
+  }
+  // trees too deep for this thread's stack: on a worker with a deep one,
+  // or, without the worker script, here as far as the stack goes
+  const deep = new Set((mine ?? []).filter((_j, i) => outcomes[i]!.deferred));
+  if (deep.size > 0) {
+    const kept = outcomes.filter((o) => !o.deferred);
+    outcomes.length = 0;
+    outcomes.push(...kept);
+    const jobs = [...deep];
+    if (script) replies.push(startWorker(script, settings, jobs));
+    else {
+      const here = new RunContext(settings, Infinity);
+      for (const job of jobs) outcomes.push(here.run(job));
+      for (const n of here.graph.externallyImported) ctx.graph.externallyImported.add(n);
+    }
   }
   const imported = new Set(ctx.graph.externallyImported);
   for (const r of await Promise.all(replies)) {
@@ -104,7 +126,7 @@ export async function lintFiles(
 
 /** The body of a worker thread (see worker-entry.ts). */
 export function runWorkerJobs(settings: RunSettings, jobs: FileJob[]): WorkerReply {
-  const ctx = new RunContext(settings);
+  const ctx = new RunContext(settings, Infinity);
   const outcomes: FileOutcome[] = [];
   for (const job of jobs) {
     outcomes.push(ctx.run(job));

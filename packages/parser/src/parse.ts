@@ -37,6 +37,10 @@ export interface ParseOptions {
    * recovery resumes elsewhere. `harn run`, `check` and `lint` never set it.
    */
   recover?: boolean;
+  /** Bound flat chains (`a + b + …`, `x.f().g()…`, `else if` arms) by
+   * MAX_CHAIN instead of MAX_NESTING; the tree can then be deeper than
+   * MAX_NESTING (`ParseResult.depth`). For lint and fmt. */
+  flatChains?: boolean;
 }
 
 export interface ParseResult {
@@ -46,6 +50,9 @@ export interface ParseResult {
   /** The lexer's tokens (no comments), ending with EOF; empty after a lex
    * error. The linter reuses them instead of lexing the file again. */
   tokens: Token[];
+  /** How deep the tree nests at its deepest (at most MAX_NESTING without
+   * `flatChains`). */
+  depth: number;
 }
 
 const TOP_LEVEL_SEPARATOR = "top-level item separator (`;` or newline)";
@@ -61,9 +68,10 @@ export function parse(source: string, options: ParseOptions = {}): ParseResult {
   if (options.recover === true) return parseRecovering(source);
   const lexed = tokenize(source);
   if (lexed.error !== null) {
-    return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)], tokens: [] };
+    return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)], tokens: [], depth: 0 };
   }
-  return { ...parseTokens(new ParserState(lexed.tokens), source), tokens: lexed.tokens };
+  const p = new ParserState(lexed.tokens, options.flatChains ?? false);
+  return { ...parseTokens(p, source), tokens: lexed.tokens, depth: p.deepest };
 }
 
 /** How many lex errors an editor's parse blanks out before it gives up
@@ -83,7 +91,7 @@ function parseRecovering(source: string): ParseResult {
   while (lexed.error !== null) {
     const e = lexed.error;
     lexErrors.push(lexDiagnostic(e));
-    if (lexErrors.length > MAX_LEX_RECOVERIES) return { program: emptyProgram(source), errors: lexErrors, tokens: [] };
+    if (lexErrors.length > MAX_LEX_RECOVERIES) return { program: emptyProgram(source), errors: lexErrors, tokens: [], depth: 0 };
     let end = text.indexOf("\n", e.offset);
     if (end < 0) end = text.length;
     text = text.slice(0, e.offset) + " ".repeat(end - e.offset) + text.slice(end);
@@ -95,7 +103,7 @@ function parseRecovering(source: string): ParseResult {
   const parsed = parseTokens(p, source);
   const echoes = blanks.map(([from, to]) => [from, firstTokenFrom(lexed.tokens, to)] as const);
   const caused = (d: SyntaxDiagnostic) => echoes.some(([from, to]) => d.span.start >= from && d.span.start <= to);
-  return { program: parsed.program, errors: [...lexErrors, ...parsed.errors.filter((d) => !caused(d))], tokens: lexed.tokens };
+  return { program: parsed.program, errors: [...lexErrors, ...parsed.errors.filter((d) => !caused(d))], tokens: lexed.tokens, depth: p.deepest };
 }
 
 /** Offset of the first token other than a newline at or after `offset`. */
@@ -122,7 +130,7 @@ function emptyProgram(source: string): Program {
   return { kind: "Program", items: [], span: wholeFile(source) };
 }
 
-function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"> {
+function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens" | "depth"> {
   const items: Node[] = [];
   // Recovering, blocks record their own failures in the same list, so it
   // stays in source order.
@@ -138,6 +146,7 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
     const itemStart = p.pos;
     p.depth = 0;
     p.peak = 0;
+    p.chain = 0;
     try {
       items.push(parseTopLevelItem(p));
     } catch (e) {

@@ -27,6 +27,17 @@ import { displayIdentPosition, expectedDiagnostic, ParseFailure, TooDeep, tooDee
  */
 export const MAX_NESTING = 500;
 
+/**
+ * With `ParseOptions.flatChains` (lint, fmt: they must read generated code
+ * too), the links of flat chains — operator chains, postfix chains, `else
+ * if` arms — no longer count as nesting but against this bound of their
+ * own, so a 10,000-term `a + b + …` or 2,000 `else if` arms parse while
+ * 5,000 nested parentheses still fail. Such a tree is deeper than
+ * MAX_NESTING: `ParseResult.depth` says how deep, and a caller whose walks
+ * are recursive must walk it where the stack is deep enough.
+ */
+export const MAX_CHAIN = 50_000;
+
 /** Thrown instead of a real failure while speculating: nobody reads it. */
 const SPECULATION_FAILED = new ParseFailure({
   message: "speculation failed",
@@ -52,9 +63,18 @@ export class ParserState {
    * goes on (statements.ts `recoverInBlock`). Null: failures propagate to
    * the top-level item loop, as in the reference. */
   recovered: SyntaxDiagnostic[] | null = null;
+  /** Chain links open at this point, when chains are bounded apart
+   * (MAX_CHAIN; `flatChains`). */
+  chain = 0;
+  /** The deepest the tree gets: `depth + chain` at its highest. */
+  deepest = 0;
   private readonly last: number;
 
-  constructor(readonly toks: Token[]) {
+  constructor(
+    readonly toks: Token[],
+    /** Chain links count against MAX_CHAIN, not MAX_NESTING. */
+    private readonly flatChains = false,
+  ) {
     this.last = toks.length - 1;
   }
 
@@ -150,6 +170,7 @@ export class ParserState {
   nest(): void {
     if (++this.depth > MAX_NESTING) throw new TooDeep(tooDeepDiagnostic(this.tok));
     if (this.depth > this.peak) this.peak = this.depth;
+    if (this.depth + this.chain > this.deepest) this.deepest = this.depth + this.chain;
   }
 
   /**
@@ -158,22 +179,31 @@ export class ParserState {
    * included. `beginChain` starts measuring that operand (returns the
    * enclosing measure, for `endChain`), `link` nests one level above the
    * deepest point reached so far, `endChain` restores the depth and merges
-   * the measure.
+   * the measure. With `flatChains` a link counts one chain link instead,
+   * and what `beginChain` saves and `endChain` restores is the open link
+   * count.
    */
   beginChain(): number {
+    if (this.flatChains) return this.chain;
     const saved = this.peak;
     this.peak = this.depth;
     return saved;
   }
 
   link(): void {
+    if (this.flatChains) {
+      if (++this.chain > MAX_CHAIN) throw new TooDeep(tooDeepDiagnostic(this.tok));
+      if (this.depth + this.chain > this.deepest) this.deepest = this.depth + this.chain;
+      return;
+    }
     if (this.peak > this.depth) this.depth = this.peak;
     this.nest();
   }
 
-  endChain<T>(depth: number, savedPeak: number, result: T): T {
+  endChain<T>(depth: number, saved: number, result: T): T {
     this.depth = depth;
-    if (savedPeak > this.peak) this.peak = savedPeak;
+    if (this.flatChains) this.chain = saved;
+    else if (saved > this.peak) this.peak = saved;
     return result;
   }
 

@@ -330,10 +330,13 @@ export function parseIf(p: ParserState): Node {
     if (p.at("if")) {
       // An `else if` nests like the `else { if … }` it stands for: a chain of
       // thousands of branches is as deep a tree for every later stage's
-      // recursive walk (MAX_NESTING).
-      p.nest();
+      // recursive walk. It is one link of a chain (MAX_NESTING, or
+      // MAX_CHAIN with `flatChains`).
+      const depth = p.depth;
+      const saved = p.beginChain();
+      p.link();
       elseBody = [parseIf(p)];
-      p.depth--;
+      p.endChain(depth, saved, null);
     } else elseBody = parseBlock(p);
   }
   return { kind: "IfElse", condition, thenBody, elseBody, span: p.spanFrom(start) };
