@@ -4,9 +4,11 @@
  * asks for every feature an editor uses.
  */
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  CancellationTokenSource,
   CodeActionRequest,
   CompletionRequest,
   CompletionResolveRequest,
@@ -29,7 +31,7 @@ import {
   type MarkupContent,
   type WorkspaceEdit,
 } from "vscode-languageserver-protocol/node";
-import { cliSandbox } from "./cli-harness";
+import { cliSandbox, repoRoot } from "./cli-harness";
 import { LspClient, uriOf } from "./lsp-client";
 
 const sandbox = cliSandbox({ prefix: "harn-lsp-", harn: "built", colour: "plain", timeout: 60_000, dirPerTest: true, gitRoot: true });
@@ -186,10 +188,14 @@ describe("navigation", () => {
     expect((local?.contents as MarkupContent).value).toContain("let total = add(1, 2)");
   });
 
-  it("hover on a builtin names it", async () => {
+  it("hover and completion on a builtin show its entry of the builtin table the build generates", async () => {
+    const table = JSON.parse(readFileSync(join(repoRoot, "cli/dist/builtins.json"), "utf8")).builtins as { name: string; signature: string | null; doc: string | null; group: string }[];
+    const log = table.find((b) => b.name === "log")!;
     const { c, main } = await project();
-    const h = await c.connection.sendRequest(HoverRequest.type, pos(main, 6, 3));
-    expect((h?.contents as MarkupContent).value).toContain("log");
+    const value = ((await c.connection.sendRequest(HoverRequest.type, pos(main, 6, 3)))?.contents as MarkupContent).value;
+    expect(value).toContain(log.signature ?? "log(…)");
+    expect(value).toContain(`builtin (${log.group})`);
+    if (log.doc !== null) expect(value).toContain(log.doc);
   });
 
   it("goes to definitions across files and to an imported module", async () => {
@@ -329,12 +335,14 @@ describe("protocol", () => {
     const text = Array.from({ length: 20_000 }, (_, i) => `let v${i} = ${i} + 1`).join("\n") + "\n";
     await c.open(big, text);
     await c.diagnostics(big);
-    // the server is busy with the next analysis when hover and its cancel arrive
+    // a new version makes the next request analyse 20,000 lines, keeping
+    // the server busy while the hover and its cancellation arrive
     await c.change(big, text + "log(v1)\n");
-    const { CancellationTokenSource } = await import("vscode-languageserver-protocol/node");
+    const busy = c.connection.sendRequest(SemanticTokensRequest.type, { textDocument: { uri: uriOf(big) } });
     const source = new CancellationTokenSource();
     const pending = c.connection.sendRequest(HoverRequest.type, pos(big, 1, 5), source.token);
     source.cancel();
+    expect((await busy)?.data.length).toBeGreaterThan(0);
     const outcome = await pending.then(
       () => "answered",
       (e: unknown) => (e instanceof ResponseError ? e.code : String(e)),

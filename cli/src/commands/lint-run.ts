@@ -41,7 +41,7 @@ export interface LintFlags {
  * the entry bundle (`dist/`) or in a chunk of it (`dist/chunks/`), so both
  * places are tried.
  */
-function besideBundle(name: string): URL | null {
+export function besideBundle(name: string): URL | null {
   for (const rel of [`./${name}`, `../${name}`]) {
     const url = new URL(rel, import.meta.url);
     if (url.protocol === "file:" && existsSync(url)) return url;

@@ -34,7 +34,7 @@ export interface LanguageHost {
 
 export class Analysis {
   readonly parsed: ParseResult;
-  readonly index: FileIndex;
+  private names: FileIndex | null = null;
   private commentTokens: Token[] | null = null;
   private lines: TextDocument | null = null;
 
@@ -48,7 +48,12 @@ export class Analysis {
   ) {
     this.uri = fileToUri(file) ?? "";
     this.parsed = parse(text, { file, recover: true });
-    this.index = indexFile(this.parsed.program, this.parsed.tokens, text.length);
+  }
+
+  /** The name index, built on first use (diagnostics do not need it). */
+  get index(): FileIndex {
+    this.names ??= indexFile(this.parsed.program, this.parsed.tokens, this.text.length);
+    return this.names;
   }
 
   /** An LSP range (UTF-16 line/character) for a span of this text. */
