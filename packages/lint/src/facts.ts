@@ -21,6 +21,7 @@ import type {
   TypeExpr,
   VarBinding,
 } from "@harn/parser";
+import { forEachTypeName } from "@harn/parser";
 import { patternNames, rootName } from "./ast-util";
 import type { Visitors } from "./types";
 
@@ -65,38 +66,7 @@ export class Facts {
 
 /** Add every type name a type expression mentions. */
 export function addTypeNames(t: TypeExpr | null, out: Set<string>): void {
-  if (!t) return;
-  switch (t.kind) {
-    case "Named":
-      out.add(t.name);
-      return;
-    case "Applied":
-      out.add(t.name);
-      for (const a of t.args) addTypeNames(a, out);
-      return;
-    case "Union":
-      for (const x of t.types) addTypeNames(x, out);
-      return;
-    case "Shape":
-      for (const f of t.fields) addTypeNames(f.type, out);
-      return;
-    case "List":
-    case "Iter":
-    case "Generator":
-    case "Stream":
-      addTypeNames(t.elem, out);
-      return;
-    case "Dict":
-      addTypeNames(t.key, out);
-      addTypeNames(t.value, out);
-      return;
-    case "FnType":
-      for (const p of t.params) addTypeNames(p, out);
-      addTypeNames(t.ret, out);
-      return;
-    default:
-      return;
-  }
+  forEachTypeName(t, (named) => out.add(named.name));
 }
 
 const IDENT_TOKEN = /[\p{L}_][\p{L}\p{N}_]*/gu;

@@ -13,6 +13,7 @@
 import type { Token } from "@harn/lexer";
 import {
   forEachChild,
+  forEachTypeName,
   type FnDecl,
   type Node,
   type Param,
@@ -324,38 +325,7 @@ class Indexer {
   }
 
   private type(t: TypeExpr | null): void {
-    if (t === null) return;
-    switch (t.kind) {
-      case "Named":
-        this.use(t.name, t.span, false);
-        return;
-      case "Applied":
-        this.use(t.name, this.nameIn(t.name, t.span), false);
-        for (const a of t.args) this.type(a);
-        return;
-      case "Union":
-        for (const u of t.types) this.type(u);
-        return;
-      case "Shape":
-        for (const f of t.fields) this.type(f.type);
-        return;
-      case "List":
-      case "Iter":
-      case "Generator":
-      case "Stream":
-        this.type(t.elem);
-        return;
-      case "Dict":
-        this.type(t.key);
-        this.type(t.value);
-        return;
-      case "FnType":
-        for (const p of t.params) this.type(p);
-        this.type(t.ret);
-        return;
-      default:
-        return;
-    }
+    forEachTypeName(t, (named) => this.use(named.name, named.kind === "Named" ? named.span : this.nameIn(named.name, named.span), false));
   }
 
   private use(name: string, span: Span, call: boolean): void {

@@ -5,7 +5,7 @@
  * expressions of interpolated strings. One switch, shared by every AST walk
  * (structure checks, the linter) so a new node kind is added in one place.
  */
-import type { Node, Param, Pattern } from "./ast";
+import type { Node, Param, Pattern, TypeExpr } from "./ast";
 
 type Visit = (child: Node) => void;
 
@@ -222,6 +222,52 @@ export function forEachChild(node: Node, fn: Visit): void {
     default: {
       const never: never = node;
       throw new Error(`forEachChild: unknown node ${(never as Node).kind}`);
+    }
+  }
+}
+
+/** A type expression that names a type (`Foo`, `Foo<T>`). */
+export type TypeReference = Extract<TypeExpr, { kind: "Named" | "Applied" }>;
+
+/** Calls `fn` on every type name a type expression mentions, outermost
+ * first (the linter's type references, the language server's index). */
+export function forEachTypeName(t: TypeExpr | null, fn: (named: TypeReference) => void): void {
+  if (t === null) return;
+  switch (t.kind) {
+    case "Named":
+      fn(t);
+      return;
+    case "Applied":
+      fn(t);
+      for (const a of t.args) forEachTypeName(a, fn);
+      return;
+    case "Union":
+      for (const x of t.types) forEachTypeName(x, fn);
+      return;
+    case "Shape":
+      for (const f of t.fields) forEachTypeName(f.type, fn);
+      return;
+    case "List":
+    case "Iter":
+    case "Generator":
+    case "Stream":
+      forEachTypeName(t.elem, fn);
+      return;
+    case "Dict":
+      forEachTypeName(t.key, fn);
+      forEachTypeName(t.value, fn);
+      return;
+    case "FnType":
+      for (const p of t.params) forEachTypeName(p, fn);
+      forEachTypeName(t.ret, fn);
+      return;
+    case "Never":
+    case "LitString":
+    case "LitInt":
+      return;
+    default: {
+      const never: never = t;
+      throw new Error(`forEachTypeName: unknown type ${(never as TypeExpr).kind}`);
     }
   }
 }
