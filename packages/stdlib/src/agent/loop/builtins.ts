@@ -47,11 +47,12 @@ function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
   let dict: JsonObject | null = null;
   let stored: Msg[] | null = null;
   if (typeof state === "string") {
-    const session = agentSessions(rt).named.get(state);
+    const sessions = agentSessions(rt);
+    const session = sessions.get(state);
     if (!session?.paused) throw HarnError.runtime(`${builtin}: session '${state}' has no yielded loop to resume`);
     // the paused state holds no transcript: the named session keeps it
     dict = session.paused;
-    stored = session.messages;
+    stored = sessions.messages(state);
   } else if (state instanceof HDict) {
     const j = toJson(state);
     if (isObject(j) && isObject(j.resume)) {
@@ -160,7 +161,7 @@ async function agentResume(args: Value[], ctx: CallContext): Promise<Value> {
     // Still waiting for some calls: no model call is made.
     const resume: JsonObject = { ...r, progress: structuredClone(y.progress) as unknown as Json };
     delete resume.messages;
-    if (!anonymous) agentSessions(rt).named.set(sessionId, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
+    if (!anonymous) storeYielded(rt, sessionId, y.messages, resume);
     return resultDict({
       rt,
       status: "input_required",
@@ -199,7 +200,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
   if (typeof callId !== "string") throw HarnError.runtime(`${builtin}: call_id must be a string`);
   const value = args[2] ?? null;
   const update: JsonObject = final ? { call_id: callId, status: "completed", text: resultText(value) } : updateBody(callId, value);
-  if (typeof target === "string" && !agentSessions(ctx.runtime).named.get(target)?.paused) {
+  if (typeof target === "string" && !agentSessions(ctx.runtime).get(target)?.paused) {
     longRunState(ctx.runtime).inject(target, TOOL_UPDATE_KIND, stringifyJsonKeepingFloats(update));
     return null;
   }
@@ -213,7 +214,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
   if (final) y.progress.pending = y.progress.pending.filter((p) => p !== call);
   const resume: JsonObject = { ...y.resume, progress: structuredClone(y.progress) as unknown as Json };
   delete resume.messages;
-  if (typeof target === "string") agentSessions(ctx.runtime).named.set(target, { messages: y.messages, paused: { ...resume, messages: y.messages as unknown as Json } });
+  if (typeof target === "string") storeYielded(ctx.runtime, target, y.messages, resume);
   return resultDict({
     rt: ctx.runtime,
     status: "input_required",
@@ -224,6 +225,11 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
     toolMode: isObject(y.resume.options) && y.resume.options.tool_format === "native" ? "native" : "text",
     resume,
   });
+}
+
+/** A yielded loop's conversation and state, kept in its named session. */
+function storeYielded(rt: Runtime, sessionId: string, messages: Msg[], resume: JsonObject): void {
+  agentSessions(rt).setMessages(sessionId, fromJson(messages as unknown as Json) as Value[], { ...resume, messages: messages as unknown as Json });
 }
 
 function updateBody(callId: string, value: Value): JsonObject {

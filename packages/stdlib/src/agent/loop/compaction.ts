@@ -125,8 +125,8 @@ function isToolResult(m: Msg): boolean {
   return m.role === "tool" || toolResultOf(m) !== undefined;
 }
 
-function isUserTurn(m: Msg): boolean {
-  return m.role === "user" && !isToolResult(m);
+function isUserTurn(m: Msg | undefined): boolean {
+  return m !== undefined && m.role === "user" && !isToolResult(m);
 }
 
 function isVolatile(m: Msg): boolean {
@@ -140,7 +140,7 @@ function archiveRange(messages: readonly Msg[], keepFirst: number, keepLast: num
   if (len <= keepFirst + keepLast) return null;
   const start = Math.min(keepFirst, len);
   let split = len - keepLast;
-  while (split > start && !isUserTurn(messages[split]!)) split--;
+  while (split > start && !isUserTurn(messages[split])) split--;
   if (split === start) split = len - keepLast;
   const volatile = messages.findIndex((m, i) => i >= split && isVolatile(m));
   if (volatile >= 0) {

@@ -31,7 +31,7 @@ import { compactMessages, estimateTokens, joinSummary, readLoopCompaction, type 
 import { replyEvents, toolExecutionEvent, toolIntentEvent, type ExecutionInfo } from "../transcript/events";
 import { runtimeEvent } from "../transcript/values";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
-import { newProgress, resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
+import { newProgress, resultDict, transcriptDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
   appendUpdate,
   feedbackMessage,
@@ -90,7 +90,7 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   if (start.resumed) messages = start.resumed.messages;
   else if (restored) messages = restored.messages;
   else {
-    const prefix = settings.sessionId !== null ? (sessions.named.get(sessionId)?.messages ?? []) : [];
+    const prefix = settings.sessionId !== null ? sessionPrefix(rt, sessionId) : [];
     const given = start.options.get("messages");
     const initial = Array.isArray(given) ? messagesFromJson(toJson(given)) : [userMessage(start.task ?? "")];
     messages = [...prefix.map((m) => structuredClone(m)), ...initial];
@@ -105,18 +105,24 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   loop.compaction = compaction;
   // A named session exists from its first loop's start (agent_session_exists
   // inside its tool handlers); the final transcript replaces this entry.
-  if (!anonymous && !sessions.named.has(sessionId)) sessions.named.set(sessionId, { messages: [], paused: null });
+  if (!anonymous) sessions.open(sessionId);
   sessions.active.add(sessionId);
   let status: LoopStatus | null = null;
+  let result: HDict | null = null;
   const started = rt.clock.monotonic();
   try {
     status = await loop.run();
     if (daemon) status = await daemon.finalize(loop, status);
-    return loop.result(status, Math.round(rt.clock.monotonic() - started), anonymous);
+    result = loop.result(status, Math.round(rt.clock.monotonic() - started), anonymous);
+    return result;
   } finally {
     sessions.active.delete(sessionId);
     if (settings.sessionId !== null || !anonymous) {
-      sessions.named.set(sessionId, { messages: loop.messages, paused: status === "input_required" ? loop.resumeState(anonymous) : null });
+      // The loop's transcript replaces the stored one (agents-surface.md
+      // §2.1), events appended meanwhile included.
+      const t = result?.get("transcript");
+      const transcript = t instanceof HDict ? t : transcriptDict(rt, sessionId, loop.messages, "paused", loop.progress.summary ?? null, loop.progress.events ?? []);
+      sessions.storeTranscript(sessionId, transcript, status === "input_required" ? loop.resumeState(anonymous) : null);
     }
     // A yielded loop is paused, not ended: its handles produce the results
     // the script will resume it with.
@@ -126,6 +132,22 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
       if (anonymous) lr.discardSession(sessionId);
     }
   }
+}
+
+/**
+ * A named session's stored messages, prefixing a new loop (agents-surface.md
+ * §2.1): with a stored summary not already leading the messages as a user
+ * message, that summary comes first.
+ */
+function sessionPrefix(rt: Runtime, id: string): Msg[] {
+  const sessions = agentSessions(rt);
+  const stored = sessions.messages(id);
+  const summary = sessions.get(id)?.transcript.get("summary");
+  if (typeof summary === "string" && summary.trim() !== "") {
+    const first = stored[0];
+    if (!(first && first.role === "user" && first.content === summary)) return [userMessage(summary), ...stored];
+  }
+  return stored;
 }
 
 function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool> } {
