@@ -6,8 +6,9 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
 import { type Command, Option } from "commander";
 import { exploreCrashPoints } from "../crash-points";
@@ -69,8 +70,28 @@ interface OutputSink {
  * call that names no provider gets the same answer on every machine. A
  * test names a provider explicitly to see the refusal or a missing key.
  */
-function testEnv(): Record<string, string | undefined> {
-  return { ...process.env, HARN_LLM_CALLS_DISABLED: "1", HARN_LLM_PROVIDER: "mock" };
+function testEnv(stateRoot: string): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    HARN_LLM_CALLS_DISABLED: "1",
+    HARN_LLM_PROVIDER: "mock",
+    HARN_STATE_DIR: stateRoot,
+    HARN_WORKER_STATE_DIR: join(stateRoot, "workers"),
+  };
+}
+
+/**
+ * Run `body` with a state root of its own (checkpoints, the store, worker
+ * snapshots), removed afterwards: tests run side by side and must not see
+ * each other's state (agents-surface.md §7 [TS decision]).
+ */
+async function withStateRoot<T>(body: (stateRoot: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "harn-test-state-"));
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const paint = {
@@ -249,7 +270,11 @@ interface ExecResult {
   timedOut: boolean;
 }
 
-export async function execute(file: string, timeoutMs: number, clock?: Clock): Promise<ExecResult> {
+export function execute(file: string, timeoutMs: number, clock?: Clock): Promise<ExecResult> {
+  return withStateRoot((stateRoot) => executeIn(stateRoot, file, timeoutMs, clock));
+}
+
+async function executeIn(stateRoot: string, file: string, timeoutMs: number, clock?: Clock): Promise<ExecResult> {
   const { CANCELLED_TEXT, createRuntime, HarnError, loadMockFixtures, runSource } = await loadEngine();
   let source: string;
   source = readSourceText(file);
@@ -259,7 +284,7 @@ export async function execute(file: string, timeoutMs: number, clock?: Clock): P
     stdout: { write: (t) => void out.push(t), isTTY: false },
     stderr: { write: () => undefined, isTTY: false },
     cwd: process.cwd(),
-    env: testEnv(),
+    env: testEnv(stateRoot),
     argv: [],
     ...(clock ? { clock } : {}),
   });
@@ -713,7 +738,19 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
 }
 
 /** Run one test pipeline in a fresh runtime; null when it passed. */
-async function runUserTest(
+function runUserTest(
+  t: UserTest,
+  timeoutMs: number,
+  stdout: OutputSink,
+  stderr: OutputSink,
+  clock?: Clock,
+  journal?: (line: object) => void,
+): Promise<string | null> {
+  return withStateRoot((stateRoot) => runUserTestIn(stateRoot, t, timeoutMs, stdout, stderr, clock, journal));
+}
+
+async function runUserTestIn(
+  stateRoot: string,
   t: UserTest,
   timeoutMs: number,
   stdout: OutputSink,
@@ -726,7 +763,7 @@ async function runUserTest(
     stdout: { write: (x) => void stdout.write(x) },
     stderr: { write: (x) => void stderr.write(x) },
     cwd: dirname(t.file),
-    env: testEnv(),
+    env: testEnv(stateRoot),
     argv: [],
     ...(clock ? { clock } : {}),
   });

@@ -7,7 +7,7 @@
  */
 import { HDict, type CallContext, type Value } from "@harn/vm";
 import { fromJson, isObject, toJson, type Json, type JsonObject } from "./json";
-import { runAgentLoop } from "./loop/run";
+import { runAgentLoop } from "./loop/start";
 import { isRegistry } from "./tools/spec";
 
 /** Tool dicts among `values`: the tools of every registry (a `tool`

@@ -19,11 +19,12 @@ import { TOOL_HOOKS_BUILTINS } from "./tools/hooks";
 import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
 import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
 import { COMPACTION_BUILTINS } from "./transcript/compact";
+import { WORKER_BUILTINS } from "./workers/builtins";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
 export { mockState, globMatch, matchText } from "./mock/state";
-export { runAgentLoop } from "./loop/run";
+export { runAgentLoop } from "./loop/start";
 export { loadMockFixtures } from "./mock/builtins";
 export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./chat";
 
@@ -42,6 +43,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   COMPACTION_BUILTINS,
   SESSION_BUILTINS,
   BACKGROUND_BUILTINS,
+  WORKER_BUILTINS,
   DAEMONS_BUILTINS,
 ];
 

@@ -4,7 +4,7 @@
  * speaks it and `agent_resume` must accept a state that went through
  * `json_stringify` / `json_parse`); scripts see Harn values.
  */
-import { display, HDict, HFloat, isInt, type Value } from "@harn/vm";
+import { display, HBuiltinRef, HClosure, HDict, HFloat, isInt, type Value } from "@harn/vm";
 
 import { JsonFloat } from "../core/json";
 import { isJsonObject, type Json } from "../longrun/json";
@@ -47,4 +47,20 @@ export function numberOf(v: Value): number | undefined {
   if (typeof v === "bigint") return Number(v);
   if (v instanceof HFloat) return v.v;
   return undefined;
+}
+
+/** Data-only copy of an options dict (closures dropped), for a yielded
+ * state that must survive `json_stringify`. */
+export function dataOnly(v: Value): Json | undefined {
+  if (v instanceof HClosure || v instanceof HBuiltinRef) return undefined;
+  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
+  if (v instanceof HDict) {
+    const o: JsonObject = {};
+    for (const k of v.keys()) {
+      const d = dataOnly(v.get(k));
+      if (d !== undefined) o[k] = d;
+    }
+    return o;
+  }
+  return toJson(v);
 }

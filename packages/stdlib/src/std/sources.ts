@@ -220,7 +220,40 @@ pub fn with_mocks(config, body) {
 }
 `;
 
+// The worker accessors of std/agents (workflows.md §5.1); the workflow
+// helpers of the module come with the workflow runtime.
+const AGENTS = `// std/agents: bundled with the runtime
+pub fn worker_request(w) {
+  return w?.request
+}
+
+pub fn worker_result(w) {
+  return w?.result
+}
+
+pub fn worker_provenance(w) {
+  return w?.provenance
+}
+
+pub fn worker_research_questions(w) {
+  return w?.request?.research_questions ?? []
+}
+
+pub fn worker_action_items(w) {
+  return w?.request?.action_items ?? []
+}
+
+pub fn worker_workflow_stages(w) {
+  return w?.request?.workflow_stages ?? []
+}
+
+pub fn worker_verification_steps(w) {
+  return w?.request?.verification_steps ?? []
+}
+`;
+
 export function installSourceStdModules(rt: Runtime): void {
+  rt.stdModules.set("std/agents", AGENTS);
   rt.stdModules.set("std/runtime", RUNTIME);
   rt.stdModules.set("std/testing", TESTING);
 }

@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { HarnError, HDict, HDuration, HFloat, realClock, type CallContext, type Clock, type SessionCallContext, type Value } from "@harn/vm";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { floatToJson, fromJson, type Json, type JsonObject } from "../json";
-import { runAgentLoop } from "../loop/run";
+import { runAgentLoop } from "../loop/start";
 import { DirectoryWriter } from "./durable";
 import { defaultSnapshot, encodeState, META_FILE, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent } from "./files";
 import { DaemonInbox } from "./inbox";

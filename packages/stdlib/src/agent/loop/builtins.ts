@@ -10,7 +10,8 @@ import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json"
 import { agentSessions } from "../sessions";
 import { resultText } from "../tools/dispatch";
 import { newProgress, resultDict, type LoopProgress, type PendingCall } from "./result";
-import { runAgentLoop, TOOL_UPDATE_KIND, type LoopStart } from "./run";
+import { TOOL_UPDATE_KIND, type LoopStart } from "./run";
+import { runAgentLoop } from "./start";
 import { appendUpdate, messagesFromJson, type Msg } from "./transcript";
 import { builtinModule } from "../../registry/define";
 
@@ -142,10 +143,7 @@ function applyResults(y: Yielded, results: Map<string, string>): void {
       throw HarnError.runtime(`agent_resume: unknown tool call id '${id}' (pending: ${ids.length > 0 ? ids.join(", ") : "none"})`);
     }
   }
-  for (const [id, t] of results) {
-    const call = pending.find((p) => p.call_id === id)!;
-    appendUpdate(y.messages, id, t);
-  }
+  for (const [id, t] of results) appendUpdate(y.messages, id, t);
   y.progress.pending = pending.filter((p) => !results.has(p.call_id));
 }
 

@@ -7,40 +7,35 @@
  * bookkeeping and `on_pending`; session-end cleanup (§1.15) runs in a
  * `finally` on every exit path.
  */
-import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, truthy, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, isPromise, truthy, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
-import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
 import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
-import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { isObject, toJson, type Json, type JsonObject } from "../json";
-import { uuidV7 } from "../../core/encoding";
+import { dataOnly, isObject, toJson, type Json, type JsonObject } from "../json";
 import { isTotalBudget } from "../llm/budget";
 import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
-import { scriptEventHandler } from "../llm/events";
 import { agentClient } from "../llm/client";
-import { readLlmSettings, setupError, type LlmSettings } from "../llm/options";
-import { agentSessions, emitAgentEvent } from "../sessions";
-import { dispatchCall, shortCircuitTools, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
+import { setupError, type LlmSettings } from "../llm/options";
+import { emitAgentEvent } from "../sessions";
+import { denial, dispatchCall, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
 import { DaemonMode, type DaemonHost } from "../daemon/mode";
-import { BACKGROUND_TOOL_NAMES, namedToolSpec, nativeDefinition, specOf, toolContract, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
+import { nativeDefinition, toolContract, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
-import { compactMessages, estimateTokens, joinSummary, readLoopCompaction, type LoopCompaction } from "./compaction";
+import { compactMessages, estimateTokens, joinSummary, type LoopCompaction } from "./compaction";
 import { replyEvents, toolExecutionEvent, toolIntentEvent, type ExecutionInfo } from "../transcript/events";
 import { runtimeEvent } from "../transcript/values";
-import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
-import { newProgress, resultDict, transcriptDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
+import { isRefusal, type PermissionGate } from "../permissions/gate";
+import type { LoopSettings } from "./options";
+import { resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
   appendUpdate,
   feedbackMessage,
-  messagesFromJson,
   requestMessages,
   textResultsMessage,
   toolMessage,
   toolResultOf,
-  userMessage,
   type CallResult,
   type Msg,
   type ResultShape,
@@ -74,129 +69,6 @@ export const TOOL_UPDATE_KIND = "tool_update";
 
 const FINAL_STATUSES = new Set(["completed", "failed", "done", "error"]);
 
-export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
-  const rt = ctx.runtime;
-  const settings = readLoopSettings(start.options);
-  const compaction = readLoopCompaction(start.options);
-  const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
-  const { specs, builtins } = loopTools(start, settings);
-  const sessions = agentSessions(rt);
-  // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
-  const daemon = DaemonMode.from(ctx, start.options, start.daemonHost ?? null);
-  const restored = daemon ? await daemon.prepare() : null;
-  const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7(rt)}`;
-  const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
-  let messages: Msg[];
-  if (start.resumed) messages = start.resumed.messages;
-  else if (restored) messages = restored.messages;
-  else {
-    const prefix = settings.sessionId !== null ? sessionPrefix(rt, sessionId) : [];
-    const given = start.options.get("messages");
-    const initial = Array.isArray(given) ? messagesFromJson(toJson(given)) : [userMessage(start.task ?? "")];
-    messages = [...prefix.map((m) => structuredClone(m)), ...initial];
-  }
-  const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
-  // One retry budget for every call of the loop (extensions.md §3.4).
-  llm.retryBudget ??= new RetryBudget(DEFAULT_RETRY_BUDGET_MS);
-  llm.onEvent = scriptEventHandler(sctx, start.options.get("on_event"), "agent_loop");
-  llm.background = start.background === true;
-  const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
-  loop.daemon = daemon;
-  loop.compaction = compaction;
-  // A named session exists from its first loop's start (agent_session_exists
-  // inside its tool handlers); the final transcript replaces this entry.
-  if (!anonymous) sessions.open(sessionId);
-  sessions.active.add(sessionId);
-  let status: LoopStatus | null = null;
-  let result: HDict | null = null;
-  const started = rt.clock.monotonic();
-  try {
-    status = await loop.run();
-    if (daemon) status = await daemon.finalize(loop, status);
-    result = loop.result(status, Math.round(rt.clock.monotonic() - started), anonymous);
-    return result;
-  } finally {
-    sessions.active.delete(sessionId);
-    if (settings.sessionId !== null || !anonymous) {
-      // The loop's transcript replaces the stored one (agents-surface.md
-      // §2.1), events appended meanwhile included.
-      const t = result?.get("transcript");
-      const transcript = t instanceof HDict ? t : transcriptDict(rt, sessionId, loop.messages, "paused", loop.progress.summary ?? null, loop.progress.events ?? []);
-      sessions.storeTranscript(sessionId, transcript, status === "input_required" ? loop.resumeState(anonymous) : null);
-    }
-    // A yielded loop is paused, not ended: its handles produce the results
-    // the script will resume it with.
-    if (status !== "input_required") {
-      const lr = longRunState(rt);
-      lr.cancelSession(sessionId);
-      if (anonymous) lr.discardSession(sessionId);
-    }
-  }
-}
-
-/**
- * A named session's stored messages, prefixing a new loop (agents-surface.md
- * §2.1): with a stored summary not already leading the messages as a user
- * message, that summary comes first.
- */
-function sessionPrefix(rt: Runtime, id: string): Msg[] {
-  const sessions = agentSessions(rt);
-  const stored = sessions.messages(id);
-  const summary = sessions.get(id)?.transcript.get("summary");
-  if (typeof summary === "string" && summary.trim() !== "") {
-    const first = stored[0];
-    if (!(first && first.role === "user" && first.content === summary)) return [userMessage(summary), ...stored];
-  }
-  return stored;
-}
-
-function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool> } {
-  const builtins = shortCircuitTools();
-  const specs: ToolSpec[] = [];
-  const toolsOption = start.options.get("tools");
-  if (toolsOption !== null || !start.resumed) {
-    const { entries, named } = toolEntries(toolsOption);
-    for (const e of entries) {
-      const s = specOf(e);
-      if (!s) continue;
-      validateSpec(s, e);
-      specs.push(s);
-    }
-    for (const n of named) {
-      if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
-      const s = namedToolSpec(n);
-      if (s && !specs.some((x) => x.name === n)) specs.push(s);
-    }
-  } else {
-    for (const t of start.resumed.tools) {
-      const s = specOf(new HDict(new Map(Object.entries(t).map(([k, v]) => [k, v as Value]))));
-      if (s) specs.push(s);
-    }
-  }
-  if (settings.backgroundTasks) {
-    for (const s of backgroundTools()) {
-      if (!specs.some((x) => x.name === s.name)) specs.push(s);
-    }
-  }
-  return { specs, builtins };
-}
-
-/** Data-only copy of an options dict (closures dropped), for a yielded
- * state that must survive `json_stringify`. */
-function dataOnly(v: Value): Json | undefined {
-  if (v instanceof HClosure || v instanceof HBuiltinRef) return undefined;
-  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
-  if (v instanceof HDict) {
-    const o: JsonObject = {};
-    for (const k of v.keys()) {
-      const d = dataOnly(v.get(k));
-      if (d !== undefined) o[k] = d;
-    }
-    return o;
-  }
-  return toJson(v);
-}
-
 export class AgentLoop {
   private readonly toolMap: Map<string, ToolSpec>;
   private readonly nativeTools: LlmToolDefinition[];
@@ -212,6 +84,8 @@ export class AgentLoop {
   private prefill: string | null = null;
   /** Daemon mode: the idle cycle replacing "stop" on text-only turns. */
   daemon: DaemonMode | null = null;
+  /** Capability ceiling and dynamic permissions (agents-surface.md §5). */
+  gate: PermissionGate | null = null;
   /** Transcript compaction (§2.14); off unless `auto_compact: true`. */
   compaction: LoopCompaction | null = null;
   /** The running turn (extensions.md §3.3): its model call and tools run
@@ -244,9 +118,6 @@ export class AgentLoop {
       if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
     }
     this.nativeTools = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
-    if (settings.backgroundTasks) {
-      for (const [name, fn] of backgroundBuiltins(this, runAgentLoop)) this.builtins.set(name, fn);
-    }
   }
 
   get hasTools(): boolean {
@@ -571,7 +442,12 @@ export class AgentLoop {
       else {
         observer?.toolCall?.(call.name, call.arguments);
         try {
-          out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)));
+          const permit = this.gate ? await this.gate.check(call, this.tctx) : { meta: {} };
+          if (isRefusal(permit)) out = { name: call.name, text: denial(call.name, permit.reason), status: "rejected", ran: true, value: null, eventMeta: permit.meta };
+          else {
+            out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)));
+            out.eventMeta = { ...permit.meta, ...out.eventMeta };
+          }
         } catch (e) {
           if (!this.interruptedNow()) throw e;
           interrupted = true;

@@ -1,0 +1,169 @@
+/**
+ * Starting an agent loop (spec/agents.md §2.1, §2.11): its settings and
+ * tools, the session prefix and the stored transcript, the capability
+ * policy and permissions in force (agents-surface.md §5), and session-end
+ * cleanup (§1.15) in a `finally` on every exit path.
+ */
+import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { parsePermissions } from "../permissions/dynamic";
+import { PermissionGate } from "../permissions/gate";
+import { enterGovernance, governanceOf, intersect, parsePolicy, PolicyParseError, type Governance } from "../permissions/policy";
+import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
+import { longRunState } from "../../longrun/index";
+import { backgroundBuiltins, backgroundTools } from "../background/tools";
+import { uuidV7 } from "../../core/encoding";
+import { toJson } from "../json";
+import { scriptEventHandler } from "../llm/events";
+import { readLlmSettings } from "../llm/options";
+import { agentSessions } from "../sessions";
+import { shortCircuitTools, type BuiltinTool } from "../tools/dispatch";
+import { DaemonMode } from "../daemon/mode";
+import { BACKGROUND_TOOL_NAMES, namedToolSpec, specOf, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
+import { readLoopCompaction } from "./compaction";
+import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
+import { newProgress, transcriptDict, type LoopStatus } from "./result";
+import { AgentLoop, type LoopStart } from "./run";
+import { messagesFromJson, userMessage, type Msg } from "./transcript";
+
+export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
+  const rt = ctx.runtime;
+  const settings = readLoopSettings(start.options);
+  const compaction = readLoopCompaction(start.options);
+  const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
+  const { specs, builtins } = loopTools(start, settings);
+  const sessions = agentSessions(rt);
+  // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
+  const daemon = DaemonMode.from(ctx, start.options, start.daemonHost ?? null);
+  const restored = daemon ? await daemon.prepare() : null;
+  const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7(rt)}`;
+  const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
+  let messages: Msg[];
+  if (start.resumed) messages = start.resumed.messages;
+  else if (restored) messages = restored.messages;
+  else {
+    const prefix = settings.sessionId !== null ? sessionPrefix(rt, sessionId) : [];
+    const given = start.options.get("messages");
+    const initial = Array.isArray(given) ? messagesFromJson(toJson(given)) : [userMessage(start.task ?? "")];
+    messages = [...prefix.map((m) => structuredClone(m)), ...initial];
+  }
+  const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
+  // One retry budget for every call of the loop (extensions.md §3.4).
+  llm.retryBudget ??= new RetryBudget(DEFAULT_RETRY_BUDGET_MS);
+  llm.onEvent = scriptEventHandler(sctx, start.options.get("on_event"), "agent_loop");
+  llm.background = start.background === true;
+  const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
+  loop.daemon = daemon;
+  loop.compaction = compaction;
+  if (settings.backgroundTasks) {
+    for (const [name, fn] of backgroundBuiltins(loop, runAgentLoop)) builtins.set(name, fn);
+  }
+  const governance = loopGovernance(ctx, start.options);
+  loop.gate = new PermissionGate(rt, sessionId, governance, (e) => loop.record(e));
+  const leaveGovernance = enterGovernance(rt, sessionId, governance);
+  // A named session exists from its first loop's start (agent_session_exists
+  // inside its tool handlers); the final transcript replaces this entry.
+  if (!anonymous) sessions.open(sessionId);
+  sessions.active.add(sessionId);
+  let status: LoopStatus | null = null;
+  let result: HDict | null = null;
+  const started = rt.clock.monotonic();
+  try {
+    status = await loop.run();
+    if (daemon) status = await daemon.finalize(loop, status);
+    result = loop.result(status, Math.round(rt.clock.monotonic() - started), anonymous);
+    return result;
+  } finally {
+    leaveGovernance();
+    sessions.active.delete(sessionId);
+    if (settings.sessionId !== null || !anonymous) {
+      // The loop's transcript replaces the stored one (agents-surface.md
+      // §2.1), events appended meanwhile included.
+      const t = result?.get("transcript");
+      const transcript = t instanceof HDict ? t : transcriptDict(rt, sessionId, loop.messages, "paused", loop.progress.summary ?? null, loop.progress.events ?? []);
+      sessions.storeTranscript(sessionId, transcript, status === "input_required" ? loop.resumeState(anonymous) : null);
+    }
+    // A yielded loop is paused, not ended: its handles produce the results
+    // the script will resume it with.
+    if (status !== "input_required") {
+      const lr = longRunState(rt);
+      lr.cancelSession(sessionId);
+      if (anonymous) lr.discardSession(sessionId);
+    }
+  }
+}
+
+/**
+ * The policy and permissions a loop runs under (agents-surface.md §5): its
+ * `policy` option intersected with the caller's ceiling, its `permissions`
+ * after the caller's.
+ */
+function loopGovernance(ctx: CallContext, options: HDict): Governance {
+  const outer = governanceOf(ctx.runtime, ctx.sessionId);
+  const raw = options.get("policy");
+  let requested = null;
+  if (raw !== null) {
+    try {
+      requested = parsePolicy(raw);
+    } catch (e) {
+      if (e instanceof PolicyParseError) throw HarnError.runtime(`agent_loop: policy parse error: ${e.detail}`);
+      throw e;
+    }
+  }
+  let policy;
+  try {
+    policy = intersect(outer.policy, requested);
+  } catch (reason) {
+    if (typeof reason === "string") throw HarnError.runtime(`agent_loop: ${reason}`);
+    throw reason;
+  }
+  const own = parsePermissions(options.get("permissions"), "agent_loop");
+  return { policy, permissions: own ? [...outer.permissions, own] : outer.permissions };
+}
+
+/**
+ * A named session's stored messages, prefixing a new loop (agents-surface.md
+ * §2.1): with a stored summary not already leading the messages as a user
+ * message, that summary comes first.
+ */
+function sessionPrefix(rt: Runtime, id: string): Msg[] {
+  const sessions = agentSessions(rt);
+  const stored = sessions.messages(id);
+  const summary = sessions.get(id)?.transcript.get("summary");
+  if (typeof summary === "string" && summary.trim() !== "") {
+    const first = stored[0];
+    if (!(first && first.role === "user" && first.content === summary)) return [userMessage(summary), ...stored];
+  }
+  return stored;
+}
+
+function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool> } {
+  const builtins = shortCircuitTools();
+  const specs: ToolSpec[] = [];
+  const toolsOption = start.options.get("tools");
+  if (toolsOption !== null || !start.resumed) {
+    const { entries, named } = toolEntries(toolsOption);
+    for (const e of entries) {
+      const s = specOf(e);
+      if (!s) continue;
+      validateSpec(s, e);
+      specs.push(s);
+    }
+    for (const n of named) {
+      if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
+      const s = namedToolSpec(n);
+      if (s && !specs.some((x) => x.name === n)) specs.push(s);
+    }
+  } else {
+    for (const t of start.resumed.tools) {
+      const s = specOf(new HDict(new Map(Object.entries(t).map(([k, v]) => [k, v as Value]))));
+      if (s) specs.push(s);
+    }
+  }
+  if (settings.backgroundTasks) {
+    for (const s of backgroundTools()) {
+      if (!specs.some((x) => x.name === s.name)) specs.push(s);
+    }
+  }
+  return { specs, builtins };
+}
+
