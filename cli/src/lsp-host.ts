@@ -15,7 +15,7 @@ import { CheckConfigResolver } from "./check-config";
 import { besideBundle, runtimeKnowledge } from "./commands/lint-run";
 import { formatOptionsFor } from "./commands/fmt";
 import { loadEngine } from "./engine";
-import { resolveModulePath } from "./module-path";
+import { isFile, resolveModulePath } from "./module-path";
 import { preflightDiagnostics } from "./preflight";
 
 export async function buildLanguageHost(): Promise<LanguageHost> {
@@ -30,7 +30,7 @@ export async function buildLanguageHost(): Promise<LanguageHost> {
     builtins,
     checkerBuiltins: checkerBuiltins(),
     stdModules,
-    resolveImport: (fromFile, path) => resolveModulePath(fromFile, path, stdModules),
+    resolveImport: (fromFile, path, isOpen) => resolveModulePath(fromFile, path, stdModules, process.cwd(), (f) => isOpen(f) || isFile(f)),
     formatOptions: (file) => formatOptionsFor(dirname(file), () => undefined),
     extraChecks(program, file) {
       let severity;

@@ -13,11 +13,18 @@ export function isFile(path: string): boolean {
 }
 
 /** The module's key (a file path, or the `std/...` path itself), or null.
- * A relative `fromFile` is taken from `cwd`. */
-export function resolveModulePath(fromFile: string, path: string, std: { has(name: string): boolean }, cwd: string = process.cwd()): string | null {
+ * A relative `fromFile` is taken from `cwd`; `exists` says whether a
+ * candidate is a file (the language server also counts unsaved ones). */
+export function resolveModulePath(
+  fromFile: string,
+  path: string,
+  std: { has(name: string): boolean },
+  cwd: string = process.cwd(),
+  exists: (path: string) => boolean = isFile,
+): string | null {
   if (path.startsWith("std/")) return std.has(path) ? path : null;
   const base = isAbsolute(path) ? path : resolve(dirname(resolve(cwd, fromFile)), path);
   const candidates = extname(base) === ".harn" ? [base] : [base + ".harn", base, resolve(base, "index.harn")];
-  for (const c of candidates) if (isFile(c)) return c;
+  for (const c of candidates) if (exists(c)) return c;
   return null;
 }

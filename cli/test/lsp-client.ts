@@ -104,6 +104,20 @@ export class LspClient {
     }
   }
 
+  /** The first diagnostics published for `path` (from now on, or already)
+   * that satisfy `ok`. */
+  async until(path: string, ok: (ds: Diagnostic[]) => boolean): Promise<Diagnostic[]> {
+    const uri = uriOf(path);
+    let seen = 0;
+    for (;;) {
+      for (; seen < this.published.length; seen++) {
+        const p = this.published[seen]!;
+        if (p.uri === uri && ok(p.diagnostics)) return p.diagnostics;
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
   /** `shutdown`, then `exit`; resolves with the server's exit code. */
   async shutdown(): Promise<number | null> {
     await this.connection.sendRequest(ShutdownRequest.type);

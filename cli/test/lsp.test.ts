@@ -127,6 +127,19 @@ describe("diagnostics", () => {
     expect(all?.edit.changes?.[uriOf(file)]?.[0]?.newText).toBe("pipeline main(task) {\n  let count = 1\n  log(count)\n}\n");
   });
 
+  it("a function another workspace file imports is not unused, though that file is not open and this one not yet saved", async () => {
+    sandbox.file("main.harn", 'import { helper } from "./lib"\nlog(helper())\n');
+    sandbox.file("other.harn", "fn spare() {\n  return 2\n}\n");
+    const c = await server();
+    const lib = join(sandbox.dir, "lib.harn");
+    const other = join(sandbox.dir, "other.harn");
+    await c.open(other, "fn spare() {\n  return 2\n}\n");
+    expect((await c.diagnostics(other)).map((d) => d.code)).toContain("unused-function");
+    await c.open(lib, "fn helper() {\n  return 1\n}\n");
+    // once the workspace listing has found main.harn, the finding goes
+    await c.until(lib, (ds) => !ds.some((d) => d.code === "unused-function"));
+  });
+
   it("a file that breaks the server's analysis does not stop diagnostics for the others", async () => {
     const c = await server();
     const broken = join(sandbox.dir, "broken.harn");

@@ -138,10 +138,16 @@ export function startServer(options: ServerOptions): Connection {
     if (file !== null) ws.close(file);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
-  connection.onDidChangeWatchedFiles(() => {
-    ws.refreshFiles();
-    for (const uri of documents.keys()) schedule(uri, DEPENDENTS_DELAY_MS);
-  });
+  // The workspace's files (for references, rename, and which names other
+  // files import) are listed in the background, at start and whenever
+  // files come or go; open files are diagnosed again when a list is done.
+  const relist = () => {
+    ws.listFiles(() => {
+      for (const uri of documents.keys()) schedule(uri, DEPENDENTS_DELAY_MS);
+    }).catch((e: unknown) => log("listing the workspace", e));
+  };
+  connection.onInitialized(relist);
+  connection.onDidChangeWatchedFiles(relist);
 
   const at = (uri: string, position: { line: number; character: number }) => {
     const a = analysisOf(uri);

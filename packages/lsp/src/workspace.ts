@@ -24,8 +24,10 @@ export interface LanguageHost {
   checkerBuiltins: ReadonlySet<string>;
   /** Sources of the bundled `std/...` modules by import path. */
   stdModules: ReadonlyMap<string, string>;
-  /** An import as `harn run` resolves it: a file path, a `std/...` key, or null. */
-  resolveImport(fromFile: string, path: string): string | null;
+  /** An import as `harn run` resolves it: a file path, a `std/...` key, or
+   * null. `isOpen` files count as existing (a new file may not be saved
+   * yet). */
+  resolveImport(fromFile: string, path: string, isOpen: (file: string) => boolean): string | null;
   /** `[fmt]` of the harn.toml that applies to the file. */
   formatOptions(file: string): FormatOptions;
   /** `harn check`'s findings beyond parser, checker and linter (preflight). */
@@ -89,7 +91,9 @@ export class Workspace {
   private readonly open = new Map<string, OpenDocument>();
   private readonly cache = new Map<string, { stamp: string; analysis: Analysis }>();
   readonly roots: string[] = [];
-  private listed: string[] | null = null;
+  private listed: string[] = [];
+  /** Bumped by each `listFiles`, so an older listing stops. */
+  private listing = 0;
 
   /** The builtins' names, as the linter takes them (one Set, shared). */
   readonly builtinNames: ReadonlySet<string>;
@@ -165,25 +169,32 @@ export class Workspace {
   }
 
   resolveImport(fromFile: string, path: string): string | null {
-    return this.host.resolveImport(fromFile, path);
+    return this.host.resolveImport(fromFile, path, (file) => this.open.has(file));
   }
 
-  /** Every `.harn` file of the workspace folders (listed once, again
-   * after `refreshFiles`), and the open ones. */
+  /** Every `.harn` file of the workspace folders that the listing found
+   * so far, and the open ones. */
   files(): string[] {
-    if (this.listed === null) {
-      this.listed = [];
-      for (const root of this.roots) {
-        const found = fg.sync("**/*.harn", { cwd: root, absolute: true, ignore: ["**/node_modules/**", "**/.git/**"], suppressErrors: true });
-        this.listed.push(...found.slice(0, MAX_WORKSPACE_FILES));
-      }
-    }
     return [...new Set([...this.listed, ...this.open.keys()])].sort();
   }
 
-  /** Files were created or deleted: list the workspace again when asked. */
-  refreshFiles(): void {
-    this.listed = null;
+  /** List the workspace folders' `.harn` files again, in the background
+   * (a large folder must not stall the server); `done` runs when the
+   * list is complete. A listing started later supersedes this one. */
+  async listFiles(done: () => void): Promise<void> {
+    const run = ++this.listing;
+    const found: string[] = [];
+    for (const root of this.roots) {
+      const stream = fg.stream("**/*.harn", { cwd: root, absolute: true, ignore: ["**/node_modules/**", "**/.git/**"], suppressErrors: true });
+      for await (const f of stream) {
+        if (run !== this.listing) return;
+        found.push(String(f));
+        if (found.length >= MAX_WORKSPACE_FILES) break;
+      }
+    }
+    if (run !== this.listing) return;
+    this.listed = found;
+    done();
   }
 
   /** Names other files import from `file` by name (they are used even if
