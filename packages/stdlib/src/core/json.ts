@@ -63,10 +63,13 @@ class Parser {
   private i = 0;
   private depth = 0;
   /** `plain`: produce plain JS JSON values (objects, numbers, `JsonFloat`)
-   * instead of Harn values. */
+   * instead of Harn values; `exactInts`: in plain values, an integer
+   * beyond 2^53 is a `bigint` (in the i64 range) rather than the nearest
+   * double. */
   constructor(
     private readonly s: string,
     private readonly plain = false,
+    private readonly exactInts = false,
   ) {}
 
   private enter(): void {
@@ -197,9 +200,9 @@ class Parser {
     const text = s.slice(start, this.i);
     // serde_json reads `-0` as the float -0.0, not the int 0.
     if (!isFloat && !(text === "-0" && !this.plain)) {
-      if (text.length < 16 || this.plain) return Number(text);
+      if (text.length < 16 || (this.plain && !this.exactInts)) return Number(text);
       const b = BigInt(text);
-      if (b >= I64_MIN && b <= I64_MAX) return normBig(b);
+      if (b >= I64_MIN && b <= I64_MAX) return this.plain ? (Number.isSafeInteger(Number(b)) ? Number(b) : (b as unknown as Value)) : normBig(b);
     }
     const x = Number(text);
     if (!Number.isFinite(x)) this.fail("number out of range");
@@ -389,32 +392,38 @@ const LEADING_FLOAT = /^\s*-?[0-9]+[.eE]/;
  * agent layer can hand a model's `{"x": 2.0}` to a script as the float
  * `2.0`, as the reference does. Object key order is the text's (as with
  * `JSON.parse`). Throws `JsonError` with serde_json's texts on bad input.
+ * With `exactInts` (daemon payloads, whose 64-bit ints must come back
+ * unchanged), integers beyond 2^53 are `bigint`s.
  */
-export function parseJsonKeepingFloats(text: string): unknown {
-  if (!MAYBE_FLOAT.test(text) && !LEADING_FLOAT.test(text)) {
+export function parseJsonKeepingFloats(text: string, options: { exactInts?: boolean } = {}): unknown {
+  if (!MAYBE_FLOAT.test(text) && !LEADING_FLOAT.test(text) && !(options.exactInts && LONG_INT.test(text))) {
     try {
       return JSON.parse(text);
     } catch {
       // parse again below for the serde_json-style message
     }
   }
-  return new Parser(text, true).parseDocument();
+  return new Parser(text, true, options.exactInts === true).parseDocument();
 }
+
+/** Sixteen digits in a row: maybe an integer `JSON.parse` would round. */
+const LONG_INT = /[0-9]{16}/;
 
 /**
  * Plain JS JSON value → text, like `JSON.stringify(v, null, indent)` (own
  * key order; compact unless `indent`), except that a `JsonFloat` is written as a float (`2.0`, `1e21`),
  * as serde_json writes a float Value (ryu's layout), so provider adapters
  * that re-serialize a tool call's argument object into argument text keep
- * what `parseJsonKeepingFloats` read.
+ * what `parseJsonKeepingFloats` read. A `bigint` (an exact 64-bit int read
+ * with `exactInts`) is written with all its digits.
  */
 export function stringifyJsonKeepingFloats(v: unknown, indent = 0): string {
   let found = false;
   const plain = JSON.stringify(
     v,
     (_k, x: unknown) => {
-      if (x instanceof JsonFloat) found = true;
-      return x;
+      if (x instanceof JsonFloat || typeof x === "bigint") found = true;
+      return typeof x === "bigint" ? null : x;
     },
     indent,
   );
@@ -425,6 +434,7 @@ export function stringifyJsonKeepingFloats(v: unknown, indent = 0): string {
  * the current indentation, as `JSON.stringify(v, null, n)` lays it out. */
 function writeKeepingFloats(v: unknown, step: string, nl: string): string {
   if (v instanceof JsonFloat) return ryu(v.valueOf());
+  if (typeof v === "bigint") return String(v);
   const inner = step === "" ? "" : nl + step;
   const sep = step === "" ? "," : `,${inner}`;
   if (Array.isArray(v)) {

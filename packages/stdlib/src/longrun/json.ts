@@ -4,7 +4,7 @@
  * `JSON.stringify` gives the queued text directly; scripts receive the same
  * object converted to Harn values without a parse round trip.
  */
-import { float, HDict, intFromNumber, type Value } from "@harn/vm";
+import { float, HDict, intFromNumber, normBig, type Value } from "@harn/vm";
 
 import { JsonFloat } from "../core/json";
 
@@ -27,6 +27,8 @@ export function jsonToValue(x: unknown): Value {
       return x;
     case "number":
       return Number.isInteger(x) ? intFromNumber(x) : float(x);
+    case "bigint":
+      return normBig(x);
     case "object": {
       if (Array.isArray(x)) return listToValue(x);
       if (x instanceof JsonFloat) return float(x.valueOf());
