@@ -32,7 +32,7 @@ import { resultDict, type LoopProgress, type LoopStatus, type PendingCall } from
 import {
   appendUpdate,
   feedbackMessage,
-  requestMessages,
+  RequestBuilder,
   textResultsMessage,
   toolMessage,
   toolResultOf,
@@ -86,6 +86,8 @@ export class AgentLoop {
   daemon: DaemonMode | null = null;
   /** Capability ceiling and dynamic permissions (agents-surface.md §5). */
   gate: PermissionGate | null = null;
+  /** The model requests, built incrementally turn after turn. */
+  private readonly request = new RequestBuilder();
   /** Transcript compaction (§2.14); off unless `auto_compact: true`. */
   compaction: LoopCompaction | null = null;
   /** The running turn (extensions.md §3.3): its model call and tools run
@@ -348,7 +350,7 @@ export class AgentLoop {
   }
 
   private async callModel(): Promise<LlmResponse> {
-    const messages = requestMessages(this.messages);
+    const messages = this.request.build(this.messages);
     if (this.prefill !== null) messages.push({ role: "assistant", content: this.prefill });
     this.prefill = null;
     try {

@@ -94,18 +94,22 @@ export function toolResultOf(m: Msg): { id: string; text: string | null; shape: 
 /**
  * Record a later response for call `id`: every earlier response of that
  * call is flagged superseded and the update is appended, in the shape of
- * the call's original result.
+ * the call's original result. A flagged message is replaced by a flagged
+ * copy, never edited: a daemon's committed snapshot shares the message
+ * objects (daemon/delta.ts compares them by identity).
  */
 export function appendUpdate(messages: Msg[], id: string, text: string): void {
   let shape: ResultShape = "openai";
-  for (const m of messages) {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     const r = toolResultOf(m);
     if (r !== undefined && r.id === id) {
-      m.superseded = true;
+      messages[i] = { ...m, superseded: true };
       shape = r.shape;
     }
-    if (Array.isArray(m.tool_results)) {
-      for (const r of m.tool_results) if (isObject(r) && r.tool_call_id === id) r.superseded = true;
+    if (Array.isArray(m.tool_results) && m.tool_results.some((r) => isObject(r) && r.tool_call_id === id)) {
+      const results = m.tool_results.map((r) => (isObject(r) && r.tool_call_id === id ? { ...r, superseded: true } : r));
+      messages[i] = { ...messages[i]!, tool_results: results };
     }
   }
   messages.push({ ...toolMessage(id, text, shape), update_of: id });
@@ -149,6 +153,48 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
     out.push(copy as unknown as LlmMessage);
   }
   return out;
+}
+
+/** The call ids `m` answers (a native result, or text-protocol results). */
+function resultIds(m: Msg): string[] {
+  const r = toolResultOf(m);
+  const ids = r !== undefined ? [r.id] : [];
+  if (Array.isArray(m.tool_results)) for (const x of m.tool_results) if (isObject(x) && typeof x.tool_call_id === "string") ids.push(x.tool_call_id);
+  return ids;
+}
+
+/**
+ * `requestMessages` for a loop, turn after turn. A transcript only grows
+ * between turns (a changed message is replaced by a new object), so the
+ * request of the last turn is reused up to the first message that is not
+ * the same object, and only the new messages are copied: a daemon's
+ * thousands of messages cost pointer work per turn, not a copy of each.
+ * It builds the whole request again when a new message answers a call
+ * answered before (an update changes what an earlier result sends).
+ */
+export class RequestBuilder {
+  private sent: Msg[] = [];
+  private out: LlmMessage[] = [];
+  private readonly answered = new Set<string>();
+
+  /** A fresh array (the caller may append to it). */
+  build(messages: readonly Msg[]): LlmMessage[] {
+    let k = 0;
+    const n = Math.min(this.sent.length, messages.length);
+    while (k < n && this.sent[k] === messages[k]) k++;
+    const tail = messages.slice(k);
+    const ids = tail.flatMap(resultIds);
+    if (k === this.sent.length && !ids.some((id) => this.answered.has(id)) && !tail.some((m) => typeof m.update_of === "string")) {
+      this.out = tail.length === 0 ? this.out : this.out.concat(requestMessages(tail));
+    } else {
+      this.out = requestMessages(messages);
+      this.answered.clear();
+      for (const m of messages.slice(0, k)) for (const id of resultIds(m)) this.answered.add(id);
+    }
+    for (const id of ids) this.answered.add(id);
+    this.sent = messages.slice();
+    return this.out.slice();
+  }
 }
 
 /** Messages from a script value (`messages` option, a transcript). */
