@@ -14,7 +14,7 @@
  * objects with `additionalProperties`, untyped → `{type: "any"}`.
  */
 import type * as A from "@harn/parser";
-import { isPromise, type CallContext } from "../runtime";
+import { isPromise, RuntimeSlot, type CallContext, type Runtime } from "../runtime";
 import { float, HClosure, HDict, HDuration, HFloat, normBig, type Value } from "../values";
 import { ClosureImpl } from "./frame";
 
@@ -23,6 +23,15 @@ import { ClosureImpl } from "./frame";
  * [TS decision]), where `tool_define` handlers get one arguments dict. */
 export function isToolDeclHandler(v: Value): boolean {
   return v instanceof HClosure && v.impl instanceof ClosureImpl && v.impl.proto.isTool;
+}
+
+/** The tools a runtime's program declared so far, by name (a later
+ * declaration of a name wins): what each declaration bound to its name.
+ * `daemon_resume` finds a resumed daemon's tools here by name. */
+const DECLARED_TOOLS = new RuntimeSlot<Map<string, Value>>("tools.declared", () => new Map());
+
+export function declaredTools(rt: Runtime): ReadonlyMap<string, Value> {
+  return rt.slot(DECLARED_TOOLS);
 }
 
 /** The registry a declaration binds to its name (or the handler itself when
@@ -51,7 +60,14 @@ export function lowerToolDecl(n: A.ToolDecl, handler: HClosure, ctx: CallContext
   if (n.returnType) config.set("returns", typeSchema(n.returnType));
   if (n.longRunning) config.set("long_running", true);
   const reg = registry([], ctx);
-  const call = (r: Value) => define([r, n.name, n.description ?? "", new HDict(config)], ctx);
+  const remember = (v: Value): Value => {
+    rt.slot(DECLARED_TOOLS).set(n.name, v);
+    return v;
+  };
+  const call = (r: Value) => {
+    const d = define([r, n.name, n.description ?? "", new HDict(config)], ctx);
+    return isPromise<Value>(d) ? d.then(remember) : remember(d);
+  };
   return isPromise<Value>(reg) ? reg.then(call) : call(reg);
 }
 
