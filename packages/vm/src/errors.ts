@@ -8,7 +8,7 @@
  */
 
 import type { Span } from "@harn/parser";
-import { display, typeOf, type Value } from "./values";
+import { display, HDict, typeOf, type Value } from "./values";
 
 /**
  * `display` of a thrown value, or a placeholder when the host cannot render
@@ -99,7 +99,9 @@ export class HarnError {
     return new HarnError("categorized", message, null, category);
   }
   static daemonQueueFull(daemonId: string, capacity: number): HarnError {
-    return new HarnError("daemonQueueFull", `Daemon queue full: daemon '${daemonId}' reached its event_queue_capacity of ${capacity}`, null, null);
+    const message = `Daemon queue full: daemon '${daemonId}' reached its event_queue_capacity of ${capacity}`;
+    const data = HDict.of({ kind: "daemon_queue_full", message, daemon_id: daemonId, capacity });
+    return new HarnError("daemonQueueFull", message, data, null);
   }
 
   /** The one-line description (spec/semantics.md §8.1). */
@@ -132,6 +134,14 @@ export class HarnError {
    * value itself, or the description string for every other kind. */
   caughtValue(): Value {
     return this.kind === "thrown" ? this.value : this.description();
+  }
+
+  /** [extension] What `catch (e: dict)` binds, or null when the error has
+   * no dict form: a thrown dict, and the daemon queue-full error as
+   * `{kind: "daemon_queue_full", message, daemon_id, capacity}`. */
+  dictForm(): HDict | null {
+    if (this.kind === "thrown" || this.kind === "daemonQueueFull") return this.value instanceof HDict ? this.value : null;
+    return null;
   }
 
   /**

@@ -1070,10 +1070,12 @@ export class Compiler {
     const catches = (e: unknown): e is HarnError => {
       if (!(e instanceof HarnError) || !handler) return false;
       if (typeName === null) return true;
+      // [extension] `catch (e: dict)`: errors that come as dicts.
+      if (typeName === "dict") return e.dictForm() !== null;
       return e.kind === "thrown" && e.value instanceof HEnum && e.value.enumName === typeName;
     };
     const runHandler = (fr: Frame, e: HarnError): any => {
-      if (errSlot >= 0) fr.s[errSlot] = e.caughtValue();
+      if (errSlot >= 0) fr.s[errSlot] = typeName === "dict" ? e.dictForm() : e.caughtValue();
       return handler!(fr);
     };
     const withCatch = (fr: Frame): any => {
