@@ -17,8 +17,9 @@
  *   3. check the journal of both runs (stdlib agent/daemon/journal.ts):
  *      an event whose completion was recorded (its metadata commit
  *      finished) is never delivered again, and every durable trigger was
- *      handled by the end of the restart or is still queued in
- *      `<root>/daemon.meta.json` (a missing file is an empty queue).
+ *      handled by the end of the restart or is still queued in the
+ *      daemon's state on disk (its journal, else `daemon.meta.json`; no
+ *      state is an empty queue).
  * The first violation, or the restart failing, fails the test.
  *
  * Report (user-test format of cli.md §5.1):
@@ -57,7 +58,11 @@ export interface CrashPointsResult {
   points: number;
 }
 
-export function exploreCrashPoints(name: string, file: string, seed: number | null, timeoutMs: number): CrashPointsResult {
+/** The state a daemon root holds on disk (the stdlib's reader, from the
+ * engine: the journal of a crashed daemon, else its files at rest). */
+export type RootReader = (root: string, builtin: string) => { meta: { pending_events: { seq: number }[]; inflight_event: { seq: number } | null } };
+
+export function exploreCrashPoints(name: string, file: string, seed: number | null, timeoutMs: number, readRoot: RootReader): CrashPointsResult {
   const work = mkdtempSync(join(tmpdir(), "harn-crash-points-"));
   try {
     const replay = replayLines(seed, `--filter ${shellWord(name)} ${shellWord(file)}`).map(crashReplay);
@@ -70,7 +75,7 @@ export function exploreCrashPoints(name: string, file: string, seed: number | nu
     const refJournal = readJournal(join(work, "ref.jsonl"));
     const end = refJournal.find((l) => l.op === "end");
     const n = end && end.op === "end" ? end.boundaries : 0;
-    const refViolation = checkJournal(refJournal);
+    const refViolation = checkJournal(refJournal, readRoot);
     if (refViolation !== null) return fail(`without a crash: ${refViolation.split(join(work, "ref")).join("$TMPDIR")}`);
 
     for (let k = 1; k <= n; k++) {
@@ -85,7 +90,7 @@ export function exploreCrashPoints(name: string, file: string, seed: number | nu
       const where = `crash point ${k} of ${n} (${crashed.crash.label})`;
       const restart = runChild(name, file, seed, timeoutMs, null, dir, journal);
       if (restart.failure !== null) return fail(`${where}: the restarted test failed:\n${restart.failure}`);
-      const violation = checkJournal(readJournal(journal));
+      const violation = checkJournal(readJournal(journal), readRoot);
       // the test's TMPDIR is gone once we return: name it, not its path
       if (violation !== null) return fail(`${where}: ${violation.split(dir).join("$TMPDIR")}`);
       rmSync(dir, { recursive: true, force: true });
@@ -150,7 +155,7 @@ export function readJournal(path: string): JournalLine[] {
 }
 
 /** The first violation of the queue's guarantees in `journal`, or null. */
-export function checkJournal(journal: JournalLine[]): string | null {
+export function checkJournal(journal: JournalLine[], readRoot: RootReader): string | null {
   const completed = new Map<string, Set<number>>();
   /** Handled: completing or complete (the disk may or may not show it). */
   const handled = new Map<string, Set<number>>();
@@ -166,7 +171,7 @@ export function checkJournal(journal: JournalLine[]): string | null {
   }
   for (const [root, seqs] of triggered) {
     const done = handled.get(root) ?? new Set<number>();
-    const queued = queuedOnDisk(root);
+    const queued = queuedOnDisk(root, readRoot);
     for (const seq of seqs) {
       if (!done.has(seq) && !queued.has(seq)) return `event ${seq} of daemon ${root} was lost (durable before the crash, never handled, not queued on disk)`;
     }
@@ -174,14 +179,14 @@ export function checkJournal(journal: JournalLine[]): string | null {
   return null;
 }
 
-function queuedOnDisk(root: string): Set<number> {
+function queuedOnDisk(root: string, readRoot: RootReader): Set<number> {
   const seqs = new Set<number>();
   try {
-    const meta = JSON.parse(readFileSync(join(root, "daemon.meta.json"), "utf8")) as { pending_events?: { seq: number }[]; inflight_event?: { seq: number } | null };
-    for (const e of meta.pending_events ?? []) seqs.add(e.seq);
+    const { meta } = readRoot(root, "harn test --crash-points");
+    for (const e of meta.pending_events) seqs.add(e.seq);
     if (meta.inflight_event) seqs.add(meta.inflight_event.seq);
   } catch {
-    // no metadata: nothing is queued
+    // no state: nothing is queued
   }
   return seqs;
 }

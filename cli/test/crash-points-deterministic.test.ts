@@ -35,13 +35,13 @@ pipeline test_daemon_resumes() {
 }
 `;
 
-// Starts a new daemon over the old root after a restart: what was queued
-// before the crash is gone.
+// Starts a new daemon over the old root after a restart, discarding on
+// purpose (\`on_existing: "replace"\`) what was queued before the crash.
 const STARTS_OVER = `${TOOL}
 pipeline test_daemon_starts_over() {
   let root = path_join(temp_dir(), "daemon")
   llm_mock({match: "*", text: "noted", delay_ms: 20})
-  let d = daemon_spawn({task: "Record events", provider: "mock", tools: record, persist_path: root})
+  let d = daemon_spawn({task: "Record events", provider: "mock", tools: record, persist_path: root, on_existing: "replace"})
   if !file_exists(path_join(root, "started")) {
     write_file(path_join(root, "started"), "yes")
     daemon_trigger(d, {n: 1})

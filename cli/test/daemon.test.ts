@@ -3,11 +3,12 @@
  * processes on a real state directory.
  *
  * - Crash test: a script spawns (or resumes) a daemon with the mock
- *   provider and triggers 200 events; the test SIGKILLs `harn` at 20 random
+ *   provider and triggers 200 events; the test SIGKILLs `harn` at 25 random
  *   moments and starts it again each time. The daemon's tool appends every
  *   event it handles to a log, so the test sees the true handling order:
- *   every event must be handled at least once, and first handlings must be
- *   in trigger (FIFO) order.
+ *   every event must be handled at least once, first handlings must be in
+ *   trigger (FIFO) order, the state on disk must read back after every
+ *   kill, and only the event in flight at a kill may be handled again.
  * - A process killed while a turn is handling an event: the resumed daemon
  *   replays it.
  * - Two processes on one root: the second gets the lock error naming the
@@ -83,6 +84,33 @@ function handled(log: string): number[] {
 }
 
 /**
+ * What a daemon root holds on disk, read as a user would after a crash:
+ * `daemon_snapshot(path)` in a fresh `harn` (it replays the journal the
+ * killed process left). `queued`: sequence numbers still queued;
+ * `completed`: the events whose handling the committed snapshot shows
+ * (their message is in the transcript: a snapshot is only committed at an
+ * idle boundary, after the event's turn).
+ */
+async function diskState(root: string): Promise<{ queued: number[]; completed: number[] }> {
+  const run = harn(
+    script(
+      "disk_state.harn",
+      `
+pipeline main() {
+  let s = daemon_snapshot(argv[0])
+  let done = s.visible_messages.filter({ m -> m.role == "user" && starts_with(m.content, "{") }).map({ m -> json_parse(m.content).n })
+  println(json_stringify({queued: s.pending_events.map({ e -> e.seq }), completed: done}))
+}
+`,
+    ),
+    [root],
+  );
+  const r = await run.exit;
+  if (r.code !== 0) throw new Error(`reading ${root} failed (exit ${r.code}): ${run.stderr()}${run.stdout()}`);
+  return JSON.parse(run.stdout()) as { queued: number[]; completed: number[] };
+}
+
+/**
  * The daemon under test: a `record(n)` tool appends `n` to the log; pattern
  * mocks answer an event `{"n":N}` with a call `record(N)` and anything else
  * with plain text (the idle boundary). On start it resumes the root if
@@ -132,14 +160,17 @@ pipeline main() {
 
 describe("daemon crash safety (agents.md §4.5)", () => {
   it(
-    "200 events survive 20 SIGKILLs at random moments: each handled at least once, first handlings in FIFO order",
+    "200 events survive 25 SIGKILLs at random moments: none lost or corrupt, first handlings in FIFO order, only the event in flight replayed",
     async () => {
       const total = 200;
-      const kills = 20;
+      const kills = 25;
       const root = join(work, "crash-root");
       const log = join(work, "crash-handled.log");
       const driver = script("crash_driver.harn", DRIVER);
       const progressAtKill: number[] = [];
+      /** After each kill: the log's length, and what the state on disk
+       * shows completed (it must never be handled again). */
+      const atKill: { logged: number; completed: Set<number> }[] = [];
       for (let k = 0; k < kills; k++) {
         const run = harn(driver, [root, log, String(total), "hold"]);
         // A random moment: a quarter of the kills at a random time from
@@ -148,7 +179,7 @@ describe("daemon crash safety (agents.md §4.5)", () => {
         // (triggering and handling, mid-turn, mid-write).
         // The timed kills are also bounded by progress, so that the 200
         // events are not used up before the last kill.
-        const target = handled(log).length + 1 + Math.floor(Math.random() * 6);
+        const target = handled(log).length + 1 + Math.floor(Math.random() * 5);
         let settled = false;
         const progressed = eventually(() => settled || handled(log).length >= target, "progress", 60_000);
         const moment =
@@ -166,6 +197,11 @@ describe("daemon crash safety (agents.md §4.5)", () => {
         const r = await run.exit;
         expect(r.signal).toBe("SIGKILL");
         progressAtKill.push(handled(log).length);
+        // 0 corrupt: the state a kill leaves always reads back.
+        if (existsSync(join(root, "daemon.meta.json"))) {
+          const disk = await diskState(root);
+          atKill.push({ logged: handled(log).length, completed: new Set(disk.completed) });
+        }
       }
       const last = harn(driver, [root, log, String(total)]);
       const r = await last.exit;
@@ -186,6 +222,14 @@ describe("daemon crash safety (agents.md §4.5)", () => {
       expect(firsts.length).toBe(total);
       // FIFO of first handling
       expect(firsts).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      // Only the event in flight at a kill is handled again: at most one
+      // replay per kill, and never one the state on disk showed completed.
+      const replays = order.length - total;
+      expect(replays).toBeLessThanOrEqual(kills);
+      for (const { logged, completed } of atKill) {
+        const again = order.slice(logged).filter((n) => completed.has(n));
+        expect(again, "events handled again although the snapshot on disk showed them completed").toEqual([]);
+      }
       // The kills landed at different stages of the work.
       expect(new Set(progressAtKill).size).toBeGreaterThan(1);
       const meta = JSON.parse(readFileSync(join(root, "daemon.meta.json"), "utf8"));
@@ -193,9 +237,10 @@ describe("daemon crash safety (agents.md §4.5)", () => {
       expect(meta.inflight_event).toBeNull();
       expect(meta.next_event_seq).toBeGreaterThan(total);
       expect(existsSync(join(root, "daemon.lock"))).toBe(false);
-      console.log(`crash test: ${order.length} handlings of ${total} events (${order.length - total} replays); handled at each kill: ${progressAtKill.join(" ")}`);
+      expect(existsSync(join(root, "daemon.journal"))).toBe(false);
+      console.log(`crash test: ${order.length} handlings of ${total} events (${replays} replays for ${kills} kills); handled at each kill: ${progressAtKill.join(" ")}`);
     },
-    240_000,
+    300_000,
   );
 
   it("a process killed while a turn handles an event: the resumed daemon replays it", async () => {
@@ -226,8 +271,7 @@ pipeline main() {
     a.child.kill("SIGKILL");
     await a.exit;
     expect(handled(log)).toEqual([]);
-    const meta = JSON.parse(readFileSync(join(root, "daemon.meta.json"), "utf8"));
-    expect(meta.inflight_event?.seq ?? meta.pending_events[0]?.seq).toBe(1);
+    expect(await diskState(root)).toEqual({ queued: [1], completed: [] });
 
     const second = script(
       "midturn_second.harn",
@@ -352,14 +396,15 @@ pipeline main() {
     const release = join(work, "locked-release");
     const holder = harn(script("holder.harn", HOLDER), [root, release]);
     await eventually(() => holder.stdout().includes("holding"), "the holder to spawn its daemon");
-    const before = readFileSync(join(root, "daemon.meta.json"), "utf8");
+    const files = ["daemon.meta.json", "daemon.journal"].map((f) => join(root, f));
+    const before = files.map((f) => readFileSync(f, "utf8"));
 
     const contender = harn(script("contender.harn", CONTENDER), [root]);
     await contender.exit;
     expect(contender.stderr()).toBe("");
     expect(contender.stdout().trim()).toBe(`Runtime error: daemon_resume: daemon '${root}' is already running (locked by process ${holder.child.pid})`);
     // the contender touched nothing
-    expect(readFileSync(join(root, "daemon.meta.json"), "utf8")).toBe(before);
+    expect(files.map((f) => readFileSync(f, "utf8"))).toEqual(before);
 
     writeFileSync(release, "");
     const r = await holder.exit;

@@ -650,8 +650,9 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
     }
     if (opts.crashPoints) {
       let points = 0;
+      const engine = await loadEngine();
       for (const seed of det.seeds) {
-        const r = exploreCrashPoints(t.name, t.file, seed, timeoutMs);
+        const r = exploreCrashPoints(t.name, t.file, seed, timeoutMs, engine.readDaemonRootSync);
         if (r.failure !== null) return { failure: r.failure, ms: elapsed(), note: "" };
         points = Math.max(points, r.points);
       }

@@ -132,6 +132,7 @@ export type * from "./llm/index";
 export { interruptTurns, setTurnObserver } from "./llm/turns";
 export { mockFixtureLine, recordLlmResponses } from "./llm/record";
 export { setDaemonJournal, type DaemonJournalEntry } from "./agent/daemon/journal";
+export { readRootSync as readDaemonRootSync } from "./agent/daemon/file-store";
 export { costUsd } from "./agent/llm/budget";
 
 /** Host controls of background sub-agents, usable before the agent layer

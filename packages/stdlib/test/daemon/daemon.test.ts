@@ -25,7 +25,7 @@ describe("delivery at idle boundaries (§4.5)", () => {
     const out = await lines(`
 tool record(n: int) -> string {
   description "Look at the snapshot on disk while handling event n"
-  let snap = json_parse(read_file(${q(join(root, "daemon.json"))}))
+  let snap = daemon_snapshot(${q(root)})
   let texts = snap.visible_messages.map({ m -> to_string(m.content) })
   let has_n = len(texts.filter({ t -> t == "{\\"n\\":" + to_string(n) + "}" })) > 0
   let prev_done = n == 1 || len(texts.filter({ t -> t == "{\\"n\\":" + to_string(n - 1) + "}" })) > 0
@@ -221,7 +221,7 @@ pipeline main() {
 `,
       { setup: (rt) => rt.defineBuiltin("__held", () => held.then(() => null)) },
     );
-    while (!existsSync(join(root, "daemon.json"))) await new Promise((r) => setTimeout(r, 5));
+    while (!existsSync(join(root, "daemon.journal"))) await new Promise((r) => setTimeout(r, 5));
     const second = await runHarn(`
 pipeline main() { daemon_resume(${q(root)}) }
 `);

@@ -1,29 +1,36 @@
 /**
- * `daemon_spawn`, `daemon_trigger`, `daemon_snapshot`, `daemon_stop` and
- * `daemon_resume` (spec/agents.md §4.3; error texts §6.4).
+ * `daemon_spawn`, `daemon_trigger`, `daemon_snapshot`, `daemon_stop`,
+ * `daemon_resume` (spec/agents.md §4.3; error texts §6.4) and
+ * [extension] `daemon_wait`.
  *
- * [extension] `daemon_resume(path, options?)`: the metadata stores the
- * loop options as data, so closures (tool handlers, callbacks) cannot be
- * resumed from disk; the optional dict supplies them (and may override any
- * other loop option).
+ * Extensions (docs/daemons.md):
+ * - `daemon_resume(path, options?)`: the optional dict overrides loop
+ *   options; tools whose handlers could not be stored are found again by
+ *   name among the resuming script's `tool` declarations.
+ * - `daemon_spawn` refuses a root whose daemon still has queued events
+ *   unless `on_existing` says `"resume"` or `"replace"`.
+ * - `daemon_snapshot(path)` reads a daemon's state from its root.
+ * - `daemon_wait(handle, {until, timeout_ms})`.
  */
 import { DAEMON_JOURNAL } from "./journal";
-import { mkdir, unlink } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
+import { existsSync, statSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { declaredTools, display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
-import { fromJson, toJson } from "../json";
+import { fromJson } from "../json";
 import { uuidV7 } from "../../core/encoding";
 import { num } from "../llm/options";
-import { Daemon, SETTLE_MS, type DaemonIdentity } from "./daemon";
-import { DIR_MODE, fileError, ioDetail, readStateFile } from "./durable";
-import { DEFAULT_QUEUE_CAPACITY, META_FILE, parseMeta, parseSnapshot, SNAPSHOT_FILE, type Snapshot } from "./files";
+import { durationMs, readLoopSettings } from "../loop/options";
+import { loopOptions, payloadJson, restoreTools, storedOptions } from "./config";
+import { Daemon, queueFields, SETTLE_MS, type DaemonIdentity } from "./daemon";
+import { DIR_MODE, fileError, ioDetail } from "./durable";
+import { DEFAULT_QUEUE_CAPACITY, defaultSnapshot, META_FILE, SNAPSHOT_FILE } from "./files";
+import { FileStore, JOURNAL_FILE, readRoot, type RootState } from "./file-store";
 import { RootLock, type LockOwner } from "./lock";
 import { daemonRegistry } from "./registry";
 import { builtinModule } from "../../registry/define";
-
-/** Config keys that are not agent-loop options (§4.3). */
-const NOT_LOOP_OPTIONS = ["name", "prompt", "task", "system", "options", "event_queue_capacity", "queue_capacity", "state_dir", "resume_path"];
+import { snapshotValue } from "./values";
 
 function text(v: Value): string | null {
   if (v === null) return null;
@@ -35,18 +42,17 @@ function lockedBy(owner: LockOwner | null): string {
   return owner && owner.pid > 0 ? ` (locked by process ${owner.pid})` : " (locked by another process)";
 }
 
-/** The loop options: the config (or its `options` dict) minus the daemon's
- * own keys, with daemon mode forced on. */
-function loopOptions(source: HDict, extra: HDict | null, sessionId: string, root: string): HDict {
-  const m = new Map(source.map);
-  for (const k of NOT_LOOP_OPTIONS) m.delete(k);
-  if (extra) for (const k of extra.keys()) m.set(k, extra.get(k));
-  m.set("daemon", true);
-  m.set("persistent", false);
-  m.set("session_id", sessionId);
-  m.set("persist_path", join(root, SNAPSHOT_FILE));
-  m.delete("resume_path");
-  return new HDict(m);
+function maxIterationsOf(options: HDict): number {
+  try {
+    return readLoopSettings(options).maxIterations;
+  } catch {
+    return 0; // the loop reports the bad option when it starts
+  }
+}
+
+/** A root holds a daemon's state (at rest or running). */
+function holdsDaemon(root: string): boolean {
+  return [JOURNAL_FILE, META_FILE, SNAPSHOT_FILE].some((f) => existsSync(join(root, f)));
 }
 
 async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
@@ -57,6 +63,10 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   if (prompt === null) throw HarnError.runtime("daemon_spawn: config must include `task` or `prompt`");
   const given = text(config.get("persist_path")) ?? text(config.get("state_dir"));
   if (given === null) throw HarnError.runtime("daemon_spawn: config must include `persist_path` or `state_dir`");
+  const onExisting = config.get("on_existing");
+  if (onExisting !== null && onExisting !== "resume" && onExisting !== "replace") {
+    throw HarnError.runtime('daemon_spawn: `on_existing` must be "resume" or "replace"');
+  }
   const root = resolve(rt.cwd, given);
   const registry = daemonRegistry(rt);
   const busy = `daemon_spawn: a daemon is already running for '${root}'`;
@@ -69,11 +79,26 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   }
   const locked = RootLock.acquire(root);
   if (!locked.ok) throw HarnError.runtime(busy + lockedBy(locked.owner));
+  const nested = config.get("options");
+  const source = nested instanceof HDict ? nested : config;
   let daemon: Daemon;
   try {
+    // An earlier daemon's queue is never dropped without being asked to.
+    const existing = onExisting !== "replace" && holdsDaemon(root) ? await readRoot(root, "daemon_spawn") : null;
+    if (existing !== null && onExisting === "resume") {
+      return await resumeFrom(ctx, root, locked.lock, existing, source);
+    }
+    const queued = existing === null ? 0 : existing.meta.pending_events.length + (existing.meta.inflight_event ? 1 : 0);
+    if (queued > 0) {
+      const events = queued === 1 ? "1 pending event" : `${queued} pending events`;
+      throw HarnError.runtime(
+        `daemon_spawn: '${root}' holds daemon '${existing!.meta.name || existing!.meta.id}' with ${events}; resume it with daemon_resume(${JSON.stringify(root)}), or pass on_existing: "resume" (keep them) or "replace" (discard them)`,
+      );
+    }
     const id = `daemon_${uuidV7(rt)}`;
     const session = text(config.get("session_id")) ?? `daemon_session_${uuidV7(rt)}`;
     const cap = num(config.get("event_queue_capacity") ?? config.get("queue_capacity"));
+    const options = loopOptions(source, null, session, root);
     const identity: DaemonIdentity = {
       id,
       name: text(config.get("name")) ?? id,
@@ -82,39 +107,19 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
       sessionId: session,
       capacity: cap !== undefined && Number.isInteger(cap) && cap > 0 ? cap : DEFAULT_QUEUE_CAPACITY,
       root,
+      storedOptions: storedOptions(options),
+      maxIterations: maxIterationsOf(options),
     };
-    const nested = config.get("options");
-    const options = loopOptions(nested instanceof HDict ? nested : config, null, session, root);
-    // A snapshot of an earlier daemon in this root must not be resumed
-    // with this daemon's metadata: remove it before the metadata exists.
-    try {
-      await unlink(join(root, SNAPSHOT_FILE));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw fileError("snapshot", "write", ioDetail(join(root, SNAPSHOT_FILE), e));
-    }
-    daemon = new Daemon(identity, options, { pending: [], nextSeq: 1, snapshot: null }, locked.lock, rt.clock, rt.slot(DAEMON_JOURNAL));
-    await daemon.persistMeta();
+    const record = Daemon.initialRecord(identity);
+    const store = await FileStore.open(root, record, true);
+    daemon = new Daemon(identity, options, { pending: [], nextSeq: 1, snapshot: null }, store, locked.lock, rt, rt.slot(DAEMON_JOURNAL));
   } catch (e) {
     locked.lock.release();
     throw e;
   }
   registry.daemons.set(daemon.id, daemon);
-  daemon.start(ctx, false);
+  daemon.start(ctx);
   await daemon.waitForSnapshot(SETTLE_MS);
-  return daemon.summary();
-}
-
-async function daemonTrigger(args: Value[], ctx: CallContext): Promise<Value> {
-  if (args[0] === undefined || args[0] === null) throw HarnError.runtime("daemon_trigger: missing daemon handle");
-  if (args[1] === undefined || args[1] === null) throw HarnError.runtime("daemon_trigger: missing event payload");
-  const daemon = daemonRegistry(ctx.runtime).resolve("daemon_trigger", args[0]);
-  await daemon.trigger(toJson(args[1]));
-  return daemon.summary();
-}
-
-async function daemonStop(args: Value[], ctx: CallContext): Promise<Value> {
-  const daemon = daemonRegistry(ctx.runtime).resolve("daemon_stop", args[0]);
-  await daemon.stop();
   return daemon.summary();
 }
 
@@ -124,8 +129,9 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
   if (typeof given !== "string" || given === "") throw HarnError.runtime("daemon_resume: `path` must be a non-empty string");
   const overrides = args[1] instanceof HDict ? args[1] : null;
   const root = resolve(rt.cwd, given);
-  const snapshotPath = join(root, SNAPSHOT_FILE);
-  const metaPath = join(root, META_FILE);
+  if (isFile(root)) {
+    throw HarnError.runtime(`daemon_resume: \`path\` is the daemon's folder (the persist_path given to daemon_spawn), not a file in it: pass '${dirname(given) || "."}', not '${basename(given)}'`);
+  }
   const registry = daemonRegistry(rt);
   const busy = `daemon_resume: daemon '${given}' is already running`;
   if (registry.runningFor(root)) throw HarnError.runtime(busy);
@@ -137,60 +143,132 @@ async function daemonResume(args: Value[], ctx: CallContext): Promise<Value> {
     locked = RootLock.acquire(root);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw fileError("snapshot", "read", ioDetail(snapshotPath, e));
+    if (code === "ENOENT" || code === "ENOTDIR") throw fileError("snapshot", "read", ioDetail(join(root, SNAPSHOT_FILE), e));
     throw HarnError.runtime(`daemon_resume: cannot lock '${given}': ${osErrorText(e)}`);
   }
   if (!locked.ok) throw HarnError.runtime(busy + lockedBy(locked.owner));
-  let daemon: Daemon;
-  let snapshot: Snapshot | null;
   try {
-    const snapText = await readStateFile(snapshotPath, "snapshot");
-    const metaText = await readStateFile(metaPath, "meta");
-    // A daemon whose spawn was cut short before its first snapshot resumes
-    // from its task; a root without metadata is not a daemon at all.
-    if (snapText === null && metaText === null) throw fileError("snapshot", "read", ioDetail(snapshotPath, { code: "ENOENT" }));
-    snapshot = snapText === null ? null : parseSnapshot(snapText, snapshotPath);
-    if (metaText === null) throw fileError("meta", "read", ioDetail(metaPath, { code: "ENOENT" }));
-    const meta = parseMeta(metaText, metaPath);
-    if (meta === null) throw HarnError.runtime(`daemon_resume: metadata at '${metaPath}' is not a dict`);
-    const id = meta.id || `daemon_${uuidV7(rt)}`;
-    const other = registry.daemons.get(id);
-    if (other?.running) throw HarnError.runtime(`daemon_resume: daemon '${id}' is already running from '${other.identity.root}'`);
-    const session = meta.session_id || `daemon_session_${uuidV7(rt)}`;
-    const identity: DaemonIdentity = {
-      id,
-      name: meta.name || id,
-      prompt: meta.prompt,
-      system: meta.system,
-      sessionId: session,
-      capacity: meta.event_queue_capacity,
-      root,
-    };
-    const stored = fromJson(meta.options);
-    const options = loopOptions(stored instanceof HDict ? stored : HDict.empty(), overrides, session, root);
-    // The in-flight event of the stopped or crashed run goes first (§4.5).
-    const pending = meta.inflight_event ? [meta.inflight_event, ...meta.pending_events] : meta.pending_events;
-    const saved = snapshot === null ? null : { text: snapText!, savedAt: snapshot.saved_at, state: snapshot.daemon_state, totalIterations: snapshot.total_iterations };
-    daemon = new Daemon(identity, options, { pending, nextSeq: meta.next_event_seq, snapshot: saved }, locked.lock, rt.clock, rt.slot(DAEMON_JOURNAL));
-    // Marked idle so the first event is handed over before the loop starts
-    // and its first preflight sees it.
-    daemon.inbox.idle = true;
-    daemon.deliver();
-    await daemon.persistMeta();
+    return await resumeFrom(ctx, root, locked.lock, await readRoot(root, "daemon_resume"), overrides);
   } catch (e) {
     locked.lock.release();
     throw e;
   }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Run the daemon whose state was read from `root` (locked by `lock`,
+ * which the caller releases if this throws). */
+async function resumeFrom(ctx: CallContext, root: string, lock: RootLock, state: RootState, overrides: HDict | null): Promise<Value> {
+  const rt = ctx.runtime;
+  const registry = daemonRegistry(rt);
+  const meta = state.meta;
+  const id = meta.id || `daemon_${uuidV7(rt)}`;
+  const other = registry.daemons.get(id);
+  if (other?.running) throw HarnError.runtime(`daemon_resume: daemon '${id}' is already running from '${other.identity.root}'`);
+  const session = meta.session_id || `daemon_session_${uuidV7(rt)}`;
+  const stored = fromJson(meta.options);
+  let options = loopOptions(stored instanceof HDict ? stored : HDict.empty(), overrides, session, root);
+  const name = meta.name || id;
+  if (!overrides?.has("tools") && options.get("tools") !== null) {
+    const { tools, missing } = restoreTools(options.get("tools"), declaredTools(rt));
+    if (missing.length > 0) {
+      const t = missing[0]!;
+      throw HarnError.runtime(
+        `daemon_resume: daemon '${name}' uses tool '${t}', which this script does not declare; declare it (tool ${t}(…) { … }) or pass it: daemon_resume(path, {tools: …})`,
+      );
+    }
+    options = options.with("tools", tools);
+  }
+  const identity: DaemonIdentity = {
+    id,
+    name,
+    prompt: meta.prompt,
+    system: meta.system,
+    sessionId: session,
+    capacity: meta.event_queue_capacity,
+    root,
+    storedOptions: storedOptions(options),
+    maxIterations: maxIterationsOf(options),
+  };
+  // The in-flight event of the stopped or crashed run goes first (§4.5).
+  const pending = meta.inflight_event ? [meta.inflight_event, ...meta.pending_events] : meta.pending_events;
+  const store = await FileStore.open(root, { meta: { ...meta, pending_events: pending, inflight_event: null }, snapshot: state.snapshot }, false);
+  const daemon = new Daemon(identity, options, { pending, nextSeq: meta.next_event_seq, snapshot: state.snapshot }, store, lock, rt, rt.slot(DAEMON_JOURNAL));
+  // Marked idle so the first event is handed over before the loop starts
+  // and its first preflight sees it.
+  daemon.inbox.idle = true;
+  daemon.deliver();
   registry.daemons.set(daemon.id, daemon);
-  daemon.start(ctx, snapshot !== null);
+  daemon.start(ctx);
   await daemon.waitForSnapshot(SETTLE_MS);
   return daemon.summary();
+}
+
+async function daemonTrigger(args: Value[], ctx: CallContext): Promise<Value> {
+  if (args[0] === undefined || args[0] === null) throw HarnError.runtime("daemon_trigger: missing daemon handle");
+  if (args[1] === undefined || args[1] === null) throw HarnError.runtime("daemon_trigger: missing event payload");
+  const daemon = daemonRegistry(ctx.runtime).resolve("daemon_trigger", args[0]);
+  await daemon.trigger(payloadJson(args[1]));
+  return daemon.summary();
+}
+
+async function daemonStop(args: Value[], ctx: CallContext): Promise<Value> {
+  const daemon = daemonRegistry(ctx.runtime).resolve("daemon_stop", args[0]);
+  await daemon.stop();
+  return daemon.summary();
+}
+
+/** A string that names a folder rather than a daemon id. */
+function isPathArg(rt: Runtime, arg: Value | undefined): arg is string {
+  if (typeof arg !== "string" || daemonRegistry(rt).daemons.has(arg)) return false;
+  return /[/\\]/.test(arg) || arg.startsWith(".") || existsSync(resolve(rt.cwd, arg));
+}
+
+async function daemonSnapshot(args: Value[], ctx: CallContext): Promise<Value> {
+  const rt = ctx.runtime;
+  const registry = daemonRegistry(rt);
+  const arg = args[0];
+  if (!isPathArg(rt, arg)) return registry.resolve("daemon_snapshot", arg).snapshotDict();
+  // Read from the root even when this process runs the daemon: what a
+  // crash would leave is what the path form shows.
+  const root = resolve(rt.cwd, arg);
+  const state = await readRoot(root, "daemon_snapshot");
+  const options = fromJson(state.meta.options);
+  const base = snapshotValue(state.snapshot ?? defaultSnapshot(), new WeakMap());
+  return queueFields(base, {
+    pending: state.meta.inflight_event ? [state.meta.inflight_event, ...state.meta.pending_events] : state.meta.pending_events,
+    inflight: null,
+    capacity: state.meta.event_queue_capacity,
+    maxIterations: maxIterationsOf(options instanceof HDict ? options : HDict.empty()),
+    stopReason: state.snapshot?.stop_reason ?? null,
+  });
+}
+
+async function daemonWait(args: Value[], ctx: CallContext): Promise<Value> {
+  const daemon = daemonRegistry(ctx.runtime).resolve("daemon_wait", args[0]);
+  const opts = args[1] ?? null;
+  if (opts !== null && !(opts instanceof HDict)) throw HarnError.runtime("daemon_wait: options must be a dict");
+  const until = opts?.get("until") ?? "drained";
+  if (until !== "idle" && until !== "drained") throw HarnError.runtime('daemon_wait: `until` must be "idle" or "drained"');
+  const timeout = opts?.get("timeout_ms") ?? null;
+  const ms = timeout === null ? null : durationMs(timeout);
+  if (timeout !== null && ms === undefined) throw HarnError.runtime("daemon_wait: `timeout_ms` must be a duration or an int");
+  const reached = await daemon.waitUntil(until, ms ?? null, ctx.signal);
+  return daemon.summary().with("timed_out", !reached);
 }
 
 export const DAEMONS_BUILTINS = builtinModule("agent/daemon/builtins", (def) => {
   def("daemon_spawn", daemonSpawn);
   def("daemon_trigger", daemonTrigger);
-  def("daemon_snapshot", (args, ctx) => daemonRegistry(ctx.runtime).resolve("daemon_snapshot", args[0]).snapshotDict());
+  def("daemon_snapshot", daemonSnapshot);
   def("daemon_stop", daemonStop);
   def("daemon_resume", daemonResume);
+  def("daemon_wait", daemonWait);
 });

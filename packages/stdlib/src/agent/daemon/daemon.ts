@@ -1,50 +1,47 @@
 /**
  * One daemon (spec/agents.md §4.3–§4.5): an agent loop in daemon mode
  * running as a detached background task, plus the durable bounded FIFO
- * trigger queue in front of it.
+ * trigger queue in front of it. Where the state lives is the store's
+ * business (store.ts); this class keeps the queue and the last committed
+ * snapshot in memory and decides what must be made durable when.
  *
  * Queue invariants:
- * - `daemon_trigger` appends and returns only after a metadata commit that
- *   includes the event is durable; only durable events are delivered.
+ * - `daemon_trigger` appends and returns only once the store has made the
+ *   event durable; only durable events are delivered.
  * - At most one event is in flight; events are handed over strictly in
- *   sequence order, one per idle boundary (the loop waiting with a
- *   snapshot of its state already on disk).
- * - An in-flight event is cleared once a later snapshot shows a model turn
- *   after the delivery (its `total_iterations` grew), so a snapshot on
- *   disk is always from before or after an event, never half-way.
- *   [TS decision] §4.3 also clears it when only `saved_at` changed; that
- *   drops an event the loop never answered (the final snapshot of a loop
- *   that ran out of `max_iterations` right after the wake), so here such
- *   an event stays in flight and is replayed on resume (§4.5
- *   at-least-once).
- * - Stop, a crash or a restart re-queue the in-flight event at the front
- *   (at-least-once). The delivery itself need not be durable before the
- *   hand-over: an event in flight and an event at the head of the pending
- *   list resume identically.
+ *   sequence order, one per idle boundary (the loop waiting with its
+ *   snapshot committed).
+ * - The event in flight is acknowledged by the first idle commit whose
+ *   snapshot shows a model turn after the delivery (its `total_iterations`
+ *   grew), in the same atomic commit as that snapshot: after a crash the
+ *   events handled again are at most the one in flight. [TS decision]
+ *   §4.3 also clears it when only `saved_at` changed; that drops an event
+ *   the loop never answered (the final snapshot of a loop that ran out of
+ *   `max_iterations` right after the wake), so here such an event stays
+ *   in flight and is replayed on resume (§4.5 at-least-once).
+ * - Stop, a crash or a restart re-queue the event in flight at the front.
+ *   The delivery itself is not recorded: an event in flight and one at
+ *   the head of the queue resume identically.
  *
  * Delivery is event-driven: a trigger delivers right after its event is
  * durable, and the loop's idle hook delivers the next pending event. The
  * reference polls with a 10 ms "delivery monitor"; here there is no timer
  * at all (nothing to clear on stop, nothing that could keep Node alive, no
  * latency floor), with the same observable order.
- *
- * Crash points (SIGKILL): mid-write leaves a stale `.tmp` and the old file;
- * between a snapshot rename and the metadata rename the snapshot is newer,
- * which can only replay the in-flight event; after delivery and before the
- * next snapshot the event is replayed on resume. No point loses a durable
- * event or reorders first handling.
  */
 import type { DaemonJournal, DaemonJournalEntry } from "./journal";
 import { join } from "node:path";
-import { HarnError, HDict, HDuration, HFloat, realClock, type CallContext, type Clock, type SessionCallContext, type Value } from "@harn/vm";
-import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { floatToJson, fromJson, type Json, type JsonObject } from "../json";
+import { HarnError, HDict, realClock, type CallContext, type Clock, type Runtime, type SessionCallContext, type Value } from "@harn/vm";
+import { stringifyJsonKeepingFloats } from "../../core/json";
+import { fromJson, type Json, type JsonObject } from "../json";
 import { runAgentLoop } from "../loop/start";
-import { DirectoryWriter } from "./durable";
-import { defaultSnapshot, encodeState, META_FILE, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent } from "./files";
+import { frozenSnapshot } from "./delta";
+import { defaultSnapshot, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent, type Snapshot } from "./files";
 import { DaemonInbox } from "./inbox";
 import type { RootLock } from "./lock";
-import type { DaemonHost, SavedSnapshot } from "./mode";
+import type { DaemonHost } from "./mode";
+import { snapshotValue, type MessageValues } from "./values";
+import type { DaemonRecord, DaemonStore } from "./store";
 
 export type DaemonStatus = "running" | "stopped" | "failed";
 
@@ -63,30 +60,42 @@ export interface DaemonIdentity {
   capacity: number;
   /** Absolute root directory. */
   root: string;
+  /** The loop options as the metadata stores them (data only). */
+  storedOptions: JsonObject;
+  /** The loop's `max_iterations` (over the daemon's life, §4.1). */
+  maxIterations: number;
 }
 
 /** The queue and snapshot a daemon starts from (empty for a new one). */
 export interface DaemonState {
   pending: QueuedEvent[];
   nextSeq: number;
-  snapshot: SavedSnapshot | null;
+  snapshot: Snapshot | null;
 }
 
 export class Daemon implements DaemonHost {
   readonly inbox = new DaemonInbox();
-  readonly writer: DirectoryWriter;
   status: DaemonStatus = "running";
   stopping = false;
   error: string | null = null;
+  /** Why the daemon stopped by itself (`budget_exhausted`, `watchdog`,
+   * `error: <text>`), null while running or after daemon_stop. */
+  stopReason: string | null = null;
   result: HDict | null = null;
   pending: QueuedEvent[];
   inflight: QueuedEvent | null = null;
   /** `total_iterations` of the snapshot current at delivery. */
   private inflightMark = 0;
   private nextSeq: number;
-  /** Highest sequence number known to be on disk. */
+  /** Highest sequence number known to be durable. */
   private durableSeq: number;
-  snapshot: SavedSnapshot | null;
+  /** Triggers whose event is being made durable. */
+  private enqueuing = 0;
+  /** The idle commit in progress. */
+  private committing: Promise<void> | null = null;
+  /** The last committed snapshot (frozen: see delta.ts). */
+  committed: Snapshot | null;
+  readonly resumeSnapshot: Snapshot | null;
   private session: SessionCallContext | null = null;
   private loopDone: Promise<void> = Promise.resolve();
   private stopDone: Promise<void> | null = null;
@@ -94,15 +103,9 @@ export class Daemon implements DaemonHost {
   private ended = false;
   private readonly snapshotWaiters = new Set<() => void>();
   private readonly idleWaiters = new Set<() => void>();
-  /** Last failure of a metadata write nobody awaited (delivery, clear). */
-  private backgroundError: string | null = null;
-  /** An unawaited metadata write is scheduled for the next macrotask. */
-  private laterScheduled = false;
-  /** The options as the metadata stores them (computed once). */
-  private readonly stored: JsonObject;
-  /** The parsed form of `snapshot.text` (dicts are immutable values, so
-   * repeated `daemon_snapshot` calls share it). */
-  private parsed: { text: string; dict: HDict } | null = null;
+  /** The dict `daemon_snapshot` last built, and what it was built from. */
+  private shown: { from: Snapshot | null; dict: HDict } | null = null;
+  private readonly messageValues: MessageValues = new WeakMap();
   /** Resolves once the loop has ended, every write settled and the lock is
    * released: the root may then be spawned or resumed again. */
   readonly released: Promise<void>;
@@ -113,19 +116,17 @@ export class Daemon implements DaemonHost {
     /** The agent-loop options (daemon keys forced). */
     readonly options: HDict,
     state: DaemonState,
+    private readonly store: DaemonStore,
     private lock: RootLock | null,
-    /** Times the settle and unwind waits of stop (the runtime's clock: they
-     * race the script's own waits, virtual under `harn test --deterministic`). */
-    private readonly clock: Clock = realClock,
+    private readonly rt: Runtime,
     /** Where durable queue changes are reported (`harn test --crash-points`). */
     private readonly journal: DaemonJournal = { record: null },
   ) {
-    this.writer = new DirectoryWriter(identity.root);
     this.pending = state.pending;
     this.nextSeq = state.nextSeq;
     this.durableSeq = state.nextSeq - 1;
-    this.snapshot = state.snapshot;
-    this.stored = storedOptions(options);
+    this.committed = state.snapshot;
+    this.resumeSnapshot = state.snapshot;
     this.released = new Promise<void>((r) => (this.markReleased = r));
   }
 
@@ -135,88 +136,63 @@ export class Daemon implements DaemonHost {
   get snapshotPath(): string {
     return join(this.identity.root, SNAPSHOT_FILE);
   }
-  get metaPath(): string {
-    return join(this.identity.root, META_FILE);
-  }
   get running(): boolean {
     return this.status === "running";
   }
-
-  // --- files -----------------------------------------------------------------
-
-  meta(): Meta {
-    const d = this.identity;
-    return {
-      _type: "daemon_meta",
-      id: d.id,
-      name: d.name,
-      prompt: d.prompt,
-      system: d.system,
-      session_id: d.sessionId,
-      options: this.stored,
-      event_queue_capacity: d.capacity,
-      next_event_seq: this.nextSeq,
-      pending_events: this.pending,
-      inflight_event: this.inflight,
-    };
+  /** Times the settle and unwind waits (the runtime's clock: they race the
+   * script's own waits, virtual under `harn test --deterministic`). */
+  private get clock(): Clock {
+    return this.rt.clock ?? realClock;
   }
 
-  /** Commit the metadata as it is when the commit starts. */
-  persistMeta(): Promise<void> {
-    return this.writer.write(META_FILE, "meta", () => encodeState(this.meta()));
+  /** The state of a daemon that has not run yet. */
+  static initialRecord(identity: DaemonIdentity): DaemonRecord {
+    return { meta: metaOf(identity, 1, []), snapshot: null };
   }
 
-  /** A metadata write nobody waits for (delivery, reconciliation): the
-   * state it records may be lost without losing an event (see the header).
-   * Deferred to the next macrotask, so the reconciliation of one event and
-   * the delivery of the next (same tick) share one commit. */
-  private persistMetaLater(): void {
-    if (this.laterScheduled) return;
-    this.laterScheduled = true;
-    setImmediate(() => {
-      this.laterScheduled = false;
-      const cleared = this.cleared.splice(0);
-      // The completion is durable somewhere between these two records.
-      for (const seq of cleared) this.note("completing", seq);
-      this.persistMeta().then(
-        () => {
-          this.backgroundError = null;
-          for (const seq of cleared) this.note("complete", seq);
-          if (cleared.length > 0) this.clock.boundary("daemon completion persisted");
-        },
-        (e: unknown) => (this.backgroundError = describe(e)),
-      );
-    });
+  /** What the store persists when the daemon ends: the queue with the
+   * event in flight back at its head, the snapshot with the stop reason. */
+  record(): DaemonRecord {
+    const meta = metaOf(this.identity, this.nextSeq, this.inflight ? [this.inflight, ...this.pending] : this.pending);
+    let snapshot = this.committed;
+    if (snapshot !== null && this.stopReason !== null) snapshot = { ...snapshot, stop_reason: this.stopReason };
+    return { meta, snapshot };
   }
 
   // --- the queue ---------------------------------------------------------------
-
-  /** Events reconciled as handled whose metadata commit is still to come. */
-  private readonly cleared: number[] = [];
 
   private note(op: DaemonJournalEntry["op"], seq: number): void {
     this.journal.record?.({ op, root: this.identity.root, seq });
   }
 
+  notRunning(builtin: string): HarnError {
+    const why = this.stopReason === null ? "" : ` (stop_reason: ${this.stopReason})`;
+    return HarnError.runtime(`${builtin}: daemon ${this.id} is not running${why}`);
+  }
+
   /** §4.3 `daemon_trigger` steps 2–5; resolves once the event is durable. */
   async trigger(payload: Json): Promise<void> {
-    if (!this.running) throw HarnError.runtime(`daemon_trigger: daemon ${this.id} is not running`);
+    if (!this.running) throw this.notRunning("daemon_trigger");
     const cap = this.identity.capacity;
     if (this.pending.length + (this.inflight ? 1 : 0) >= cap) throw HarnError.daemonQueueFull(this.id, cap);
     const event: QueuedEvent = { seq: this.nextSeq++, enqueued_at: nowRfc3339(), payload };
     this.pending.push(event);
+    this.enqueuing++;
     try {
-      await this.persistMeta();
+      await this.store.enqueue(event);
     } catch (e) {
       // Not durable: the trigger failed and the event is withdrawn.
       const i = this.pending.indexOf(event);
       if (i >= 0) this.pending.splice(i, 1);
       throw e;
+    } finally {
+      this.enqueuing--;
     }
     if (event.seq > this.durableSeq) this.durableSeq = event.seq;
     this.note("trigger", event.seq);
     this.clock.boundary("daemon trigger persisted");
     this.deliver();
+    this.notify();
   }
 
   /** Hand the oldest durable event to an idle loop (§4.3 "Delivery"). */
@@ -226,8 +202,7 @@ export class Daemon implements DaemonHost {
     if (!head || head.seq > this.durableSeq) return false;
     this.pending.shift();
     this.inflight = head;
-    this.inflightMark = this.snapshot?.totalIterations ?? 0;
-    this.persistMetaLater();
+    this.inflightMark = this.committed?.total_iterations ?? 0;
     this.inbox.deliver(eventText(head.payload));
     this.note("deliver", head.seq);
     this.clock.boundary("daemon event delivered");
@@ -236,35 +211,50 @@ export class Daemon implements DaemonHost {
 
   // --- DaemonHost (called by the loop) -------------------------------------------
 
-  snapshotSaved(snapshot: SavedSnapshot): void {
-    this.snapshot = snapshot;
-    // Reconciliation: a model turn ran since the hand-over.
-    if (this.inflight !== null && snapshot.totalIterations > this.inflightMark) {
-      this.cleared.push(this.inflight.seq);
-      this.inflight = null;
-      this.persistMetaLater();
+  async commitSnapshot(snapshot: Snapshot): Promise<void> {
+    // Frozen before anything waits: the loop goes on changing its lists.
+    const frozen = frozenSnapshot(snapshot);
+    const handled = this.inflight !== null && snapshot.total_iterations > this.inflightMark ? this.inflight : null;
+    // The completion is durable somewhere between these two records.
+    if (handled !== null) this.note("completing", handled.seq);
+    const commit = this.store.commitIdle(frozen, handled?.seq ?? null);
+    this.committing = commit;
+    try {
+      await commit;
+    } finally {
+      if (this.committing === commit) this.committing = null;
+    }
+    this.committed = frozen;
+    // Cleared only now: until the commit is durable the event is still
+    // the daemon's to re-queue (a stop waits for the commit first).
+    if (handled !== null) {
+      if (this.inflight === handled) this.inflight = null;
+      this.note("complete", handled.seq);
+      this.clock.boundary("daemon completion persisted");
     }
     for (const w of [...this.snapshotWaiters]) w();
   }
 
   becameIdle(): void {
-    for (const w of [...this.idleWaiters]) w();
     this.deliver();
+    this.notify();
+  }
+
+  /** Let the idle waiters look again. */
+  private notify(): void {
+    for (const w of [...this.idleWaiters]) w();
   }
 
   // --- lifecycle ---------------------------------------------------------------
 
-  /** Start the loop task. `resumeSnapshot`: continue from the snapshot on
-   * disk rather than from the task. */
-  start(ctx: CallContext, resumeSnapshot: boolean): void {
+  /** Start the loop task (from `resumeSnapshot` when there is one). */
+  start(ctx: CallContext): void {
     const session = ctx.inSession ? ctx.inSession(this.identity.sessionId, { detached: true }) : null;
     this.session = session;
-    let options = this.options;
-    if (resumeSnapshot) options = options.with("resume_path", this.snapshotPath);
     this.loopDone = runAgentLoop(session ?? ctx, {
       task: this.identity.prompt,
       system: this.identity.system,
-      options,
+      options: this.options,
       daemonHost: this,
       // Background work: the host's Ctrl-C does not cut a turn short (it
       // ends the program, and shutdown stops the daemon at a boundary).
@@ -272,12 +262,15 @@ export class Daemon implements DaemonHost {
     }).then(
       (result) => {
         this.result = result;
+        const status = result.get("status");
+        if (!this.stopping && (status === "budget_exhausted" || status === "watchdog")) this.stopReason = status;
         if (this.status === "running") this.status = "stopped";
       },
       (e: unknown) => {
         if (this.stopping) return;
         this.status = "failed";
         this.error = describe(e);
+        this.stopReason = `error: ${this.error}`;
       },
     );
     void this.loopDone.then(() => this.loopEnded());
@@ -288,16 +281,29 @@ export class Daemon implements DaemonHost {
     this.ended = true;
     for (const w of [...this.snapshotWaiters, ...this.idleWaiters]) w();
     if (this.stopping) return; // stop() persists and unlocks
-    this.persistMeta().then(
-      () => this.releaseLock(),
-      (e: unknown) => {
-        this.backgroundError = describe(e);
-        this.releaseLock();
-      },
-    );
+    if (this.stopReason === "budget_exhausted") this.rt.stderr.write(this.budgetNotice());
+    this.close().catch((e: unknown) => (this.error ??= describe(e)));
   }
 
-  /** Resolves when a snapshot is saved, the loop ends, or after `ms`. */
+  /** One line on stderr when the budget ends the daemon (§4.1: it counts
+   * over the daemon's life, so a resume needs a higher limit). */
+  private budgetNotice(): string {
+    const d = this.identity;
+    const more = (this.committed?.total_iterations ?? d.maxIterations) + Math.max(d.maxIterations, 1);
+    return `daemon '${d.name}' stopped: its max_iterations (${d.maxIterations} model turns, counted over the daemon's life) are used up; to go on, resume it with a higher limit: daemon_resume(${JSON.stringify(d.root)}, {max_iterations: ${more}})\n`;
+  }
+
+  /** Persist the state at rest and let go of the root. */
+  private async close(): Promise<void> {
+    try {
+      await this.store.settled();
+      await this.store.close(this.record());
+    } finally {
+      this.releaseLock();
+    }
+  }
+
+  /** Resolves when a snapshot is committed, the loop ends, or after `ms`. */
   waitForSnapshot(ms: number): Promise<void> {
     let saved = false;
     const mark = () => (saved = true);
@@ -312,20 +318,39 @@ export class Daemon implements DaemonHost {
     return this.waitOn(this.idleWaiters, ms, ready);
   }
 
-  /** Wait until `ready()` holds (checked now and whenever `set` fires)
-   * or `ms` passed. */
-  private waitOn(set: Set<() => void>, ms: number, ready: () => boolean): Promise<void> {
+  /**
+   * [extension] `daemon_wait`: until the loop waits at an idle boundary
+   * with nothing in flight (`idle`), and also no event is queued or being
+   * queued (`drained`), or the daemon is no longer running. False when
+   * `ms` (null: no limit) passed first; rejects when `signal` aborts.
+   */
+  async waitUntil(until: "idle" | "drained", ms: number | null, signal: AbortSignal): Promise<boolean> {
+    const ready = () =>
+      this.ended || !this.running || (this.inbox.idle && this.inflight === null && (until === "idle" || (this.pending.length === 0 && this.enqueuing === 0)));
+    let reached = false;
+    await this.waitOn(this.idleWaiters, ms, () => (reached = ready()), signal);
+    return reached;
+  }
+
+  /** Wait until `ready()` holds (checked now and whenever `set` fires),
+   * `ms` passed (null: no limit) or `signal` aborted (rejects). */
+  private waitOn(set: Set<() => void>, ms: number | null, ready: () => boolean, signal?: AbortSignal): Promise<void> {
     if (ready()) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const finish = () => {
-        cancelTimer();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const finish = (error?: unknown) => {
+        cancelTimer?.();
         set.delete(check);
-        resolve();
+        signal?.removeEventListener("abort", onAbort);
+        if (error === undefined) resolve();
+        else reject(error);
       };
       const check = () => {
         if (ready()) finish();
       };
-      const cancelTimer = this.clock.timer(ms, finish);
+      const onAbort = () => finish(signal!.reason);
+      const cancelTimer = ms === null ? null : this.clock.timer(Math.max(0, ms), () => finish());
+      signal?.addEventListener("abort", onAbort, { once: true });
       set.add(check);
     });
   }
@@ -333,11 +358,12 @@ export class Daemon implements DaemonHost {
   /** §4.3 `daemon_stop`. Idempotent; concurrent calls share one stop. */
   stop(): Promise<void> {
     if (this.stopDone) return this.stopDone;
-    if (!this.running) return Promise.resolve();
+    if (!this.running) return this.released;
     this.stopping = true;
     this.stopDone = (async () => {
-      await this.persistMeta().catch(() => undefined);
       await this.waitForIdle(SETTLE_MS);
+      // A commit that acknowledges the event in flight decides its fate.
+      await this.committing?.catch(() => undefined);
       if (this.inflight !== null) {
         this.pending.unshift(this.inflight);
         this.inflight = null;
@@ -350,12 +376,7 @@ export class Daemon implements DaemonHost {
       await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
       cancelTimer?.();
       this.status = "stopped";
-      try {
-        await this.persistMeta();
-      } finally {
-        await this.writer.settled();
-        this.releaseLock();
-      }
+      await this.close();
     })();
     return this.stopDone;
   }
@@ -368,8 +389,7 @@ export class Daemon implements DaemonHost {
       // shutdown never throws; the error was the script's to see
     }
     await this.loopDone;
-    await this.writer.settled();
-    this.releaseLock();
+    await this.released;
   }
 
   private releaseLock(): void {
@@ -394,12 +414,12 @@ export class Daemon implements DaemonHost {
       ["queued_event_count", this.pending.length + (this.inflight ? 1 : 0)],
       ["event_queue_capacity", d.capacity],
     ]);
-    const error = this.error ?? this.backgroundError;
-    if (error !== null) m.set("error", error);
+    if (this.error !== null) m.set("error", this.error);
+    if (this.stopReason !== null) m.set("stop_reason", this.stopReason);
     if (this.result !== null) m.set("result", this.result);
-    if (this.snapshot !== null) {
-      m.set("daemon_state", this.snapshot.state);
-      m.set("saved_at", this.snapshot.savedAt);
+    if (this.committed !== null) {
+      m.set("daemon_state", this.committed.daemon_state);
+      m.set("saved_at", this.committed.saved_at);
     }
     if (this.inflight !== null) m.set("inflight_event", fromJson(this.inflight));
     return new HDict(m);
@@ -407,21 +427,37 @@ export class Daemon implements DaemonHost {
 
   /** `daemon_snapshot` (§4.3): the last snapshot plus the live queue. */
   snapshotDict(): HDict {
-    let base: HDict;
-    if (this.snapshot === null) base = fromJson(defaultSnapshot()) as HDict;
-    else if (this.parsed?.text === this.snapshot.text) base = this.parsed.dict;
-    else {
-      base = fromJson(parseJsonKeepingFloats(this.snapshot.text) as JsonObject) as HDict;
-      this.parsed = { text: this.snapshot.text, dict: base };
+    if (this.shown === null || this.shown.from !== this.committed) {
+      this.shown = { from: this.committed, dict: snapshotValue(this.committed ?? defaultSnapshot(), this.messageValues) };
     }
-    const m = new Map(base.map);
-    m.set("pending_events", fromJson(this.pending));
-    m.set("pending_event_count", this.pending.length);
-    m.set("inflight_event", this.inflight ? fromJson(this.inflight) : null);
-    m.set("queued_event_count", this.pending.length + (this.inflight ? 1 : 0));
-    m.set("event_queue_capacity", this.identity.capacity);
-    return new HDict(m);
+    return queueFields(this.shown.dict, {
+      pending: this.pending,
+      inflight: this.inflight,
+      capacity: this.identity.capacity,
+      maxIterations: this.identity.maxIterations,
+      stopReason: this.stopReason,
+    });
   }
+}
+
+/** A snapshot dict plus the live queue fields of `daemon_snapshot`, and
+ * [extension] the budget (`max_iterations`, `iterations_left`) and
+ * `stop_reason` when the daemon stopped by itself. */
+export function queueFields(
+  base: HDict,
+  q: { pending: QueuedEvent[]; inflight: QueuedEvent | null; capacity: number; maxIterations: number; stopReason: string | null },
+): HDict {
+  const m = new Map(base.map);
+  m.set("pending_events", fromJson(q.pending));
+  m.set("pending_event_count", q.pending.length);
+  m.set("inflight_event", q.inflight ? fromJson(q.inflight) : null);
+  m.set("queued_event_count", q.pending.length + (q.inflight ? 1 : 0));
+  m.set("event_queue_capacity", q.capacity);
+  const used = base.get("total_iterations");
+  m.set("max_iterations", q.maxIterations);
+  m.set("iterations_left", Math.max(0, q.maxIterations - (typeof used === "number" ? used : 0)));
+  if (q.stopReason !== null) m.set("stop_reason", q.stopReason);
+  return new HDict(m);
 }
 
 /** What the loop receives: the payload itself if it is a string, else its
@@ -435,27 +471,19 @@ export function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Options as stored in the metadata: data only (closures such as tool
- * handlers cannot be stored; `daemon_resume(path, options)` supplies them
- * again). */
-export function storedOptions(options: HDict): JsonObject {
-  return (dataOnly(options) ?? {}) as JsonObject;
-}
-
-function dataOnly(v: Value): Json | undefined {
-  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
-  if (typeof v === "bigint") return Number(v);
-  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
-  if (v instanceof HDict) {
-    const o: JsonObject = {};
-    for (const k of v.keys()) {
-      const d = dataOnly(v.get(k));
-      if (d !== undefined) o[k] = d;
-    }
-    return o;
-  }
-  if (v instanceof HFloat) return floatToJson(v);
-  if (v instanceof HDuration) return v.ms;
-  // closures, builtin references and other host objects are dropped
-  return undefined;
+/** The §4.4 metadata of a daemon with this queue. */
+function metaOf(d: DaemonIdentity, nextSeq: number, pending: QueuedEvent[]): Meta {
+  return {
+    _type: "daemon_meta",
+    id: d.id,
+    name: d.name,
+    prompt: d.prompt,
+    system: d.system,
+    session_id: d.sessionId,
+    options: d.storedOptions,
+    event_queue_capacity: d.capacity,
+    next_event_seq: nextSeq,
+    pending_events: pending,
+    inflight_event: null,
+  };
 }

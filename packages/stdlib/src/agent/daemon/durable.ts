@@ -25,7 +25,7 @@ export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
 /** What the error texts call a file (`daemon meta write error: …`). */
-export type FileLabel = "snapshot" | "meta";
+export type FileLabel = "snapshot" | "meta" | "journal";
 
 /** `daemon <label> <stage> error: <detail>` (§6.4). */
 export function fileError(label: FileLabel, stage: "read" | "parse" | "write" | "mkdir" | "encode" | "finalize", detail: string): HarnError {

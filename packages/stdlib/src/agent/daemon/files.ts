@@ -37,6 +37,10 @@ export interface Snapshot {
   idle_backoff_ms: number;
   last_run_exit_code: number | null;
   watch_state: { [path: string]: number };
+  /** [extension] Why a daemon stopped by itself (`budget_exhausted`,
+   * `watchdog`, `error: <text>`); absent while it runs or after
+   * `daemon_stop`. */
+  stop_reason?: string;
 }
 
 export function defaultSnapshot(): Snapshot {
@@ -104,16 +108,18 @@ function encodeSharedSnapshot(v: Snapshot): string {
   return `{\n${fields.join(",\n")}\n}\n`;
 }
 
-class Corrupt {
+/** A well-formed JSON value of the wrong shape; callers turn it into the
+ * parse error naming the file. */
+export class Corrupt {
   constructor(readonly detail: string) {}
 }
 
 /** JSON text → object, or the §6.4 parse error naming `path`. The detail
  * comes from the stdlib's JSON parser (serde-style line/column texts). */
-function parseObject(text: string, path: string, label: FileLabel): JsonObject {
+export function parseObject(text: string, path: string, label: FileLabel): JsonObject {
   let v: unknown;
   try {
-    v = parseJsonKeepingFloats(text);
+    v = parseJsonKeepingFloats(text, { exactInts: true });
   } catch (e) {
     throw fileError(label, "parse", `${path}: ${e instanceof JsonError ? e.message : "invalid JSON"}`);
   }
@@ -143,7 +149,11 @@ const isStringList = (v: Json): v is string[] => Array.isArray(v) && v.every((x)
 const isMessageList = (v: Json): v is JsonObject[] => Array.isArray(v) && v.every((x) => isObject(x) && typeof x.role === "string");
 
 export function parseSnapshot(text: string, path: string): Snapshot {
-  const o = parseObject(text, path, "snapshot");
+  return snapshotFromObject(parseObject(text, path, "snapshot"), path);
+}
+
+/** A parsed snapshot object, checked (errors name `path`). */
+export function snapshotFromObject(o: JsonObject, path: string): Snapshot {
   try {
     const d = defaultSnapshot();
     const str = (k: string, fb: string) => field(o, k, isString, "a string", fb);
@@ -172,6 +182,7 @@ export function parseSnapshot(text: string, path: string): Snapshot {
       idle_backoff_ms: Math.max(0, field(o, "idle_backoff_ms", isInt, "an integer", 100)),
       last_run_exit_code: field(o, "last_run_exit_code", isInt, "an integer", null),
       watch_state: stamps,
+      ...(typeof o.stop_reason === "string" ? { stop_reason: o.stop_reason } : {}),
     };
   } catch (e) {
     if (e instanceof Corrupt) throw fileError("snapshot", "parse", `${path}: ${e.detail}`);
@@ -179,11 +190,18 @@ export function parseSnapshot(text: string, path: string): Snapshot {
   }
 }
 
-function parseEvent(v: Json, where: string): QueuedEvent {
+/** One queue entry; `after` is the sequence number it must exceed (the
+ * queue is in strictly increasing order: a duplicate or a step back means
+ * the file was damaged or edited, and delivering from it could repeat or
+ * reorder events). */
+export function parseEvent(v: Json, where: string, after = 0): QueuedEvent {
   if (!isObject(v)) throw new Corrupt(`${where} must be an object, found ${kindOf(v)}`);
   if (!isInt(v.seq ?? null) || (v.seq as number) < 1) throw new Corrupt(`${where} needs a positive integer \`seq\``);
+  const seq = v.seq as number;
+  if (seq <= after) throw new Corrupt(`${where} has ${seq === after ? "duplicate" : "out-of-order"} sequence number ${seq} (after ${after})`);
+  if (!("payload" in v)) throw new Corrupt(`${where} (seq ${seq}) has no \`payload\``);
   return {
-    seq: v.seq as number,
+    seq,
     enqueued_at: typeof v.enqueued_at === "string" ? v.enqueued_at : "",
     payload: v.payload ?? null,
   };
@@ -205,11 +223,21 @@ export function parseMeta(text: string, path: string): Meta | null {
       throw e;
     }
   }
+  return metaFromObject(o, path);
+}
+
+/** A parsed metadata object, checked (errors name `path`). */
+export function metaFromObject(o: JsonObject, path: string): Meta {
   try {
-    const pending = field(o, "pending_events", isList, "a list", [] as Json[]).map((e, i) => parseEvent(e, `\`pending_events[${i}]\``));
+    // The in-flight event was the head of the queue when it was handed over.
     const inflightRaw = o.inflight_event ?? null;
     const inflight = inflightRaw === null ? null : parseEvent(inflightRaw, "`inflight_event`");
-    const seqs = [...pending, ...(inflight ? [inflight] : [])].map((e) => e.seq);
+    let last = inflight?.seq ?? 0;
+    const pending = field(o, "pending_events", isList, "a list", [] as Json[]).map((e, i) => {
+      const event = parseEvent(e, `\`pending_events[${i}]\``, last);
+      last = event.seq;
+      return event;
+    });
     const capacity = field(o, "event_queue_capacity", isInt, "an integer", DEFAULT_QUEUE_CAPACITY);
     return {
       _type: "daemon_meta",
@@ -221,7 +249,7 @@ export function parseMeta(text: string, path: string): Meta | null {
       options: field(o, "options", isDict, "an object", {} as JsonObject),
       event_queue_capacity: capacity > 0 ? capacity : DEFAULT_QUEUE_CAPACITY,
       // Never reuse a sequence number, even if the counter was lost.
-      next_event_seq: Math.max(field(o, "next_event_seq", isInt, "an integer", 1), 1, ...seqs.map((s) => s + 1)),
+      next_event_seq: Math.max(field(o, "next_event_seq", isInt, "an integer", 1), 1, last + 1),
       pending_events: pending,
       inflight_event: inflight,
     };

@@ -18,7 +18,7 @@
  * wake that finds no reason (e.g. a spurious fs event) keeps sleeping
  * until the tick's deadline and does not count as a tick.
  */
-import { watch as fsWatch, promises as fsp } from "node:fs";
+import { watch as fsWatch, promises as fsp, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { display, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { longRunState } from "../../longrun/index";
@@ -34,10 +34,13 @@ import type { DaemonInbox } from "./inbox";
 /** The daemon builtins' side of a loop they run (see `Daemon`). */
 export interface DaemonHost {
   readonly inbox: DaemonInbox;
-  /** Shared with the metadata file, so both go through one group commit. */
-  readonly writer: DirectoryWriter;
-  /** A snapshot is durably on disk (idle boundary or final). */
-  snapshotSaved(snapshot: SavedSnapshot): void;
+  /** The snapshot a resumed daemon continues from (its store's state, not
+   * a file), or null to start from the task. */
+  readonly resumeSnapshot: Snapshot | null;
+  /** Commit the loop's snapshot (idle boundary or final); resolves once
+   * it is durable. The snapshot shares the loop's lists: the host copies
+   * what it keeps before it waits. */
+  commitSnapshot(snapshot: Snapshot): Promise<void>;
   /** The loop waits at an idle boundary: the moment to deliver an event. */
   becameIdle(): void;
 }
@@ -105,22 +108,60 @@ export function readDaemonSettings(rt: Runtime, options: HDict): DaemonSettings 
   };
 }
 
-/** mtime in nanoseconds (as a double), 0 when the path does not exist. */
+/** A watched path's stamp, 0 when it does not exist. A file's is its
+ * mtime in nanoseconds (as a double, §4.1). [extension] A folder's covers
+ * the whole tree below it: a hash of every entry's relative path, mtime
+ * and size (and the folder's own mtime), so a change to any file inside
+ * it, however deep, is a change of the folder (the reference compares the
+ * folder's own mtime, which only moves when entries are added, removed or
+ * renamed). */
 async function stamp(path: string): Promise<number> {
+  let st;
   try {
-    return Number((await fsp.stat(path, { bigint: true })).mtimeNs);
+    st = await fsp.stat(path, { bigint: true });
   } catch {
     return 0;
   }
+  if (!st.isDirectory()) return Number(st.mtimeNs);
+  let h = fnv(0, `${st.mtimeNs}`);
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // vanished or unreadable meanwhile: the next tick sees it
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const full = `${dir}/${e.name}`;
+      const name = rel === "" ? e.name : `${rel}/${e.name}`;
+      try {
+        const s = await fsp.lstat(full, { bigint: true });
+        h = fnv(h, `${name}\0${s.mtimeNs}\0${s.size}\0`);
+        if (s.isDirectory()) await walk(full, name);
+      } catch {
+        // removed between the listing and the stat
+      }
+    }
+  };
+  await walk(path, "");
+  // never 0 (that means "missing"), and exact as a double
+  return h + 1;
 }
 
-/** A snapshot as written: its text (parsed only when a script asks for
- * it) and the fields reconciliation needs. */
-export interface SavedSnapshot {
-  text: string;
-  savedAt: string;
-  state: string;
-  totalIterations: number;
+/** FNV-1a in two 32-bit lanes over `text`'s UTF-16 units, continuing
+ * from `seed`; a number below 2^52. */
+function fnv(seed: number, text: string): number {
+  let a = seed % 2 ** 26 | 0;
+  let b = Math.floor(seed / 2 ** 26) | 0;
+  a ^= 0x811c9dc5;
+  b ^= 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 15);
+  }
+  return (a >>> 6) + (b >>> 6) * 2 ** 26;
 }
 
 type WakeReason = "message" | "resume" | "feedback" | "watch" | "timer";
@@ -139,7 +180,7 @@ export class DaemonMode {
     readonly host: DaemonHost | null,
   ) {
     const path = settings.snapshotPath;
-    this.writer = path === null ? null : (host?.writer ?? new DirectoryWriter(dirname(path)));
+    this.writer = path === null || host !== null ? null : new DirectoryWriter(dirname(path));
   }
 
   static from(ctx: CallContext, options: HDict, host: DaemonHost | null): DaemonMode | null {
@@ -157,10 +198,13 @@ export class DaemonMode {
     let restored: { messages: Msg[]; progress: LoopProgress } | null = null;
     let saved: { [path: string]: number } = {};
     const path = this.settings.resumePath;
-    if (path !== null) {
+    let snap: Snapshot | null = this.host?.resumeSnapshot ?? null;
+    if (snap === null && path !== null && this.host === null) {
       const text = await readStateFile(path, "snapshot");
       if (text === null) throw fileError("snapshot", "read", ioDetail(path, { code: "ENOENT" }));
-      const snap = parseSnapshot(text, path);
+      snap = parseSnapshot(text, path);
+    }
+    if (snap !== null) {
       this.state = snap.daemon_state;
       this.backoffMs = snap.idle_backoff_ms || INITIAL_BACKOFF_MS;
       saved = snap.watch_state;
@@ -308,7 +352,9 @@ export class DaemonMode {
       releases.push(() => void off());
       for (const w of this.settings.watch) {
         try {
-          const watcher = fsWatch(w.path, { persistent: false }, () => settle(true));
+          // A folder's whole tree (its stamp decides what counts).
+          const recursive = statSync(w.path).isDirectory();
+          const watcher = fsWatch(w.path, { persistent: false, recursive }, () => settle(true));
           watcher.on("error", () => undefined);
           releases.push(() => watcher.close());
         } catch {
@@ -360,11 +406,10 @@ export class DaemonMode {
   }
 
   private async persist(loop: DaemonLoopView): Promise<void> {
+    if (this.host !== null) return this.host.commitSnapshot(this.snapshotOf(loop));
     const path = this.settings.snapshotPath;
     if (path === null || this.writer === null) return;
-    const snap = this.snapshotOf(loop);
-    const text = encodeState(snap);
+    const text = encodeState(this.snapshotOf(loop));
     await this.writer.write(basename(path), "snapshot", () => text);
-    this.host?.snapshotSaved({ text, savedAt: snap.saved_at, state: snap.daemon_state, totalIterations: snap.total_iterations });
   }
 }

@@ -1,0 +1,37 @@
+/**
+ * Where a daemon's state lives. The daemon (daemon.ts) keeps the queue and
+ * the last committed snapshot in memory and tells its store each change
+ * that must survive a crash; the store makes it durable. Two stores: the
+ * files of a root directory (file-store.ts, the default) and PostgreSQL.
+ *
+ * What every store promises:
+ * - `enqueue` resolves once the event is durable (daemon_trigger returns
+ *   only then, §4.5);
+ * - `commitIdle` writes the loop's snapshot and the acknowledgement of the
+ *   event it handled as one atomic change: after any crash the state is
+ *   from before the boundary (the event is replayed) or after it (the
+ *   event is gone from the queue), never a mix;
+ * - `close` leaves the state where a later resume, or a reader, finds it.
+ */
+import type { Meta, QueuedEvent, Snapshot } from "./files";
+
+/** Everything persisted about a daemon: its identity and queue (§4.4) and
+ * its last snapshot (§4.2; null before the first idle boundary). */
+export interface DaemonRecord {
+  meta: Meta;
+  snapshot: Snapshot | null;
+}
+
+export interface DaemonStore {
+  /** Durably append `event` to the queue. */
+  enqueue(event: QueuedEvent): Promise<void>;
+  /** The idle-boundary (or final) commit: `snapshot` (a frozen copy, see
+   * delta.ts `frozenSnapshot`) and, when the event in flight was handled,
+   * its acknowledgement `ack`, atomically. */
+  commitIdle(snapshot: Snapshot, ack: number | null): Promise<void>;
+  /** A clean end (stop, script end, the loop finished): persist `record`
+   * as the state a resume starts from and let go of the state. */
+  close(record: DaemonRecord): Promise<void>;
+  /** Resolves when every requested change is durable (or failed). */
+  settled(): Promise<void>;
+}
