@@ -2,7 +2,7 @@
  * Daemons in process (agents.md §4): real Harn programs against a fresh
  * Runtime and real state directories.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -109,6 +109,36 @@ pipeline main() {
       "watchdog 2",
       '<runtime_feedback kind="watch">',
       `Daemon wake: watched paths changed: ${f}. Re-check the task state and act only if something actually changed.`,
+      "</runtime_feedback>",
+    ]);
+  });
+
+  it("[extension] a watched folder wakes the loop when a file deep inside it changes", async () => {
+    const dir = fresh();
+    const tree = join(dir, "tree");
+    mkdirSync(join(tree, "a", "b"), { recursive: true });
+    const deep = join(tree, "a", "b", "deep.txt");
+    writeFileSync(deep, "v1");
+    const snap = join(dir, "snap.json");
+    const out = await lines(`
+pipeline main() {
+  spawn {
+    while !file_exists(${q(snap)}) { sleep(5) }
+    sleep(20)
+    // same size, no entry added or removed: only the file's mtime moves
+    write_file(${q(deep)}, "v2")
+  }
+  let r = agent_loop("watch", nil, {provider: "mock", daemon: true, watch_paths: ${q(tree)},
+                                    idle_watchdog_attempts: 2, max_iterations: 5, persist_path: ${q(snap)}})
+  println(r.status + " " + to_string(r.llm.iterations))
+  let fb = r.transcript.messages.filter({ m -> m.role == "user" && contains(m.content, "runtime_feedback") })
+  for m in fb { println(m.content) }
+}
+`);
+    expect(out).toEqual([
+      "watchdog 2",
+      '<runtime_feedback kind="watch">',
+      `Daemon wake: watched paths changed: ${tree}. Re-check the task state and act only if something actually changed.`,
       "</runtime_feedback>",
     ]);
   });
