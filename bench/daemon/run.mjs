@@ -5,7 +5,9 @@
  * with several producers, at queue depth 0 and at a deep queue; handling
  * rate of a fresh daemon and of one with a long history; trigger latency.
  *
- *   pnpm build && node bench/daemon/run.mjs [--per N] [--steps K] [--depth D] [--history H] [--producers P] [--samples S] [--rounds R] [--dir DIR]
+ *   pnpm build && node bench/daemon/run.mjs [--per N] [--steps K] [--depth D] [--history H] [--producers P] [--samples S] [--rounds R] [--dir DIR] [--raw]
+ *
+ * `--raw` prints every step's line as it comes.
  *
  * The write+fsync rate: a loop appending a line the size of a journal
  * trigger line to a file and fdatasync-ing it, in the same file system
@@ -48,6 +50,7 @@ const { values } = parseArgs({
     producers: { type: "string", default: "8" },
     samples: { type: "string", default: "40" },
     steps: { type: "string", default: "10" },
+    raw: { type: "boolean", default: false },
     rounds: { type: "string", default: "3" },
     dir: { type: "string" },
   },
@@ -148,8 +151,10 @@ try {
   const latency = [];
   for (let round = 0; round < rounds; round++) {
     depthSteps.push(...(await phase("depth")));
+    if (values.raw) console.log(JSON.stringify(depthSteps));
     concurrent.push(...(await phase("concurrent")));
     historySteps.push(...(await phase("history")));
+    if (values.raw) console.log(JSON.stringify(historySteps));
     const l = await phase("latency");
     durable.push(...l.durable_ms);
     latency.push(...l.latency_ms);

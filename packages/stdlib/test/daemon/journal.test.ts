@@ -8,11 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HarnError } from "@harn/vm";
-import { applyDelta, diffSnapshot, frozenSnapshot } from "../../src/agent/daemon/delta";
+import { applyDelta, frozenSnapshot, SnapshotTracker } from "../../src/agent/daemon/delta";
 import { COMPACT_MIN_BYTES, FileStore, JOURNAL_FILE, parseJournal, readRootSync } from "../../src/agent/daemon/file-store";
 import { defaultSnapshot, type Meta, type QueuedEvent, type Snapshot } from "../../src/agent/daemon/files";
 import type { JsonObject } from "../../src/agent/json";
 import { runHarn } from "../agent/harness";
+import { noteEdit } from "../../src/agent/loop/transcript";
 
 const made: string[] = [];
 const fresh = () => {
@@ -58,32 +59,46 @@ describe("snapshot deltas", () => {
     const m1 = { role: "user", content: "t" };
     const m2 = { role: "assistant", content: "a" };
     const live: JsonObject[] = [m1, m2];
-    const a = frozenSnapshot(snap(live, { total_text: "a", total_iterations: 1 }));
+    const t = new SnapshotTracker(null);
+    const a = t.commit(snap(live, { total_text: "a", total_iterations: 1 }), ["a"]);
     live.push({ role: "user", content: "e" }, { role: "assistant", content: "b" });
-    const b = frozenSnapshot(snap(live, { total_text: "ab", total_iterations: 2 }));
-    const d = diffSnapshot(a, b);
-    expect(d).toEqual({
+    const b = t.commit(snap(live, { total_text: "ab", total_iterations: 2 }), ["b"]);
+    expect(b.delta).toEqual({
       set: { total_iterations: 2 },
       splice: { visible_messages: [2, [{ role: "user", content: "e" }, { role: "assistant", content: "b" }]] },
       grow: { total_text: "b" },
       shared: true,
     });
+    // the frozen copies do not follow the live list
+    expect(a.snapshot.visible_messages).toHaveLength(2);
+    expect(b.snapshot.visible_messages).toHaveLength(4);
     live[1] = { ...m2, superseded: true };
-    const c = frozenSnapshot(snap(live, { total_text: "x", total_iterations: 2, stop_reason: "watchdog" }));
-    const d2 = diffSnapshot(b, c);
-    expect((d2.splice as JsonObject).visible_messages).toEqual([1, live.slice(1)]);
-    expect(d2.set).toEqual({ total_text: "x", stop_reason: "watchdog" });
+    noteEdit(live);
+    // a text that did not just grow is set whole
+    const c = t.commit(snap(live, { total_text: "x", total_iterations: 2, stop_reason: "watchdog" }), []);
+    expect((c.delta.splice as JsonObject).visible_messages).toEqual([1, live.slice(1)]);
+    expect(c.delta.set).toEqual({ total_text: "x", stop_reason: "watchdog" });
 
-    const work = frozenSnapshot(a);
-    for (const delta of [d, d2]) applyDelta(work, JSON.parse(JSON.stringify(delta)));
-    expect(work).toEqual(c);
+    const work = frozenSnapshot(a.snapshot);
+    for (const delta of [b.delta, c.delta]) applyDelta(work, JSON.parse(JSON.stringify(delta)));
+    expect(work).toEqual(c.snapshot);
     expect(work.recorded_messages).toBe(work.visible_messages);
+  });
+
+  it("a list that is another array than last time is compared entry by entry", () => {
+    const live: JsonObject[] = [{ role: "user", content: "t" }];
+    const t = new SnapshotTracker(null);
+    t.commit(snap(live), []);
+    live[0] = { role: "user", content: "changed" };
+    live.push({ role: "assistant", content: "a" });
+    const d = t.commit(snap([...live]), []).delta;
+    expect((d.splice as JsonObject).visible_messages).toEqual([0, live]);
   });
 
   it("the first delta sets everything", () => {
     const s = snap([{ role: "user", content: "t" }]);
     const work = frozenSnapshot({ ...defaultSnapshot(), saved_at: "" });
-    applyDelta(work, JSON.parse(JSON.stringify(diffSnapshot(null, s))));
+    applyDelta(work, JSON.parse(JSON.stringify(new SnapshotTracker(null).commit(s, []).delta)));
     expect(work).toEqual(s);
   });
 });
@@ -94,7 +109,8 @@ describe("the journal of a running daemon", () => {
     const store = await FileStore.open(root, { meta: META, snapshot: null }, true);
     await store.enqueue(event(1));
     await store.enqueue(event(2, "text"));
-    await store.commitIdle(frozenSnapshot(snap([{ role: "user", content: "t" }, { role: "user", content: '{"n":1}' }], { total_iterations: 2 })), 1);
+    const c = new SnapshotTracker(null).commit(snap([{ role: "user", content: "t" }, { role: "user", content: '{"n":1}' }], { total_iterations: 2 }), []);
+    await store.commitIdle(c.snapshot, c.delta, 1);
     const state = readRootSync(root, "test");
     expect(state.journal).toBe(true);
     expect(state.meta.pending_events.map((e) => e.seq)).toEqual([2]);
@@ -112,8 +128,8 @@ describe("the journal of a running daemon", () => {
     const root = fresh();
     const store = await FileStore.open(root, { meta: META, snapshot: null }, true);
     await store.enqueue(event(1));
-    const s = frozenSnapshot(snap([{ role: "user", content: "t" }], { stop_reason: "budget_exhausted" }));
-    await store.commitIdle(s, null);
+    const { snapshot: s, delta } = new SnapshotTracker(null).commit(snap([{ role: "user", content: "t" }], { stop_reason: "budget_exhausted" }), []);
+    await store.commitIdle(s, delta, null);
     await store.close({ meta: { ...META, next_event_seq: 2, pending_events: [event(1)] }, snapshot: s });
     expect(existsSync(join(root, JOURNAL_FILE))).toBe(false);
     const state = readRootSync(root, "test");
@@ -131,9 +147,11 @@ describe("the journal of a running daemon", () => {
     for (let i = 1; i <= n; i++) await store.enqueue(event(i, big));
     // acknowledge all but the last two
     const messages: JsonObject[] = [{ role: "user", content: "t" }];
+    const tracker = new SnapshotTracker(null);
     for (let i = 1; i <= n - 2; i++) {
       messages.push({ role: "user", content: `e${i}` });
-      await store.commitIdle(frozenSnapshot(snap(messages, { total_iterations: i })), i);
+      const c = tracker.commit(snap(messages, { total_iterations: i }), []);
+      await store.commitIdle(c.snapshot, c.delta, i);
     }
     const lines = readFileSync(join(root, JOURNAL_FILE), "utf8").trimEnd().split("\n");
     // it was rewritten: far fewer lines than writes, starting with a checkpoint

@@ -35,7 +35,7 @@ import { HarnError, HDict, realClock, type CallContext, type Clock, type Runtime
 import { stringifyJsonKeepingFloats } from "../../core/json";
 import { fromJson, type Json, type JsonObject } from "../json";
 import { runAgentLoop } from "../loop/start";
-import { frozenSnapshot } from "./delta";
+import { SnapshotTracker } from "./delta";
 import { defaultSnapshot, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent, type Snapshot } from "./files";
 import { DaemonInbox } from "./inbox";
 import type { RootLock } from "./lock";
@@ -93,6 +93,8 @@ export class Daemon implements DaemonHost {
   private enqueuing = 0;
   /** The idle commit in progress. */
   private committing: Promise<void> | null = null;
+  /** Makes each commit's frozen snapshot and delta. */
+  private readonly tracker: SnapshotTracker;
   /** The last committed snapshot (frozen: see delta.ts). */
   committed: Snapshot | null;
   readonly resumeSnapshot: Snapshot | null;
@@ -127,6 +129,7 @@ export class Daemon implements DaemonHost {
     this.durableSeq = state.nextSeq - 1;
     this.committed = state.snapshot;
     this.resumeSnapshot = state.snapshot;
+    this.tracker = new SnapshotTracker(state.snapshot);
     this.released = new Promise<void>((r) => (this.markReleased = r));
   }
 
@@ -211,13 +214,13 @@ export class Daemon implements DaemonHost {
 
   // --- DaemonHost (called by the loop) -------------------------------------------
 
-  async commitSnapshot(snapshot: Snapshot): Promise<void> {
+  async commitSnapshot(snapshot: Snapshot, textAppended: string[]): Promise<void> {
     // Frozen before anything waits: the loop goes on changing its lists.
-    const frozen = frozenSnapshot(snapshot);
+    const { snapshot: frozen, delta } = this.tracker.commit(snapshot, textAppended);
     const handled = this.inflight !== null && snapshot.total_iterations > this.inflightMark ? this.inflight : null;
     // The completion is durable somewhere between these two records.
     if (handled !== null) this.note("completing", handled.seq);
-    const commit = this.store.commitIdle(frozen, handled?.seq ?? null);
+    const commit = this.store.commitIdle(frozen, delta, handled?.seq ?? null);
     this.committing = commit;
     try {
       await commit;

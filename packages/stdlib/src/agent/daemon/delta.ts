@@ -13,12 +13,13 @@
  *   shared  `recorded_messages` is the same list as `visible_messages`
  *           (the loop keeps one list), so it is not written twice.
  *
- * Lists are compared by identity, entry by entry: the loop appends new
- * message objects and replaces (never edits) one it changes, so an entry
- * that is the same object is the same message. That makes a diff cost
- * pointer comparisons plus the encoding of what is new.
+ * Lists are compared by identity, entry by entry, and only when the loop
+ * did more than append to them: it appends new message objects and
+ * replaces (never edits) one it changes, so an entry that is the same
+ * object is the same message.
  */
 import type { Json, JsonObject } from "../json";
+import { appendedSince, markOf, type ListMark } from "../loop/transcript";
 import { Corrupt, type Snapshot } from "./files";
 
 const LIST_FIELDS = ["visible_messages", "recorded_messages", "transcript_events", "all_tools_used", "rejected_tools", "deferred_user_messages"] as const;
@@ -36,43 +37,71 @@ export function frozenSnapshot(s: Snapshot): Snapshot {
   return copy;
 }
 
-/** The delta from `prev` (null: nothing committed yet) to `cur`. */
-export function diffSnapshot(prev: Snapshot | null, cur: Snapshot): JsonObject {
-  const set: JsonObject = {};
-  const splice: JsonObject = {};
-  const grow: JsonObject = {};
-  const shared = cur.recorded_messages === cur.visible_messages;
-  for (const f of LIST_FIELDS) {
-    if (f === "recorded_messages" && shared) continue;
-    const p = prev?.[f] as Json[] | undefined;
-    const c = cur[f] as Json[];
-    if (p === undefined) {
-      set[f] = c;
-      continue;
+/**
+ * Follows the loop's snapshot from commit to commit and gives each commit
+ * its frozen copy and its delta. Work per commit is what changed, not the
+ * size of the snapshot: a list the loop only appended to since the last
+ * commit (loop/transcript.ts `appendedSince`) is not compared again, and
+ * the total text's growth is what the loop reported appending (reading it
+ * back out of the long string would copy all of it).
+ */
+export class SnapshotTracker {
+  private readonly marks = new Map<ListField, ListMark>();
+
+  /** `last`: the committed snapshot to continue from (frozen), if any. */
+  constructor(private last: Snapshot | null) {}
+
+  commit(live: Snapshot, textAppended: readonly string[] | null): { snapshot: Snapshot; delta: JsonObject } {
+    const prev = this.last;
+    const next: Snapshot = { ...live, watch_state: { ...live.watch_state } };
+    const set: JsonObject = {};
+    const splice: JsonObject = {};
+    const grow: JsonObject = {};
+    const shared = live.recorded_messages === live.visible_messages;
+    for (const f of LIST_FIELDS) {
+      if (f === "recorded_messages" && shared) continue;
+      const cur = live[f] as Json[];
+      const mine = prev?.[f] as Json[] | undefined;
+      const mark = this.marks.get(f) ?? null;
+      const tail = mine !== undefined && mark?.length === mine.length ? appendedSince(mark, cur) : null;
+      if (tail !== null) {
+        (next[f] as Json[]) = tail.length === 0 ? mine! : mine!.concat(tail);
+        if (tail.length > 0) splice[f] = [mine!.length, tail];
+      } else {
+        const copy = cur.slice();
+        (next[f] as Json[]) = copy;
+        if (mine === undefined) set[f] = copy;
+        else {
+          let at = 0;
+          const n = Math.min(mine.length, copy.length);
+          while (at < n && mine[at] === copy[at]) at++;
+          if (at !== mine.length || at !== copy.length) splice[f] = [at, copy.slice(at)];
+        }
+      }
+      this.marks.set(f, markOf(cur));
     }
-    let at = 0;
-    const n = Math.min(p.length, c.length);
-    while (at < n && p[at] === c[at]) at++;
-    if (at === p.length && at === c.length) continue;
-    splice[f] = [at, c.slice(at)];
+    if (shared) next.recorded_messages = next.visible_messages;
+    const p = prev?.total_text;
+    const c = live.total_text;
+    const added = textAppended?.join("") ?? null;
+    if (p === undefined) set.total_text = c;
+    else if (p !== c) {
+      if (added !== null && c.length === p.length + added.length) grow.total_text = added;
+      else if (c.length > p.length && c.startsWith(p)) grow.total_text = c.slice(p.length);
+      else set.total_text = c;
+    }
+    for (const f of SCALAR_FIELDS) {
+      const v = live[f];
+      if (prev === null ? v !== undefined : prev[f] !== v) set[f] = v ?? null;
+    }
+    if (prev === null || JSON.stringify(prev.watch_state) !== JSON.stringify(live.watch_state)) set.watch_state = next.watch_state;
+    const delta: JsonObject = { set };
+    if (Object.keys(splice).length > 0) delta.splice = splice;
+    if (Object.keys(grow).length > 0) delta.grow = grow;
+    if (shared) delta.shared = true;
+    this.last = next;
+    return { snapshot: next, delta };
   }
-  for (const f of TEXT_FIELDS) {
-    const p = prev?.[f];
-    const c = cur[f];
-    if (p === c) continue;
-    if (p !== undefined && c.length > p.length && c.startsWith(p)) grow[f] = c.slice(p.length);
-    else set[f] = c;
-  }
-  for (const f of SCALAR_FIELDS) {
-    const c = cur[f];
-    if (prev === null ? c !== undefined : prev[f] !== c) set[f] = c ?? null;
-  }
-  if (prev === null || JSON.stringify(prev.watch_state) !== JSON.stringify(cur.watch_state)) set.watch_state = cur.watch_state;
-  const delta: JsonObject = { set };
-  if (Object.keys(splice).length > 0) delta.splice = splice;
-  if (Object.keys(grow).length > 0) delta.grow = grow;
-  if (shared) delta.shared = true;
-  return delta;
 }
 
 /** Apply `delta` to `target` in place (a private copy: see

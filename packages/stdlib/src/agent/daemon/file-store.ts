@@ -28,7 +28,7 @@ import { HarnError } from "@harn/vm";
 import { JsonError, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { isObject, type JsonObject } from "../json";
 import { AppendLog, splitLog } from "./appendlog";
-import { applyDelta, diffSnapshot, frozenSnapshot } from "./delta";
+import { applyDelta, frozenSnapshot } from "./delta";
 import { DirectoryWriter, fileError, ioDetail } from "./durable";
 import {
   Corrupt,
@@ -75,7 +75,7 @@ export class FileStore implements DaemonStore {
     this.header = header;
     this.nextSeq = next_event_seq;
     for (const e of inflight_event ? [inflight_event, ...pending_events] : pending_events) this.queue.set(e.seq, e);
-    this.base = record.snapshot === null ? null : frozenSnapshot(record.snapshot);
+    this.base = record.snapshot;
     this.views = new DirectoryWriter(root);
   }
 
@@ -131,8 +131,7 @@ export class FileStore implements DaemonStore {
     });
   }
 
-  commitIdle(snapshot: Snapshot, ack: number | null): Promise<void> {
-    const delta = diffSnapshot(this.base, snapshot);
+  commitIdle(snapshot: Snapshot, delta: JsonObject, ack: number | null): Promise<void> {
     this.base = snapshot;
     if (ack !== null) this.queue.delete(ack);
     return this.append(encodeLine({ op: "idle", ack, delta }));

@@ -39,8 +39,9 @@ export interface DaemonHost {
   readonly resumeSnapshot: Snapshot | null;
   /** Commit the loop's snapshot (idle boundary or final); resolves once
    * it is durable. The snapshot shares the loop's lists: the host copies
-   * what it keeps before it waits. */
-  commitSnapshot(snapshot: Snapshot): Promise<void>;
+   * what it keeps before it waits. `textAppended`: the texts appended to
+   * `total_text` since the last commit, in order. */
+  commitSnapshot(snapshot: Snapshot, textAppended: string[]): Promise<void>;
   /** The loop waits at an idle boundary: the moment to deliver an event. */
   becameIdle(): void;
 }
@@ -174,6 +175,8 @@ export class DaemonMode {
   /** The paths the last watch check found changed. */
   private changed: string[] = [];
   private readonly writer: DirectoryWriter | null;
+  /** Texts the loop appended to its total text since the last commit. */
+  private appended: string[] = [];
 
   constructor(
     readonly settings: DaemonSettings,
@@ -395,8 +398,8 @@ export class DaemonMode {
       transcript_events: [],
       total_text: p.text,
       last_iteration_text: p.lastText,
-      all_tools_used: p.calls.slice(),
-      rejected_tools: p.rejected.slice(),
+      all_tools_used: p.calls,
+      rejected_tools: p.rejected,
       deferred_user_messages: [],
       total_iterations: p.iteration,
       idle_backoff_ms: this.backoffMs,
@@ -405,8 +408,13 @@ export class DaemonMode {
     };
   }
 
+  /** The loop appended `text` to its total text. */
+  textAppended(text: string): void {
+    if (this.host !== null) this.appended.push(text);
+  }
+
   private async persist(loop: DaemonLoopView): Promise<void> {
-    if (this.host !== null) return this.host.commitSnapshot(this.snapshotOf(loop));
+    if (this.host !== null) return this.host.commitSnapshot(this.snapshotOf(loop), this.appended.splice(0));
     const path = this.settings.snapshotPath;
     if (path === null || this.writer === null) return;
     const text = encodeState(this.snapshotOf(loop));

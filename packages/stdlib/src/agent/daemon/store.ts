@@ -13,6 +13,7 @@
  *   event is gone from the queue), never a mix;
  * - `close` leaves the state where a later resume, or a reader, finds it.
  */
+import type { JsonObject } from "../json";
 import type { Meta, QueuedEvent, Snapshot } from "./files";
 
 /** Everything persisted about a daemon: its identity and queue (§4.4) and
@@ -25,10 +26,11 @@ export interface DaemonRecord {
 export interface DaemonStore {
   /** Durably append `event` to the queue. */
   enqueue(event: QueuedEvent): Promise<void>;
-  /** The idle-boundary (or final) commit: `snapshot` (a frozen copy, see
-   * delta.ts `frozenSnapshot`) and, when the event in flight was handled,
-   * its acknowledgement `ack`, atomically. */
-  commitIdle(snapshot: Snapshot, ack: number | null): Promise<void>;
+  /** The idle-boundary (or final) commit: `snapshot` (frozen: never
+   * changed afterwards), `delta`, what changed since the last commit
+   * (delta.ts), and, when the event in flight was handled, its
+   * acknowledgement `ack`, atomically. */
+  commitIdle(snapshot: Snapshot, delta: JsonObject, ack: number | null): Promise<void>;
   /** A clean end (stop, script end, the loop finished): persist `record`
    * as the state a resume starts from and let go of the state. */
   close(record: DaemonRecord): Promise<void>;

@@ -21,7 +21,7 @@ import { toJson as prettyJson } from "../../template/json";
 import { fromJson, isObject, toJson, type Json } from "../json";
 import { callModel } from "../llm/call";
 import { num, type LlmSettings } from "../llm/options";
-import { toolResultOf, type Msg } from "./transcript";
+import { noteEdit, toolResultOf, type Msg } from "./transcript";
 
 export type CompactStrategy = "llm" | "truncate" | "custom" | "observation_mask";
 
@@ -293,6 +293,7 @@ export async function compactMessages(messages: Msg[], s: CompactionSettings, sc
     }
   }
   messages.splice(range.start, archived.length, { role: "user", content: summary });
+  noteEdit(messages);
   return { summary, archived: archived.length };
 }
 

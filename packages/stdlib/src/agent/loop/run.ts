@@ -181,13 +181,21 @@ export class AgentLoop {
    * message ending in ` [interrupted]`; tool calls still arriving are
    * dropped (they never ran, and a call without a result would break the
    * transcript). */
+  /** A reply's text joins the loop's total text. A daemon is told what was
+   * appended: reading the appended part back out of the total would copy
+   * the whole (a long string built by `+=` is flattened on first access). */
+  private addText(text: string): void {
+    this.progress.text += text;
+    this.daemon?.textAppended(text);
+  }
+
   private recordInterruptedReply(partial: LlmResponse): void {
     const p = this.progress;
     const text = markInterrupted(partial.text);
     p.iteration++;
     p.inputTokens += partial.input_tokens;
     p.outputTokens += partial.output_tokens;
-    p.text += text;
+    this.addText(text);
     p.lastText = text;
     this.messages.push({ role: "assistant", content: text });
   }
@@ -209,7 +217,7 @@ export class AgentLoop {
       p.iteration++;
       p.inputTokens += res.input_tokens;
       p.outputTokens += res.output_tokens;
-      p.text += res.text;
+      this.addText(res.text);
       p.lastText = res.text;
       for (const e of replyEvents(this.rt, res, this.start.options, { tool_calling_mode: s.toolFormat })) this.record(e);
       const { calls, parseErrors, fromText } = this.toolCallsOf(res);

@@ -112,6 +112,7 @@ export function appendUpdate(messages: Msg[], id: string, text: string): void {
       messages[i] = { ...messages[i]!, tool_results: results };
     }
   }
+  noteEdit(messages);
   messages.push({ ...toolMessage(id, text, shape), update_of: id });
 }
 
@@ -164,37 +165,76 @@ function resultIds(m: Msg): string[] {
 }
 
 /**
- * `requestMessages` for a loop, turn after turn. A transcript only grows
- * between turns (a changed message is replaced by a new object), so the
- * request of the last turn is reused up to the first message that is not
- * the same object, and only the new messages are copied: a daemon's
- * thousands of messages cost pointer work per turn, not a copy of each.
- * It builds the whole request again when a new message answers a call
- * answered before (an update changes what an earlier result sends).
+ * In-place edits of a message list. A loop's transcript only grows, except
+ * where an entry is replaced (a superseded result) or a range is replaced
+ * (compaction); those places call `noteEdit`. Code that follows a list
+ * turn after turn (`RequestBuilder`, a daemon's snapshot deltas) then takes
+ * what was appended since it last looked (`appendedSince`) without
+ * comparing the whole list, and starts over after an edit.
+ */
+const EDITS = Symbol("harn.listEdits");
+
+type Counted = { [EDITS]?: number };
+
+export function noteEdit(list: unknown[]): void {
+  (list as Counted)[EDITS] = editsOf(list) + 1;
+}
+
+export function editsOf(list: readonly unknown[]): number {
+  return (list as Counted)[EDITS] ?? 0;
+}
+
+/** Where a follower last saw a list. */
+export interface ListMark {
+  readonly list: readonly unknown[];
+  readonly length: number;
+  readonly edits: number;
+}
+
+export function markOf(list: readonly unknown[]): ListMark {
+  return { list, length: list.length, edits: editsOf(list) };
+}
+
+/** What was appended to `list` since `mark`, or null when it is another
+ * list or was edited (or shortened) since. */
+export function appendedSince<T>(mark: ListMark | null, list: readonly T[]): T[] | null {
+  if (mark === null || mark.list !== list || mark.edits !== editsOf(list) || list.length < mark.length) return null;
+  return list.slice(mark.length);
+}
+
+/**
+ * `requestMessages` for a loop, turn after turn: the messages appended
+ * since the last turn are copied and added to the last request, so a
+ * daemon's thousands of messages cost one array copy per turn, not a copy
+ * of each message. It builds the whole request again after an edit of the
+ * list or when a new message answers a call answered before (an update
+ * changes what an earlier result sends).
  */
 export class RequestBuilder {
-  private sent: Msg[] = [];
+  private mark: ListMark | null = null;
   private out: LlmMessage[] = [];
   private readonly answered = new Set<string>();
 
   /** A fresh array (the caller may append to it). */
   build(messages: readonly Msg[]): LlmMessage[] {
-    let k = 0;
-    const n = Math.min(this.sent.length, messages.length);
-    while (k < n && this.sent[k] === messages[k]) k++;
-    const tail = messages.slice(k);
-    const ids = tail.flatMap(resultIds);
-    if (k === this.sent.length && !ids.some((id) => this.answered.has(id)) && !tail.some((m) => typeof m.update_of === "string")) {
-      this.out = tail.length === 0 ? this.out : this.out.concat(requestMessages(tail));
+    const tail = appendedSince(this.mark, messages);
+    const ids = tail === null ? [] : tail.flatMap(resultIds);
+    if (tail !== null && !ids.some((id) => this.answered.has(id)) && !tail.some((m) => typeof m.update_of === "string")) {
+      for (const m of requestMessages(tail)) this.out.push(m);
+      for (const id of ids) this.answered.add(id);
     } else {
       this.out = requestMessages(messages);
       this.answered.clear();
-      for (const m of messages.slice(0, k)) for (const id of resultIds(m)) this.answered.add(id);
+      for (const m of messages) for (const id of resultIds(m)) this.answered.add(id);
     }
-    for (const id of ids) this.answered.add(id);
-    this.sent = messages.slice();
+    this.mark = markOf(messages);
     return this.out.slice();
   }
+}
+
+function firstKey(o: object): string | undefined {
+  for (const k in o) return k;
+  return undefined;
 }
 
 /** Messages from a script value (`messages` option, a transcript). */
@@ -203,6 +243,12 @@ export function messagesFromJson(x: Json): Msg[] {
   const out: Msg[] = [];
   for (const m of x) {
     if (!isObject(m)) continue;
+    // Already role-first (a daemon's own snapshot): the same object, which
+    // lets the daemon see that these messages are the ones it stored.
+    if (typeof m.role === "string" && firstKey(m) === "role") {
+      out.push(m as Msg);
+      continue;
+    }
     const { role: given, ...rest } = m;
     const role = typeof given === "string" ? given : "user";
     // Role first: the mock's match text walks keys in document order (§3.3).
