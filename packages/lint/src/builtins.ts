@@ -25,7 +25,7 @@ export const BUILTIN_NAMES: ReadonlySet<string> = new Set([
   "color", "compact", "compact_callback", "connector_call", "constant_time_eq", "contains",
   "cookie_delete", "cookie_parse", "cookie_round_trip", "cookie_serialize", "copy_file",
   "correlation", "cosine_similarity", "count", "covariance", "csv_parse", "csv_stringify", "cwd",
-  "daemon_resume", "daemon_snapshot", "daemon_spawn", "daemon_stop", "daemon_trigger", "date_add",
+  "daemon_resume", "daemon_snapshot", "daemon_spawn", "daemon_stop", "daemon_trigger", "daemon_wait", "date_add",
   "date_diff", "date_format", "date_from_components", "date_in_zone", "date_iso", "date_now",
   "date_now_iso", "date_parse", "date_to_zone", "dedup_by", "delete", "delete_file",
   "detect_compile_error", "difference", "dim", "dirname", "display", "dot", "drop",
