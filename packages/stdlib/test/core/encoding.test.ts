@@ -86,9 +86,11 @@ describe("bytes", () => {
 });
 
 describe("sleep", () => {
-  it("waits for durations and ints, not for anything else", async () => {
+  it("waits for durations and ints, not for anything else; 0 only yields", async () => {
     const r = rig();
-    expect(r.call("sleep", 0)).toBe(null);
+    const zero = r.callP("sleep", 0);
+    expect(zero).toBeInstanceOf(Promise);
+    expect(await settle(zero)).toBe(null);
     expect(r.call("sleep", -5)).toBe(null);
     expect(r.call("sleep", "10")).toBe(null);
     const p = r.callP("sleep", 5);
