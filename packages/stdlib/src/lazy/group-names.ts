@@ -23,7 +23,7 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "agent_session_reset", "agent_session_close", "agent_session_trim", "agent_session_ancestry",
     "agent_session_compact", "background_tasks", "background_task_wait", "sub_agent_run", "spawn_agent",
     "wait_agent", "send_input", "worker_trigger", "close_agent", "resume_agent", "list_agents",
-    "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume",
+    "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait",
   ],
   http: [
     "sse_mock", "sse_event", "sse_connect", "sse_receive", "sse_close", "websocket_mock", "websocket_connect",
