@@ -4,7 +4,7 @@
  * speaks it and `agent_resume` must accept a state that went through
  * `json_stringify` / `json_parse`); scripts see Harn values.
  */
-import { display, HBuiltinRef, HClosure, HDict, HFloat, isInt, type Value } from "@harn/vm";
+import { display, HBuiltinRef, HClosure, HDict, HDuration, HFloat, isInt, type Value } from "@harn/vm";
 
 import { JsonFloat } from "../core/json";
 import { isJsonObject, type Json } from "../longrun/json";
@@ -50,9 +50,11 @@ export function numberOf(v: Value): number | undefined {
 }
 
 /** Data-only copy of an options dict (closures dropped), for a yielded
- * state that must survive `json_stringify`. */
+ * state or a daemon's metadata that must survive `json_stringify`. A
+ * duration becomes its milliseconds, which every option taking one reads. */
 export function dataOnly(v: Value): Json | undefined {
   if (v instanceof HClosure || v instanceof HBuiltinRef) return undefined;
+  if (v instanceof HDuration) return v.ms;
   if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
   if (v instanceof HDict) {
     const o: JsonObject = {};

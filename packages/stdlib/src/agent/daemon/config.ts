@@ -4,8 +4,8 @@
  * resumed daemon finds again by name, and trigger payloads.
  */
 import { join } from "node:path";
-import { display, HarnError, HDict, HDuration, HFloat, HSet, isCallable, isInt, typeOf, type Value } from "@harn/vm";
-import { floatToJson, type Json, type JsonObject } from "../json";
+import { display, HarnError, HDict, HFloat, HSet, isCallable, isInt, typeOf, type Value } from "@harn/vm";
+import { dataOnly, floatToJson, type Json, type JsonObject } from "../json";
 import { canonicalExecutor, SHORT_CIRCUIT_TOOLS } from "../tools/spec";
 import { SNAPSHOT_FILE } from "./files";
 
@@ -32,24 +32,6 @@ export function loopOptions(source: HDict, extra: HDict | null, sessionId: strin
  * resume finds its handler again (`restoreTools`). */
 export function storedOptions(options: HDict): JsonObject {
   return (dataOnly(options) ?? {}) as JsonObject;
-}
-
-function dataOnly(v: Value): Json | undefined {
-  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
-  if (typeof v === "bigint") return v as unknown as Json;
-  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
-  if (v instanceof HDict) {
-    const o: JsonObject = {};
-    for (const k of v.keys()) {
-      const d = dataOnly(v.get(k));
-      if (d !== undefined) o[k] = d;
-    }
-    return o;
-  }
-  if (v instanceof HFloat) return floatToJson(v);
-  if (v instanceof HDuration) return v.ms;
-  // closures, builtin references and other host objects are dropped
-  return undefined;
 }
 
 /**
