@@ -14,8 +14,8 @@
  * conformance's errors/runtime/undefined_builtin case expects of a bare
  * `no_such_function(1)` script.
  */
-import type { FunctionCall, Node, Pattern, Program } from "@harn/parser";
-import { closestName, forEachChild } from "@harn/parser";
+import type { FunctionCall, Node, Program } from "@harn/parser";
+import { closestName, forEachChild, forEachPatternName } from "@harn/parser";
 import type { Diagnostic } from "@harn/parser";
 import { typeError, type CheckOptions } from "./diagnostic";
 import { deadRightOperand } from "./literals";
@@ -76,23 +76,6 @@ function declName(n: Node): string | null {
   }
 }
 
-function patternNames(p: Pattern, out: Set<string>): void {
-  switch (p.kind) {
-    case "ident":
-      out.add(p.name);
-      return;
-    case "pair":
-      out.add(p.first);
-      out.add(p.second);
-      return;
-    case "dict":
-      for (const f of p.fields) out.add(f.alias ?? f.key);
-      return;
-    case "list":
-      for (const e of p.elements) out.add(e.name);
-      return;
-  }
-}
 
 /** Every identifier in a match pattern may be a binding. */
 function patternIdentifiers(n: Node, out: Set<string>): void {
@@ -152,7 +135,7 @@ function collect(root: Node, bound: Set<string>, declared: Set<string>, calls: F
       case "LetBinding":
       case "VarBinding":
       case "ForIn":
-        patternNames(n.pattern, bound);
+        forEachPatternName(n.pattern, (name) => bound.add(name));
         break;
       case "TryCatch":
         if (n.errorVar !== null) bound.add(n.errorVar);
@@ -227,7 +210,7 @@ function importedNames(program: Program, opts: CheckOptions): Set<string> | null
 function addTopLevelNames(n: Node, out: Set<string>): void {
   const d = declName(n);
   if (d !== null) out.add(d);
-  if (n.kind === "LetBinding" || n.kind === "VarBinding") patternNames(n.pattern, out);
+  if (n.kind === "LetBinding" || n.kind === "VarBinding") forEachPatternName(n.pattern, (name) => out.add(name));
   if (n.kind === "SelectiveImport") for (const name of n.names) out.add(name);
   if (n.kind === "EnumDecl") for (const v of n.variants) out.add(v.name);
 }

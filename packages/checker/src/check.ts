@@ -5,7 +5,7 @@
  */
 import type { FnDecl, FunctionCall, InterfaceDecl, MatchExpr, Node, Param, Pattern, Program, Span, TypeExpr } from "@harn/parser";
 import { boundNames, declarationCounts, hasImports } from "./call-targets";
-import { forEachChild } from "@harn/parser";
+import { forEachChild, forEachPatternName } from "@harn/parser";
 import type { Diagnostic } from "@harn/parser";
 import { typeError } from "./diagnostic";
 
@@ -97,21 +97,7 @@ export class TypeWalk {
 
 
   private bindPattern(p: Pattern): void {
-    switch (p.kind) {
-      case "ident":
-        this.bind(p.name, null);
-        return;
-      case "pair":
-        this.bind(p.first, null);
-        this.bind(p.second, null);
-        return;
-      case "dict":
-        for (const f of p.fields) this.bind(f.alias ?? f.key, null);
-        return;
-      case "list":
-        for (const e of p.elements) this.bind(e.name, null);
-        return;
-    }
+    forEachPatternName(p, (name) => this.bind(name, null));
   }
 
   /** A function-like body: parameters in their own scope. */

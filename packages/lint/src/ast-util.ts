@@ -1,212 +1,22 @@
 /**
- * Small questions about AST nodes that several rules ask: child
- * enumeration, purity, leaf equality, identifier mentions.
+ * Small questions about AST nodes that several rules ask: children as the
+ * reference sees them, purity, leaf equality, identifier mentions.
  */
-import type { Node, Pattern, Program, Span } from "@harn/parser";
+import { walkChildren, type Node, type Program, type Span } from "@harn/parser";
 
-/** Call `fn` on every direct child node, in source order. Statement lists
- * are flattened; interpolation segments are not children (the reference
- * never parses them, lint.md §1.6). */
+/** Call `fn` on every direct child node, in source order, as the reference
+ * sees the tree: statement lists flattened, and neither interpolation
+ * segments (the reference never parses them, lint.md §1.6) nor annotations
+ * (attribute values, defaults in enum and interface declarations) are
+ * children. The walk itself is the parser's (`walkChildren`). */
 export function forEachChild(node: Node | Program, fn: (child: Node) => void): void {
-  if (node.kind === "Program") {
-    node.items.forEach(fn);
-    return;
-  }
-  switch (node.kind) {
-    case "Pipeline":
-    case "OverrideDecl":
-    case "DeferStmt":
-    case "MutexBlock":
-    case "SpawnExpr":
-    case "TryExpr":
-      node.body.forEach(fn);
-      return;
-    case "FnDecl":
-    case "ToolDecl":
-      for (const p of node.params) if (p.default) fn(p.default);
-      node.body.forEach(fn);
-      return;
-    case "Closure":
-      for (const p of node.params) if (p.default) fn(p.default);
-      node.body.forEach(fn);
-      return;
-    case "SkillDecl":
-      for (const [, v] of node.fields) fn(v);
-      return;
-    case "EvalPackDecl":
-      for (const [, v] of node.fields) fn(v);
-      node.body.forEach(fn);
-      node.summarize?.forEach(fn);
-      return;
-    case "ImplBlock":
-      node.methods.forEach(fn);
-      return;
-    case "AttributedDecl":
-      fn(node.inner);
-      return;
-    case "LetBinding":
-    case "VarBinding":
-      forEachPatternDefault(node.pattern, fn);
-      fn(node.value);
-      return;
-    case "Assignment":
-      fn(node.target);
-      fn(node.value);
-      return;
-    case "IfElse":
-      fn(node.condition);
-      node.thenBody.forEach(fn);
-      node.elseBody?.forEach(fn);
-      return;
-    case "ForIn":
-      forEachPatternDefault(node.pattern, fn);
-      fn(node.iterable);
-      node.body.forEach(fn);
-      return;
-    case "WhileLoop":
-      fn(node.condition);
-      node.body.forEach(fn);
-      return;
-    case "MatchExpr":
-      fn(node.value);
-      for (const arm of node.arms) {
-        fn(arm.pattern);
-        if (arm.guard) fn(arm.guard);
-        arm.body.forEach(fn);
-      }
-      return;
-    case "TryCatch":
-      node.body.forEach(fn);
-      node.catchBody.forEach(fn);
-      node.finallyBody?.forEach(fn);
-      return;
-    case "TryStar":
-    case "TryOperator":
-    case "UnaryOp":
-      fn(node.operand);
-      return;
-    case "ReturnStmt":
-    case "YieldExpr":
-      if (node.value) fn(node.value);
-      return;
-    case "ThrowStmt":
-    case "EmitExpr":
-      fn(node.value);
-      return;
-    case "GuardStmt":
-      fn(node.condition);
-      node.elseBody.forEach(fn);
-      return;
-    case "RequireStmt":
-      fn(node.condition);
-      if (node.message) fn(node.message);
-      return;
-    case "DeadlineBlock":
-      fn(node.duration);
-      node.body.forEach(fn);
-      return;
-    case "Retry":
-      fn(node.count);
-      node.body.forEach(fn);
-      return;
-    case "Parallel":
-      fn(node.expr);
-      for (const [, v] of node.options) fn(v);
-      node.body.forEach(fn);
-      return;
-    case "SelectExpr":
-      for (const c of node.cases) {
-        fn(c.channel);
-        c.body.forEach(fn);
-      }
-      if (node.timeout) {
-        fn(node.timeout.duration);
-        node.timeout.body.forEach(fn);
-      }
-      node.defaultBody?.forEach(fn);
-      return;
-    case "ListLiteral":
-      node.elements.forEach(fn);
-      return;
-    case "DictLiteral":
-      for (const e of node.entries) {
-        if (e.computed) fn(e.key);
-        fn(e.value);
-      }
-      return;
-    case "StructConstruct":
-      for (const e of node.fields) {
-        if (e.computed) fn(e.key);
-        fn(e.value);
-      }
-      return;
-    case "Spread":
-      fn(node.expr);
-      return;
-    case "FunctionCall":
-      node.args.forEach(fn);
-      return;
-    case "MethodCall":
-    case "OptionalMethodCall":
-      fn(node.object);
-      node.args.forEach(fn);
-      return;
-    case "PropertyAccess":
-    case "OptionalPropertyAccess":
-      fn(node.object);
-      return;
-    case "SubscriptAccess":
-    case "OptionalSubscriptAccess":
-      fn(node.object);
-      fn(node.index);
-      return;
-    case "SliceAccess":
-      fn(node.object);
-      if (node.start) fn(node.start);
-      if (node.end) fn(node.end);
-      return;
-    case "BinaryOp":
-      fn(node.left);
-      fn(node.right);
-      return;
-    case "Ternary":
-      fn(node.condition);
-      fn(node.thenExpr);
-      fn(node.elseExpr);
-      return;
-    case "RangeExpr":
-      fn(node.start);
-      fn(node.end);
-      return;
-    case "OrPattern":
-      node.alternatives.forEach(fn);
-      return;
-    case "PipePlaceholder":
-      fn(node.body);
-      return;
-    default:
-      return;
-  }
+  if (node.kind === "Program") node.items.forEach(fn);
+  else walkChildren(node, { node: fn, interpolation: skip, annotation: skip });
 }
 
-export function forEachPatternDefault(p: Pattern, fn: (n: Node) => void): void {
-  if (p.kind === "dict") for (const f of p.fields) if (f.default) fn(f.default);
-  if (p.kind === "list") for (const e of p.elements) if (e.default) fn(e.default);
-}
+function skip(): void {}
 
-/** Every name a binding pattern introduces (`_` excluded). */
-export function patternNames(p: Pattern): string[] {
-  switch (p.kind) {
-    case "ident":
-      return p.name === "_" ? [] : [p.name];
-    case "dict":
-      return p.fields.map((f) => f.alias ?? f.key).filter((n) => n !== "_");
-    case "list":
-      return p.elements.map((e) => e.name).filter((n) => n !== "_");
-    case "pair":
-      return [p.first, p.second].filter((n) => n !== "_");
-  }
-}
+export { forEachPatternDefault, patternNames } from "@harn/parser";
 
 /** Pure expression, conservatively (lint.md §3.11): no calls anywhere. */
 export function isPure(n: Node): boolean {

@@ -2,7 +2,7 @@
  * The shapes every part of the linter shares: diagnostics, fixes, rules and
  * the context a rule sees (spec/lint.md §1.2).
  */
-import type { Diagnostic, FixEdit, Node, Program, Severity, Span } from "@harn/parser";
+import type { BlockRole, Diagnostic, FixEdit, Node, Program, Severity, Span } from "@harn/parser";
 
 /** Lint findings are the project's one `Diagnostic` (parser
  * diagnostics.ts), `code` being the rule id. `info` severity exists only
@@ -10,6 +10,10 @@ import type { Diagnostic, FixEdit, Node, Program, Severity, Span } from "@harn/p
  * on values the linter cannot see. It never fails a run and is not counted
  * by `--max-warnings`. */
 export type { Diagnostic, FixEdit, Severity, Span };
+
+/** Where a statement list sits (the parser's walk reports it); scope and
+ * block-shaped rules key on it. */
+export type { BlockRole };
 
 /** What a rule hands to `report`. The span defaults to the node's. */
 export interface Report {
@@ -21,30 +25,6 @@ export interface Report {
   /** Overrides the rule's severity for this one finding. */
   severity?: Severity;
 }
-
-/** Where a statement list sits; scope and block-shaped rules key on it. */
-export type BlockRole =
-  | "program"
-  | "body" // pipeline, fn, tool, closure, override, eval_pack body
-  | "then"
-  | "else"
-  | "loop"
-  | "try"
-  | "catch"
-  | "finally"
-  | "tryExpr"
-  | "arm"
-  | "guardElse"
-  | "defer"
-  | "mutex"
-  | "deadline"
-  | "retry"
-  | "parallel"
-  | "selectCase"
-  | "selectTimeout"
-  | "selectDefault"
-  | "spawn"
-  | "summarize";
 
 export interface BlockInfo {
   stmts: Node[];

@@ -6,7 +6,7 @@ export type * from "./ast";
 export { parse, type ParseOptions, type ParseResult } from "./parse";
 export type { SyntaxDiagnostic } from "./syntax-error";
 export { checkStructure, STRUCTURE_MESSAGES } from "./structure";
-export { forEachChild, forEachTypeName, type TypeReference } from "./visit";
+export { forEachChild, forEachPatternDefault, forEachPatternName, forEachTypeName, patternNames, walkChildren, type BlockRole, type ChildVisitor, type TypeReference } from "./visit";
 export { PIPE_PARAM } from "./pipe";
 export { closestName, levenshtein } from "./suggest";
 export {

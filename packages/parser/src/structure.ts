@@ -15,7 +15,7 @@
  */
 import type { Node, Program, Span } from "./ast";
 import type { Diagnostic } from "./diagnostics";
-import { forEachChild } from "./visit";
+import { forEachChild, forEachPatternDefault } from "./visit";
 
 /** A structural error: a `Diagnostic` with code `structure` and a short
  * caret label. */
@@ -89,9 +89,7 @@ export function checkStructure(program: Program): Diagnostic[] {
   }
 
   function visitPatternDefaults(node: Extract<Node, { kind: "ForIn" }>, ctx: Context): void {
-    const p = node.pattern;
-    if (p.kind === "dict") for (const f of p.fields) if (f.default !== null) visit(f.default, ctx);
-    if (p.kind === "list") for (const e of p.elements) if (e.default !== null) visit(e.default, ctx);
+    forEachPatternDefault(node.pattern, (d) => visit(d, ctx));
   }
 
   for (const item of program.items) visit(item, top);

@@ -570,9 +570,35 @@ class Builder {
       case "PipePlaceholder":
         forEachChild(n, (c) => this.node(c, USE));
         return;
-      default:
+      case "Pipeline":
+      case "FnDecl":
+      case "ToolDecl":
+      case "SkillDecl":
+      case "EvalPackDecl":
+      case "StructDecl":
+      case "EnumDecl":
+      case "TypeDecl":
+      case "InterfaceDecl":
+      case "ImplBlock":
+      case "ImportDecl":
+      case "SelectiveImport":
+      case "OverrideDecl":
+      case "AttributedDecl":
+      case "IntLiteral":
+      case "FloatLiteral":
+      case "StringLiteral":
+      case "RawStringLiteral":
+      case "InterpolatedString":
+      case "BoolLiteral":
+      case "NilLiteral":
+      case "DurationLiteral":
+      case "Identifier":
         // literals, identifiers, interpolations, nested declarations
         return;
+      default: {
+        const never: never = n;
+        throw new Error(`cfg: unknown node ${(never as Node).kind}`);
+      }
     }
   }
 
@@ -661,8 +687,46 @@ function producesValueDirectly(s: Node): boolean {
     case "SkillDecl":
     case "EvalPackDecl":
       return false;
-    default:
+    case "Pipeline":
+    case "ImportDecl":
+    case "SelectiveImport":
+    case "OverrideDecl":
+    case "TryStar":
+    case "Parallel":
+    case "IntLiteral":
+    case "FloatLiteral":
+    case "StringLiteral":
+    case "RawStringLiteral":
+    case "InterpolatedString":
+    case "BoolLiteral":
+    case "NilLiteral":
+    case "DurationLiteral":
+    case "Identifier":
+    case "ListLiteral":
+    case "DictLiteral":
+    case "Spread":
+    case "Closure":
+    case "FunctionCall":
+    case "MethodCall":
+    case "OptionalMethodCall":
+    case "PropertyAccess":
+    case "OptionalPropertyAccess":
+    case "SubscriptAccess":
+    case "OptionalSubscriptAccess":
+    case "SliceAccess":
+    case "BinaryOp":
+    case "UnaryOp":
+    case "Ternary":
+    case "RangeExpr":
+    case "TryOperator":
+    case "StructConstruct":
+    case "OrPattern":
+    case "PipePlaceholder":
       return true;
+    default: {
+      const never: never = s;
+      throw new Error(`producesValueDirectly: unknown node ${(never as Node).kind}`);
+    }
   }
 }
 

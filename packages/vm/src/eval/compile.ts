@@ -10,6 +10,7 @@
  *   operation (for a binary operator: its right operand, §8.12).
  */
 import type * as A from "@harn/parser";
+import { forEachChild } from "@harn/parser";
 import { HarnError } from "../errors";
 import * as ops from "../ops";
 import type { BuiltinFn, MethodFn } from "../runtime";
@@ -121,29 +122,6 @@ const BLOCK_STATEMENTS = new Set<string>([
   "DeferStmt",
 ]);
 
-/** Visit the direct child nodes (not crossing into nested functions). */
-function children(n: A.Node, f: (c: A.Node) => void): void {
-  for (const key in n) {
-    if (key === "span") continue;
-    const v = (n as unknown as Record<string, unknown>)[key];
-    visitValue(v, f);
-  }
-}
-
-function visitValue(v: unknown, f: (c: A.Node) => void): void {
-  if (v === null || typeof v !== "object") return;
-  if (Array.isArray(v)) {
-    for (const x of v) visitValue(x, f);
-    return;
-  }
-  const o = v as { kind?: unknown };
-  if (typeof o.kind === "string" && "span" in o) {
-    f(o as A.Node);
-    return;
-  }
-  for (const k in o) if (k !== "span") visitValue((o as Record<string, unknown>)[k], f);
-}
-
 const FUNCTION_KINDS = new Set(["FnDecl", "Closure", "ToolDecl", "Pipeline", "SpawnExpr", "Parallel", "ImplBlock", "PipePlaceholder"]);
 
 /** Whether `n` holds a node of one of `kinds`; nested functions (including
@@ -158,9 +136,9 @@ function containsKind(n: A.Node, kinds: Set<string>, crossFunctions = false): bo
       return;
     }
     if (!crossFunctions && FUNCTION_KINDS.has(c.kind)) return;
-    children(c, walk);
+    forEachChild(c, walk);
   };
-  children(n, walk);
+  forEachChild(n, walk);
   return found;
 }
 
@@ -1511,9 +1489,45 @@ export class Compiler {
         const interp = this.interp;
         return (fr) => then(v(fr), (x) => interp.yieldValue(fr, x));
       }
-      default:
-        // statements in expression position (parser should not produce)
+      case "Pipeline":
+      case "FnDecl":
+      case "ToolDecl":
+      case "SkillDecl":
+      case "EvalPackDecl":
+      case "StructDecl":
+      case "EnumDecl":
+      case "TypeDecl":
+      case "InterfaceDecl":
+      case "ImplBlock":
+      case "ImportDecl":
+      case "SelectiveImport":
+      case "OverrideDecl":
+      case "AttributedDecl":
+      case "LetBinding":
+      case "VarBinding":
+      case "Assignment":
+      case "ForIn":
+      case "WhileLoop":
+      case "ReturnStmt":
+      case "ThrowStmt":
+      case "BreakStmt":
+      case "ContinueStmt":
+      case "GuardStmt":
+      case "RequireStmt":
+      case "DeferStmt":
+      case "IfElse":
+      case "MatchExpr":
+      case "TryCatch":
+      case "MutexBlock":
+      case "DeadlineBlock":
+      case "Retry":
+      case "SelectExpr":
+        // statements and block-bodied expressions: the statement compiler gives their value
         return this.stmtInner(n);
+      default: {
+        const never: never = n;
+        throw new Error(`compile: unknown node ${(never as A.Node).kind}`);
+      }
     }
   }
 

@@ -14,6 +14,7 @@
  * interpreter; `import` binds its exported names in the importer.
  */
 import type * as A from "@harn/parser";
+import { forEachChild } from "@harn/parser";
 import { HarnError } from "../errors";
 import type { Runtime } from "../runtime";
 import type { Value } from "../values";
@@ -57,39 +58,49 @@ function unwrap(n: A.Node): A.Node {
 }
 
 /** Collect enum/interface names and every declared name (late-binding
- * candidates) before compiling. */
+ * candidates) before compiling: function, tool and struct names, names
+ * bound by `let`/`var`/`for` identifier patterns, parameters of functions,
+ * closures and interface methods, and `catch` variables. */
 function prescan(interp: Interpreter, program: A.Program): void {
-  const visit = (v: unknown): void => {
-    if (v === null || typeof v !== "object") return;
-    if (Array.isArray(v)) {
-      for (const x of v) visit(x);
-      return;
-    }
-    const n = v as Record<string, unknown>;
+  const late = interp.lateNames;
+  const params = (ps: readonly A.Param[]) => {
+    for (const p of ps) late.add(p.name);
+  };
+  const visit = (n: A.Node): void => {
     switch (n.kind) {
       case "EnumDecl":
-        interp.declareEnum(n.name as string, (n.variants as { name: string }[]).map((x) => x.name));
+        interp.declareEnum(n.name, n.variants.map((x) => x.name));
         break;
       case "InterfaceDecl":
-        interp.interfaces.add(n.name as string);
+        interp.interfaces.add(n.name);
+        for (const m of n.methods) params(m.params);
         break;
       case "TypeDecl":
-        interp.typeAliases.set(n.name as string, n.type as A.TypeExpr);
+        interp.typeAliases.set(n.name, n.type);
         break;
       case "FnDecl":
       case "ToolDecl":
-      case "StructDecl":
-        interp.lateNames.add(n.name as string);
+        late.add(n.name);
+        params(n.params);
         break;
-      case "ident":
-        interp.lateNames.add(n.name as string);
+      case "StructDecl":
+        late.add(n.name);
+        break;
+      case "Closure":
+        params(n.params);
+        break;
+      case "LetBinding":
+      case "VarBinding":
+      case "ForIn":
+        if (n.pattern.kind === "ident") late.add(n.pattern.name);
+        break;
+      case "TryCatch":
+        if (n.errorVar !== null) late.add(n.errorVar);
         break;
     }
-    if (Array.isArray(n.params)) for (const p of n.params as { name?: unknown }[]) if (typeof p?.name === "string") interp.lateNames.add(p.name);
-    if (typeof n.errorVar === "string") interp.lateNames.add(n.errorVar);
-    for (const k in n) if (k !== "span") visit(n[k]);
+    forEachChild(n, visit);
   };
-  visit(program.items);
+  for (const item of program.items) visit(item);
 }
 
 export class ProgramRunner {
