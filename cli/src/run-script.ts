@@ -169,12 +169,15 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     loadMockFixtures,
     mockFixtureLine,
     readSourceFile,
+    reapDeadRuns,
     recordLlmResponses,
     renderRuntimeError,
     runSource,
     setBackgroundGrace,
     setTurnObserver,
   } = await loadEngine();
+  // what an earlier harn could not clean up (it was SIGKILLed) goes first
+  reapDeadRuns((line) => void process.stderr.write(line));
   const stdout = new BufferedStream(process.stdout);
   const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
   const renderer = args.stream ? new StreamRenderer(stdout, (t) => void process.stderr.write(t)) : null;

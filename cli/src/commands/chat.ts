@@ -73,6 +73,7 @@ async function chat(opts: ChatOptions): Promise<number> {
   let resumed: Json[] = [];
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const engine = await loadEngine();
+  engine.reapDeadRuns((line) => void process.stderr.write(line));
   // Loaded here, not at the top: only `harn chat` reads lines, and every
   // other command would pay for loading readline at start-up.
   const { createInterface } = await import("node:readline");

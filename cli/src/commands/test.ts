@@ -129,6 +129,8 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       const jobs = determinism !== null ? 1 : Math.max(1, Math.floor(Number(opts.jobs ?? "1")) || 1);
       if (determinism !== null) opts.parallel = false;
       if (targets[0] === "conformance" && opts.crashPoints) cmd.error("error: --crash-points runs user tests (`harn test PATH`), not the conformance suite", { exitCode: 2 });
+      // what an earlier harn could not clean up (it was SIGKILLed) goes first
+      (await loadEngine()).reapDeadRuns((line) => void process.stderr.write(line));
       if (targets[0] === "conformance") {
         if (targets.length > 2) cmd.error(`error: unexpected argument '${targets[2]}'`, { exitCode: 2 });
         setExitCode(await conformance(targets[1], opts, timeout, jobs, determinism));

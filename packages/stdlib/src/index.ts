@@ -124,6 +124,9 @@ export { LAZY_GROUPS } from "./lazy/groups";
 export { builtinModule, installModule, installModules, type BuiltinModule, type BuiltinOptions, type Define } from "./registry/define";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
+/** What a killed harn left running (core/run_registry.ts): hosts reap it
+ * when they start. */
+export { reapDeadRuns } from "./core/run_registry";
 
 /** The LLM provider layer's types (its code is part of the agent layer,
  * `@harn/stdlib/agent`); turn observation and interruption are small and

@@ -9,8 +9,11 @@
  *
  * A group id stays reserved while any member lives, so the kill cannot hit
  * an unrelated group unless every leftover died and the pid was reused
- * within the same run; a process that moved to its own session (`setsid`)
- * left on purpose and is not ours to kill.
+ * within the same run. A process that moved to a session of its own
+ * (`setsid`) is out of the group's reach; its process-tree cookie finds it
+ * (run_scope.ts). The group kill stays for what the cookie cannot reach:
+ * systems without /proc (macOS) and processes that cleared their
+ * environment.
  */
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 

@@ -3,8 +3,10 @@
  *
  * Children run through execa with stdin on the null device and output
  * captured. The script waits for them, but other tasks keep running. Each
- * child gets its own process group so that cancellation (`ctx.signal`) and
- * runtime shutdown kill everything it started, not just the direct child.
+ * child gets its own process group and its run's process-tree cookie
+ * (run_scope.ts), so that cancellation (`ctx.signal`), timeouts and
+ * runtime shutdown kill everything it started, even descendants that left
+ * the group, not just the direct child.
  */
 import { existsSync, readFileSync } from "node:fs";
 import * as nodePath from "node:path";
@@ -14,6 +16,7 @@ import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { nodeOs } from "./node-builtins";
 import { noteLeftovers } from "./leftovers";
+import { runScope } from "./run_scope";
 import { builtinModule } from "../registry/define";
 
 /** The environment children get: the run's env (process env plus run-level
@@ -66,9 +69,12 @@ export async function spawnCaptured(file: string, args: string[], opts: SpawnOpt
   // it is a sizeable share of what `harn run` would otherwise parse at start.
   const { execa } = await import("execa");
   if (signal.aborted) throw signal.reason;
+  const scope = runScope(rt);
+  const env = { ...(opts.env ?? childEnv(rt)) };
+  const tree = scope.adopt(env);
   const child = execa(file, args, {
     cwd: opts.cwd,
-    env: opts.env ?? childEnv(rt),
+    env,
     extendEnv: false,
     stdin: "ignore",
     reject: false,
@@ -77,7 +83,10 @@ export async function spawnCaptured(file: string, args: string[], opts: SpawnOpt
     maxBuffer: 1024 * 1024 * 1024,
   });
   let timedOut = false;
-  const kill = () => killGroup(child.pid);
+  const kill = () => {
+    killGroup(child.pid);
+    scope.kill(tree);
+  };
   const timer =
     opts.timeoutMs !== undefined
       ? setTimeout(() => {

@@ -133,11 +133,10 @@ export class LongRunState {
     return true;
   }
 
-  /** Session-end cleanup: cancel every handle the session owns. */
-  cancelSession(sessionId: string): number {
-    let n = 0;
-    for (const r of [...this.inFlight.values()]) if (r.sessionId === sessionId && this.cancel(r.id)) n++;
-    return n;
+  /** Session-end cleanup: cancel every handle the session owns; returns
+   * the records of those it cancelled. */
+  cancelSession(sessionId: string): HandleRecord[] {
+    return [...this.inFlight.values()].filter((r) => r.sessionId === sessionId && this.cancel(r.id));
   }
 
   /** Script-end cleanup: root-scope handles first, then everything else. */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HDict, type Value } from "@harn/vm";
 import { longRunState } from "../../src/longrun/state";
@@ -22,8 +23,8 @@ const run = async (o: Record<string, Value>) => (await t.call("host_tool_call", 
 const sh = (script: string): Value[] => ["sh", "-c", script];
 
 describe("run_command in the foreground", () => {
-  it("runs argv, captures both streams, and writes the artifacts (combined = stdout then stderr)", async () => {
-    const r = await run({ argv: sh("printf 'out1\\n'; printf 'err1\\n' >&2; sleep 0.05; printf 'out2'") });
+  it("runs argv, captures both streams, and writes the artifacts (combined = the live log, in arrival order)", async () => {
+    const r = await run({ argv: sh("printf 'out1\\n'; sleep 0.05; printf 'err1\\n' >&2; sleep 0.05; printf 'out2'") });
     expect(r.keys()).toEqual([
       "audit_id", "byte_count", "command_id", "duration_ms", "ended_at", "exit_code", "handle_id", "line_count", "output_path",
       "output_sha256", "pid", "process_group_id", "sandbox", "signal", "started_at", "status", "stderr", "stderr_path", "stdout",
@@ -45,11 +46,14 @@ describe("run_command in the foreground", () => {
     expect(r.get("process_group_id")).toBe(r.get("pid"));
     expect((r.get("sandbox") as HDict).keys()).toEqual(["enforced", "kind"]);
     const out = r.get("stdout_path") as string;
-    expect(out).toBe(`${dir.path}/harn-command-${id}/stdout.txt`);
-    expect(statSync(`${dir.path}/harn-command-${id}`).mode & 0o777).toBe(0o700);
+    // in the run's scratch directory, one per runtime
+    expect(out).toMatch(new RegExp(`^${dir.path}/harn-run-[0-9a-f]{16}/harn-command-${id}/stdout\\.txt$`));
+    expect(statSync(dirname(out)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(dirname(out))).mode & 0o777).toBe(0o700);
     expect(readFileSync(out, "utf8")).toBe("out1\nout2");
     expect(readFileSync(r.get("stderr_path") as string, "utf8")).toBe("err1\n");
-    expect(readFileSync(r.get("output_path") as string, "utf8")).toBe("out1\nout2err1\n");
+    // never rewritten at the end: offsets saved while tailing stay valid
+    expect(readFileSync(r.get("output_path") as string, "utf8")).toBe("out1\nerr1\nout2");
     expect(r.get("output_sha256")).toBe("sha256:" + createHash("sha256").update("out1\nout2err1\n").digest("hex"));
   });
 
@@ -91,14 +95,18 @@ describe("run_command in the foreground", () => {
     await eventually(() => liveInGroup(r.get("process_group_id") as number).length === 0);
   });
 
-  it("stops waiting for pipes held by a process that escaped the group", async () => {
+  it("on timeout also kills a descendant that left the group, which held the pipes", async () => {
     const f = `${dir.path}/escaped.pid`;
+    let escaped = 0;
     try {
       const r = await run({ argv: sh(`setsid sh -c 'echo $$ > ${f}; exec sleep 100' & sleep 100`), timeout_ms: 200 });
       expect(r.get("status")).toBe("timed_out");
-    } finally {
       await eventually(() => existsSync(f) && readFileSync(f, "utf8").endsWith("\n"));
-      process.kill(-Number(readFileSync(f, "utf8")), "SIGKILL");
+      escaped = Number(readFileSync(f, "utf8"));
+      // it leads a session (and group) of its own: no group kill reached it
+      await eventually(() => liveInGroup(escaped).length === 0);
+    } finally {
+      if (escaped > 0 && liveInGroup(escaped).length > 0) process.kill(-escaped, "SIGKILL");
     }
   });
 

@@ -9,7 +9,7 @@ import { parsePermissions } from "../permissions/dynamic";
 import { PermissionGate } from "../permissions/gate";
 import { enterGovernance, governanceOf, intersect, parsePolicy, PolicyParseError, type Governance } from "../permissions/policy";
 import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
-import { longRunState } from "../../longrun/index";
+import { longRunState, type HandleRecord } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { uuidV7 } from "../../core/encoding";
 import { toJson } from "../json";
@@ -86,10 +86,16 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
     // the script will resume it with.
     if (status !== "input_required") {
       const lr = longRunState(rt);
-      lr.cancelSession(sessionId);
+      // the work the model started and will never see the end of: say so
+      for (const r of lr.cancelSession(sessionId)) rt.stderr.write(`[harn] agent loop ended: cancelled ${handleText(r)}\n`);
       if (anonymous) lr.discardSession(sessionId);
     }
   }
+}
+
+/** `hto-1f-2 (run_command sleep 100)`, `hso-1f-1 (walk_dir /srv)`. */
+function handleText(r: HandleRecord): string {
+  return `${r.id} (${r.family === "command" ? `${r.operation} ` : ""}${r.descriptor})`;
 }
 
 /**

@@ -1,7 +1,10 @@
 /**
  * One child process of a command tool, through execa, in its own process
  * group (`detached: true`), so that killing `-pgid` takes the whole tree
- * with it: `sh -c 'sleep 100 & sleep 100'` leaves nothing behind.
+ * with it: `sh -c 'sleep 100 & sleep 100'` leaves nothing behind. The
+ * child also carries its run's process-tree cookie (core/run_scope.ts):
+ * descendants that left the group (`setsid`, `nohup … &`, a double fork)
+ * die with it too, and `treeDone()` tells when the last of them ended.
  *
  * The runtime keeps the set of live groups; while it is non-empty a
  * `process.on("exit")` hook kills them synchronously, the last line of
@@ -10,6 +13,7 @@
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { nodeOs } from "../../core/node-builtins";
 import { noteLeftovers } from "../../core/leftovers";
+import { runScope } from "../../core/run_scope";
 import { osErrorText } from "../../core/oserror";
 import type { ArtifactWriter } from "./artifacts";
 import type { CommandSpec } from "./request";
@@ -44,6 +48,14 @@ export interface RunningProcess {
    * cancellation and shutdown, where the output no longer matters.
    */
   abandon(): void;
+  /**
+   * `done`, then the end of every process of the command's tree: a
+   * background command that put its work in the background itself
+   * (`setsid job >log 2>&1 & echo started`) is not finished when its own
+   * process is. The outcome's end time is then the last process's. Rejects
+   * once the command is abandoned.
+   */
+  treeDone(): Promise<ProcessOutcome>;
 }
 
 /** How long a killed foreground command's pipes may stay open (held by a
@@ -94,9 +106,12 @@ export async function spawnProcess(
   const stdin = options.foreground ? spec.stdin : null;
   // Loaded on first use (see core/process.ts).
   const { execa } = await import("execa");
+  const scope = runScope(rt);
+  const env = { ...spec.env };
+  const tree = scope.adopt(env);
   const sub = execa(spec.argv[0]!, spec.argv.slice(1), {
     cwd: spec.cwd,
-    env: spec.env,
+    env,
     extendEnv: false,
     ...(stdin !== null ? { input: stdin } : { stdin: "ignore" as const }),
     stdout: "pipe",
@@ -121,6 +136,7 @@ export async function spawnProcess(
   let settled = false;
   let timedOut = false;
   const kill = () => {
+    scope.kill(tree);
     if (settled) return;
     try {
       process.kill(-pid, "SIGKILL");
@@ -134,8 +150,10 @@ export async function spawnProcess(
     }
   };
 
+  const abandoned = new AbortController();
   const abandon = () => {
     kill();
+    abandoned.abort(new Error("command abandoned"));
     sub.stdout?.destroy();
     sub.stderr?.destroy();
     sub.unref();
@@ -161,6 +179,13 @@ export async function spawnProcess(
     startedAtMs,
     kill,
     abandon,
+    treeDone: async () => {
+      const own = await running.done;
+      await scope.waitGone(tree, abandoned.signal);
+      const endedAtMs = Date.now();
+      if (endedAtMs - own.endedAtMs < 1) return own;
+      return { ...own, endedAtMs, durationMs: Math.max(0, Math.round(performance.now() - startedPerf)) };
+    },
     done: sub.then((r) => {
       settled = true;
       groups.delete(running);

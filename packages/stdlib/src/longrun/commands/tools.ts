@@ -6,8 +6,8 @@
  */
 import { open } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { HDict, raceSignal, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { nodeOs } from "../../core/node-builtins";
+import { HDict, raceSignal, RuntimeSlot, type CallContext, type Value } from "@harn/vm";
+import { runScope } from "../../core/run_scope";
 import { rfc3339 } from "../clock";
 import { hostlibError, typeName } from "../hostlib_errors";
 import type { Json } from "../json";
@@ -25,9 +25,6 @@ interface ArtifactIndex {
 
 const ARTIFACTS = new RuntimeSlot<ArtifactIndex>("longrun.artifacts", () => ({ byCommand: new Map(), byHandle: new Map() }));
 
-function tmpRoot(rt: Runtime): string {
-  return rt.env.TMPDIR || nodeOs().tmpdir();
-}
 
 const SANDBOX = () => HDict.of({ kind: "none", enforced: false });
 
@@ -37,9 +34,11 @@ export async function runCommandTool(tool: CommandTool, request: Value | undefin
   const spec = parseCommandRequest(tool, request, rt.cwd, rt.env);
   const state = longRunState(rt);
   const commandId = state.nextCommandId();
-  const paths = artifactPaths(tmpRoot(rt), commandId);
+  let paths: ArtifactPaths;
   let writer: ArtifactWriter;
   try {
+    // in the run's scratch directory, removed when the run ends
+    paths = artifactPaths(runScope(rt).scratchDir(), commandId);
     writer = new ArtifactWriter(paths, spec.capture.maxInlineBytes);
   } catch (e) {
     throw hostlibError("backend_error", spec.builtin, `could not create command artifacts: ${(e as Error).message}`);
@@ -161,7 +160,9 @@ function startBackground(
   });
   rt.slot(ARTIFACTS).byHandle.set(handleId, paths);
 
-  void proc.done.then(async (o) => {
+  // Finished when its whole tree is: a command that backgrounded its own
+  // work is not `completed` while that work runs.
+  void proc.treeDone().then(async (o) => {
     if (!state.isRunning(handleId)) {
       writer.close();
       return;
@@ -204,7 +205,7 @@ function startBackground(
       };
     }
     state.complete(handleId, payload);
-  });
+  }, () => writer.close());
 
   return HDict.of({
     command_id: commandId,
