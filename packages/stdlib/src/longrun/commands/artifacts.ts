@@ -1,23 +1,25 @@
 /**
  * Command output artifacts (agents.md §1.10, §1.12 "live log"):
- * `<tmp>/harn-command-<command_id>/{stdout,stderr,combined}.txt` in a 0700
- * directory, written as bytes arrive so `read_command_output` can tail a
- * running command.
+ * `<run scratch dir>/harn-command-<command_id>/{stdout,stderr,combined}.txt`
+ * in a 0700 directory (the run's scratch directory, core/run_scope.ts, is
+ * removed when the run ends; the reference leaves one directory per
+ * command in /tmp forever), written as bytes arrive so
+ * `read_command_output` can tail a running command.
  *
- * `combined.txt` grows in arrival order while the command runs. Its final
- * content is the reference's — stdout followed by stderr, the same bytes
- * `output_sha256`, `byte_count` and `line_count` describe — so when the two
- * streams interleaved, it is replaced atomically (temp file + rename) once
- * the command exited.
+ * `combined.txt` is the live log: both streams in arrival order, never
+ * rewritten, so an offset a reader saved while tailing stays valid after
+ * the command ended. [TS decision] The reference writes it at exit as
+ * stdout followed by stderr; `output_sha256`, `byte_count` and
+ * `line_count` still describe those bytes (stdout, then stderr), which
+ * `stdout.txt` and `stderr.txt` hold.
  *
  * Writes are synchronous `write(2)` calls of at most one pipe chunk each:
  * they keep the files in order without a queue, and a local temp file
  * absorbs them in microseconds.
  */
 import type { Hash } from "node:crypto";
-import { closeSync, createReadStream, createWriteStream, mkdirSync, openSync, renameSync, writeSync, copyFileSync } from "node:fs";
+import { closeSync, createReadStream, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
 import { nodeCrypto } from "../../core/node-builtins";
 
 export interface ArtifactPaths {
@@ -100,8 +102,6 @@ export class ArtifactWriter {
   private readonly out: StreamState;
   private readonly err: StreamState;
   private readonly hash: Hash = nodeCrypto().createHash("sha256");
-  /** A stdout chunk arrived after stderr output: combined.txt needs fixing. */
-  private interleaved = false;
   private closed = false;
   /** First write failure; the command's payload then reports `failed`. */
   failure: string | null = null;
@@ -121,10 +121,7 @@ export class ArtifactWriter {
   write(stream: "stdout" | "stderr", chunk: Buffer): void {
     if (this.closed || this.failure !== null) return;
     const state = stream === "stdout" ? this.out : this.err;
-    if (stream === "stdout") {
-      if (this.err.bytes > 0) this.interleaved = true;
-      this.hash.update(chunk);
-    }
+    if (stream === "stdout") this.hash.update(chunk);
     state.add(chunk);
     try {
       writeAll(this.fds[stream], chunk);
@@ -140,7 +137,6 @@ export class ArtifactWriter {
     if (this.failure === null) {
       try {
         if (this.err.bytes > 0) await hashFile(this.hash, this.paths.stderr);
-        if (this.interleaved) await this.rewriteCombined();
       } catch (e) {
         this.failure = `could not finalize command artifacts in ${this.paths.dir}: ${(e as Error).message}`;
       }
@@ -167,13 +163,6 @@ export class ArtifactWriter {
         // already gone
       }
     }
-  }
-
-  private async rewriteCombined(): Promise<void> {
-    const tmp = this.paths.combined + ".tmp";
-    copyFileSync(this.paths.stdout, tmp);
-    await pipeline(createReadStream(this.paths.stderr), createWriteStream(tmp, { flags: "a" }));
-    renameSync(tmp, this.paths.combined);
   }
 }
 
