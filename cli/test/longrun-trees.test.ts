@@ -179,6 +179,28 @@ println(p.status + " " + trim(p.stdout) + " " + to_string(p.duration_ms >= 900))
   });
 });
 
+describe("command output files", () => {
+  it("live in one directory per run, which is gone when the run ends", async () => {
+    const tmp = join(work.dir, `tmp-${++counter}`);
+    mkdirSync(tmp);
+    const run = harn(
+      work.dir,
+      `let r = host_tool_call("run_command", {argv: ["sh", "-c", "echo out; echo err >&2"]})
+let h = host_tool_call("run_command", {argv: ["sh", "-c", "sleep 100"], background: true})
+println(file_exists(r.output_path))
+println(read_file(r.output_path))
+println(starts_with(r.output_path, ${lit(tmp + "/harn-run-")}) && starts_with(h.output_path, ${lit(tmp + "/harn-run-")}))
+`,
+      20_000,
+      { TMPDIR: tmp },
+    );
+    const { code } = await run.exit;
+    expect(run.stdout()).toBe("true\nout\nerr\n\ntrue\n");
+    expect(code).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
 describe("after a SIGKILL of harn", () => {
   it("the next harn reaps what the dead run left, one line per tree, and leaves a live run alone", async () => {
     const home = join(work.dir, `home-${++counter}`);
