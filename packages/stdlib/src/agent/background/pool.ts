@@ -1,8 +1,13 @@
 /**
  * Background sub-agent tasks (extensions.md §2): a bounded pool per runtime
- * (extra tasks queue FIFO), 8-hex task ids, the four statuses, completion
+ * (extra tasks queue FIFO), 8-hex task ids, the statuses, completion
  * notices on stderr plus a feedback item for the parent session, and the
  * graceful wait when the script ends.
+ *
+ * [TS decision] A task waiting for a free slot reports `queued` (the spec
+ * lists running/done/error/not_found; a queued task reported `running`
+ * before it had started). A cancelled task, queued or running, ends with
+ * status `error` and the one error text `cancelled`.
  */
 import { nodeCrypto } from "../../core/node-builtins";
 import { HDict, RuntimeSlot, type Runtime } from "@harn/vm";
@@ -10,7 +15,13 @@ import { longRunState } from "../../longrun/index";
 import { agentSessions } from "../sessions";
 import { BACKGROUND_CONTROL } from "./settings";
 
-export type BgStatus = "running" | "done" | "error";
+export type BgStatus = "queued" | "running" | "done" | "error";
+
+/** The error of a task that was cancelled, whether it had started or not. */
+export const CANCELLED_TASK = "cancelled";
+
+/** A task that has not ended (it waits for a slot, or runs). */
+export const isLive = (t: BgTask): boolean => t.status === "queued" || t.status === "running";
 
 export interface BgTask {
   readonly id: string;
@@ -61,28 +72,29 @@ export class BackgroundPool {
     const task: BgTask = {
       id: this.newId(),
       prompt,
-      status: "running",
+      status: "queued",
       result: null,
       error: null,
       parentSession,
       parentNamed,
       done,
       cancel: () => {
-        if (task.status !== "running" || cancelled) return;
+        if (!isLive(task) || cancelled) return;
         cancelled = true;
         if (stop) stop();
-        else this.finish(task, settle, null, "cancelled before it started");
+        else this.finish(task, settle, null, CANCELLED_TASK);
       },
     };
     this.tasks.set(task.id, task);
     const start = () => {
       if (cancelled) return;
+      task.status = "running";
       this.running++;
       const go = () => {
         if (cancelled) return;
         run(task, (c) => (stop = c)).then(
           (text) => this.finish(task, settle, text, null),
-          (e: unknown) => this.finish(task, settle, null, cancelled ? "cancelled" : errorMessage(e)),
+          (e: unknown) => this.finish(task, settle, null, cancelled ? CANCELLED_TASK : errorMessage(e)),
         );
       };
       // On a virtual clock the seeded scheduler decides when a background
@@ -96,7 +108,9 @@ export class BackgroundPool {
   }
 
   private finish(task: BgTask, settle: () => void, result: string | null, error: string | null): void {
-    if (task.status !== "running") return;
+    if (!isLive(task)) return;
+    // a queued task cancelled never took a slot
+    const held = task.status === "running";
     task.status = error === null ? "done" : "error";
     task.result = result;
     task.error = error;
@@ -107,7 +121,7 @@ export class BackgroundPool {
       longRunState(this.rt).inject(task.parentSession, "background_task", JSON.stringify(body));
     }
     settle();
-    this.running = Math.max(0, this.running - 1);
+    if (held) this.running = Math.max(0, this.running - 1);
     while (this.running < this.limit && this.queue.length > 0) this.queue.shift()!();
   }
 
@@ -115,7 +129,7 @@ export class BackgroundPool {
   check(id: string): HDict {
     const t = this.tasks.get(id);
     if (!t) return HDict.of({ status: "not_found", error: `No task with id '${id}'` });
-    if (t.status === "running") return HDict.of({ status: "running" });
+    if (isLive(t)) return HDict.of({ status: t.status });
     if (t.status === "done") return HDict.of({ status: "done", result: t.result ?? "" });
     return HDict.of({ status: "error", error: t.error ?? "" });
   }
@@ -124,8 +138,9 @@ export class BackgroundPool {
     return [...this.tasks.values()].map((t) => HDict.of({ task_id: t.id, status: t.status, prompt: t.prompt }));
   }
 
+  /** The tasks that have not ended, queued ones included. */
   runningTasks(): BgTask[] {
-    return [...this.tasks.values()].filter((t) => t.status === "running");
+    return [...this.tasks.values()].filter(isLive);
   }
 
   cancelAll(): void {
@@ -154,12 +169,12 @@ export class BackgroundPool {
     } else {
       err(`Cancelling ${n} background task${n === 1 ? "" : "s"}...\n`);
     }
-    const left = waiting.filter((t) => t.status === "running");
+    const left = waiting.filter(isLive);
     for (const t of left) t.cancel();
     await Promise.all(left.map((t) => t.done));
     for (const t of waiting) {
       if (t.status === "done") err(`  ✓ [${t.id}] done\n`);
-      else err(`  ✗ [${t.id}] ${left.includes(t) ? "cancelled" : `error: ${t.error ?? ""}`}\n`);
+      else err(`  ✗ [${t.id}] ${left.includes(t) ? CANCELLED_TASK : `error: ${t.error ?? ""}`}\n`);
     }
   }
 }

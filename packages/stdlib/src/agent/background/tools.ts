@@ -9,7 +9,7 @@ import type { ToolSpec } from "../tools/spec";
 import type { LoopStart } from "../loop/run";
 import type { LoopSettings } from "../loop/options";
 import { durationMs } from "../loop/options";
-import { backgroundPool } from "./pool";
+import { backgroundPool, isLive } from "./pool";
 import { builtinModule } from "../../registry/define";
 
 export function backgroundTools(): ToolSpec[] {
@@ -27,7 +27,8 @@ export function backgroundTools(): ToolSpec[] {
     },
     {
       name: "check_task",
-      description: "Check a background task: {status: \"running\"}, {status: \"done\", result}, {status: \"error\", error} or {status: \"not_found\", error}.",
+      description:
+        "Check a background task: {status: \"queued\"} (waiting for a free slot), {status: \"running\"}, {status: \"done\", result}, {status: \"error\", error} or {status: \"not_found\", error}.",
       parameters: HDict.of({ task_id: HDict.of({ type: "string", description: "The id background_task returned" }) }),
       handler: null,
       executor: "harn",
@@ -111,7 +112,7 @@ export const BACKGROUND_BUILTINS = builtinModule("agent/background/tools", (def)
     if (typeof raw !== "string") throw HarnError.runtime("background_task_wait: task_id must be a string");
     const pool = backgroundPool(ctx.runtime);
     const task = pool.tasks.get(raw);
-    if (task && task.status === "running") {
+    if (task && isLive(task)) {
       const timeout = args[1] === undefined || args[1] === null ? undefined : durationMs(args[1] as Value);
       await waitBounded(task.done, timeout, ctx.signal, ctx.runtime.clock);
     }
