@@ -117,7 +117,7 @@ async function chat(opts: ChatOptions): Promise<number> {
   const file = join(process.cwd(), "<harn chat>");
   const handle = engine.runSource(rt, driver, file);
   session.onQuit = () => {
-    handle.cancel(engine.HarnError.thrown("kind:cancelled:VM cancelled by host"));
+    handle.cancel(engine.HarnError.thrown(engine.CANCELLED_TEXT));
     engine.cancelBackgroundTasks(rt);
   };
   try {

@@ -8,13 +8,12 @@
  * the event loop (fifo.ts), so Ctrl-C and other tasks keep working.
  */
 import * as fs from "node:fs";
-import { compareStrings, err, HarnError, HBytes, HDict, float, isPromise, ok, typeOf, type Runtime, type Value } from "@harn/vm";
+import { CANCELLED_TEXT, compareStrings, err, HarnError, HBytes, HDict, float, isPromise, ok, typeOf, type Runtime, type Value } from "@harn/vm";
 import { arg, strArg } from "./args";
 import { isFifoPath, nonBlocking, readFifo, writeFifo } from "./fifo";
 import { andThen, type Maybe } from "./maybe";
 import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
-import { CANCELLED } from "./sleep";
 import { lines } from "./text";
 import { builtinModule } from "../registry/define";
 
@@ -95,7 +94,7 @@ function writeWhole(rt: Runtime, path: string, flags: number, data: string | Uin
 
 /** A cancelled wait on a FIFO raises the task's cancellation, not a file error. */
 function fileFailure(signal: AbortSignal, e: unknown, message: (e: unknown) => string): HarnError {
-  if (signal.aborted) return e instanceof HarnError ? e : HarnError.thrown(CANCELLED);
+  if (signal.aborted) return e instanceof HarnError ? e : HarnError.thrown(CANCELLED_TEXT);
   return HarnError.thrown(message(e));
 }
 

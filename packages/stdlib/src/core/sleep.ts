@@ -11,12 +11,10 @@
  * writes complete; returning at once left them to the interpreter's CPU
  * quantum, and such a loop slowed a daemon about 100x.
  */
-import { HarnError, HDuration, type CallContext, type Value } from "@harn/vm";
+import { CANCELLED_TEXT, HarnError, HDuration, type CallContext, type Value } from "@harn/vm";
 import { clockSleep } from "../time/clock";
 import { builtinModule } from "../registry/define";
 
-/** What a cancelled wait raises when the abort carried no Harn error. */
-export const CANCELLED = "kind:cancelled:VM cancelled by host";
 
 export const SLEEP_BUILTINS = builtinModule("core/sleep", (def) => {
   def("sleep", (args, ctx) => {
@@ -25,7 +23,7 @@ export const SLEEP_BUILTINS = builtinModule("core/sleep", (def) => {
     const ms = typeof d === "number" ? d : d instanceof HDuration ? d.ms : typeof d === "bigint" && d > 0n ? 2 ** 31 - 1 : 0;
     if (!(ms > 0)) return null;
     return clockSleep(Math.min(ms, 2 ** 31 - 1), ctx).catch((e: unknown) => {
-      throw e instanceof HarnError ? e : HarnError.thrown(CANCELLED);
+      throw e instanceof HarnError ? e : HarnError.thrown(CANCELLED_TEXT);
     });
   });
 });
