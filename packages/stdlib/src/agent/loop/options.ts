@@ -3,6 +3,7 @@
  */
 import { display, HarnError, HBuiltinRef, HClosure, HDict, HDuration, type Value } from "@harn/vm";
 import { num } from "../llm/options";
+import { DEFAULT_FEEDBACK_MAX_BYTES } from "./bounded";
 
 interface Profile {
   maxIterations: number;
@@ -47,6 +48,9 @@ export interface LoopSettings {
   backgroundTasks: boolean;
   maxBackgroundTasks: number;
   backgroundOptions: HDict | null;
+  /** Cap, in UTF-8 bytes, of a text a tool or the feedback queue hands
+   * the model (bounded.ts); 0: no cap. */
+  feedbackMaxBytes: number;
 }
 
 /** Default bound of an `on_pending: "wait"` batch: long enough for real
@@ -70,6 +74,14 @@ export function profileOf(options: HDict): Profile {
   const profile = PROFILES[name];
   if (!profile) throw HarnError.runtime(`agent_loop: profile must be one of tool_using, researcher, verifier, completer; got \`${name}\``);
   return profile;
+}
+
+/** `feedback_max_bytes`: an int >= 0 (0 turns the cap off), default 50,000. */
+function feedbackMaxBytes(v: Value): number {
+  if (v === null) return DEFAULT_FEEDBACK_MAX_BYTES;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
+  if (typeof v === "bigint" && v >= 0n) return 0;
+  throw HarnError.runtime(`agent_loop: feedback_max_bytes must be an int >= 0 (0: no cap); got \`${display(v)}\``);
 }
 
 export function readLoopSettings(options: HDict): LoopSettings {
@@ -112,5 +124,6 @@ export function readLoopSettings(options: HDict): LoopSettings {
     backgroundTasks: options.get("background_tasks") === true,
     maxBackgroundTasks: Math.max(1, num(options.get("max_background_tasks")) ?? 4),
     backgroundOptions: bg instanceof HDict ? bg : null,
+    feedbackMaxBytes: feedbackMaxBytes(options.get("feedback_max_bytes")),
   };
 }

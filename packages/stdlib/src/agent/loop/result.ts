@@ -131,9 +131,9 @@ export function resultDict(r: ResultInput): HDict {
     ["daemon_state", r.daemon ? r.daemon.state : p.iteration > 0 ? "active" : "idle"],
     ["daemon_snapshot_path", r.daemon?.snapshotPath ?? null],
   ];
-  if (r.status === "input_required") {
-    entries.push(["pending_tool_calls", pendingList(p.pending)]);
-    entries.push(["resume", fromJson(r.resume)]);
-  }
+  // Also after a partial resume or any end with calls still pending: the
+  // script sees what never got its result.
+  if (r.status === "input_required" || p.pending.length > 0) entries.push(["pending_tool_calls", pendingList(p.pending)]);
+  if (r.status === "input_required") entries.push(["resume", fromJson(r.resume)]);
   return dict(entries);
 }

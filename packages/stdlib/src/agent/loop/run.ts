@@ -28,6 +28,7 @@ import { replyEvents, toolExecutionEvent, toolIntentEvent, type ExecutionInfo } 
 import { runtimeEvent } from "../transcript/values";
 import { isRefusal, type PermissionGate } from "../permissions/gate";
 import type { LoopSettings } from "./options";
+import { FeedbackBound } from "./bounded";
 import { resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
   appendUpdate,
@@ -69,6 +70,13 @@ export const TOOL_UPDATE_KIND = "tool_update";
 
 const FINAL_STATUSES = new Set(["completed", "failed", "done", "error"]);
 
+/** The feedback kind that tells the model a pending call's result arrived. */
+export const PENDING_RESULT_KIND = "pending_result";
+
+export function pendingResultText(call: PendingCall): string {
+  return `The result of your earlier call ${call.call_id} (${call.tool}) has arrived; it now stands in place of that call's pending response.`;
+}
+
 export class AgentLoop {
   private readonly toolMap: Map<string, ToolSpec>;
   private readonly nativeTools: LlmToolDefinition[];
@@ -97,6 +105,8 @@ export class AgentLoop {
   /** Structured-output options (§3.9); `schema_retries` defaults to the
    * profile's (§2.3). */
   private readonly structured: StructuredSpec;
+  /** The cap on what a tool or the queue hands the model (bounded.ts). */
+  private readonly bound: FeedbackBound;
 
   constructor(
     readonly rt: Runtime,
@@ -111,6 +121,7 @@ export class AgentLoop {
     readonly start: LoopStart,
   ) {
     this.toolMap = new Map(tools.map((t) => [t.name, t]));
+    this.bound = new FeedbackBound(rt, settings.feedbackMaxBytes);
     this.structured = readStructured(start.options, settings.profile.schemaRetries);
     for (const m of messages) {
       if (typeof m.tool_call_id === "string") this.usedIds.add(m.tool_call_id);
@@ -314,11 +325,13 @@ export class AgentLoop {
     await emitAgentEvent(this.tctx, this.sessionId, event);
   }
 
-  /** Apply one drained item; returns whether it resolved a pending call. */
+  /** Apply one drained item; returns whether it resolved a pending call.
+   * `asFeedback` (a turn's preflight): other items become feedback
+   * messages, and the model is told when a pending call's result arrived. */
   private applyItem(item: FeedbackItem, asFeedback: boolean): boolean {
     if (item.kind === TOOL_UPDATE_KIND) {
       const u = parseObject(item.content);
-      if (u && typeof u.call_id === "string" && this.applyCallUpdate(u.call_id, u)) return true;
+      if (u && typeof u.call_id === "string" && this.applyCallUpdate(u.call_id, u, asFeedback)) return true;
     } else if (item.kind === "tool_result") {
       // Completions carry their handle; an injected progress item names it
       // in its content (`{handle_id, status: "running", …}`).
@@ -327,17 +340,22 @@ export class AgentLoop {
       const call = handleId === null ? undefined : this.progress.pending.find((c) => c.handle_id === handleId);
       if (call) {
         const status = payload?.status;
-        this.resolve(call, item.content, typeof status === "string" && FINAL_STATUSES.has(status));
+        this.resolve(call, this.boundItem(item), typeof status === "string" && FINAL_STATUSES.has(status), asFeedback);
         return true;
       }
     }
     if (asFeedback && item.kind === "prefill_assistant") this.prefill = item.content;
-    else if (asFeedback) this.messages.push(feedbackMessage(item.kind, item.content));
+    else if (asFeedback) this.messages.push(feedbackMessage(item.kind, this.boundItem(item)));
     return false;
   }
 
+  /** A queued item's content as the model may see it (bounded.ts). */
+  private boundItem(item: FeedbackItem): string {
+    return this.bound.payload(item.content, item.payload, item.handleId ?? item.kind);
+  }
+
   /** An update `{call_id, status, result?, error?, …}` for a pending call. */
-  private applyCallUpdate(callId: string, u: JsonObject): boolean {
+  private applyCallUpdate(callId: string, u: JsonObject, notify: boolean): boolean {
     const call = this.progress.pending.find((c) => c.call_id === callId);
     if (!call) return false;
     const status = typeof u.status === "string" ? u.status : "running";
@@ -346,15 +364,19 @@ export class AgentLoop {
     if (final && "error" in u) text = `Error: ${typeof u.error === "string" ? u.error : stringifyJsonKeepingFloats(u.error)}`;
     else if (final && "result" in u) text = typeof u.text === "string" ? u.text : stringifyJsonKeepingFloats(u.result);
     else text = typeof u.text === "string" ? u.text : stringifyJsonKeepingFloats(Object.fromEntries(Object.entries(u).filter(([k]) => k !== "call_id" && k !== "text")));
-    this.resolve(call, text, final);
+    this.resolve(call, this.bound.text(text, callId), final, notify);
     return true;
   }
 
   /** Record a later response for a pending call (the latest one is what
-   * the model sees, extensions.md §1.5); a final one ends the pending. */
-  resolve(call: PendingCall, text: string, final: boolean): void {
+   * the model sees, extensions.md §1.5); a final one ends the pending.
+   * With `notify` a final one is also announced: the model saw the pending
+   * response, and a silent replacement of that slot went unnoticed. */
+  resolve(call: PendingCall, text: string, final: boolean, notify = false): void {
     appendUpdate(this.messages, call.call_id, text);
-    if (final) this.progress.pending = this.progress.pending.filter((c) => c !== call);
+    if (!final) return;
+    this.progress.pending = this.progress.pending.filter((c) => c !== call);
+    if (notify) this.messages.push(feedbackMessage(PENDING_RESULT_KIND, pendingResultText(call)));
   }
 
   private async callModel(): Promise<LlmResponse> {
@@ -473,8 +495,9 @@ export class AgentLoop {
       }
       if (out.status === "ok" && !p.successful.includes(call.name)) p.successful.push(call.name);
       if (out.status === "rejected" && !p.rejected.includes(call.name)) p.rejected.push(call.name);
-      results.push({ tool_call_id: call.id, name: call.name, text: out.text });
-      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, out.text, shape));
+      const text = this.bound.text(out.text, call.id);
+      results.push({ tool_call_id: call.id, name: call.name, text });
+      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, text, shape));
       const tool = this.toolMap.get(call.name);
       if (tool?.longRunning && out.status === "ok") newPending.push(pendingCall(call, out.value));
     }
