@@ -30,7 +30,7 @@ export const SLEEP_BUILTINS = builtinModule("core/sleep", (def) => {
 
 function yieldTurn(ctx: CallContext): Promise<Value> {
   const cancelled = (e: unknown) => {
-    throw e instanceof HarnError ? e : HarnError.thrown(CANCELLED);
+    throw e instanceof HarnError ? e : HarnError.thrown(CANCELLED_TEXT);
   };
   if (ctx.runtime.clock.virtual) return clockSleep(0, ctx).catch(cancelled);
   if (ctx.signal.aborted) return Promise.reject(ctx.signal.reason).catch(cancelled);
