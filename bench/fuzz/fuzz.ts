@@ -22,7 +22,7 @@ import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { check } from "../../packages/checker/src/index";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, plainStyle, type Program } from "@harn/parser";
-import { applyFixes, lintProgram, typeErrorFixes } from "@harn/lint";
+import { applyFixes, lintProgram, typeErrorFixes, type RuleSetting } from "@harn/lint";
 import { seededRandom } from "@harn/vm";
 import { FormatError, formatSource } from "../../packages/fmt/src/index";
 import { createRuntime, HarnError, renderRuntimeError, runSource } from "../../cli/src/host";
@@ -216,7 +216,7 @@ async function runOne(input: string, file: string): Promise<void> {
   if (stages.has("lint")) {
     mark("lint");
     try {
-      const opts = { source: input, tokens: parsed.tokens, file, requireFileHeader: flip(), checkedHandles: flip() };
+      const opts = { source: input, tokens: parsed.tokens, file, rules: (flip() ? { "require-file-header": { severity: "warning" } } : {}) as Record<string, RuleSetting> };
       const ds = timed("lint", input, () => lintProgram(program, opts));
       // `harn lint --fix` also applies the checker's string-concat fixes.
       const typeFixes = typeErrorFixes(program, input, check(program, { file, builtins: new Set(), resolveImport: () => null }));

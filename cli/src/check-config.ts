@@ -12,8 +12,6 @@ export interface CheckConfig {
   /** The manifest it came from (null: defaults). */
   path: string | null;
   disableRules: string[];
-  /** [extension] `[check].checked_handles` (extensions.md §4). */
-  checkedHandles: boolean;
   strict: boolean;
   /** `[check].preflight_severity` (null: not set). */
   preflightSeverity: PreflightSeverity | null;
@@ -26,7 +24,7 @@ export interface CheckConfig {
 export type PreflightSeverity = "error" | "warning" | "off";
 export const PREFLIGHT_SEVERITIES: readonly PreflightSeverity[] = ["error", "warning", "off"];
 
-const DEFAULTS: CheckConfig = { path: null, disableRules: [], checkedHandles: false, strict: false, preflightSeverity: null, pipelines: null };
+const DEFAULTS: CheckConfig = { path: null, disableRules: [], strict: false, preflightSeverity: null, pipelines: null };
 
 function strings(v: unknown, path: string, key: string): string[] | null {
   if (v === undefined) return null;
@@ -39,7 +37,8 @@ export function readCheckConfig(manifest: string): CheckConfig {
   const check = manifestTable(doc.check, manifest, "check");
   const workspace = manifestTable(doc.workspace, manifest, "workspace");
   const strict = manifestBool(check.strict, manifest, "[check].strict");
-  const checkedHandles = manifestBool(check.checked_handles, manifest, "[check].checked_handles");
+  // accepted (a boolean) and without effect: handles are followed by default
+  manifestBool(check.checked_handles, manifest, "[check].checked_handles");
   const pipelines = strings(workspace.pipelines, manifest, "[workspace].pipelines");
   const severity = check.preflight_severity;
   if (severity !== undefined && !PREFLIGHT_SEVERITIES.includes(severity as PreflightSeverity)) {
@@ -48,7 +47,6 @@ export function readCheckConfig(manifest: string): CheckConfig {
   return {
     path: manifest,
     disableRules: strings(check.disable_rules, manifest, "[check].disable_rules") ?? [],
-    checkedHandles: checkedHandles ?? false,
     strict: strict ?? false,
     preflightSeverity: (severity as PreflightSeverity | undefined) ?? null,
     pipelines: pipelines && pipelines.map((p) => shown(resolve(dirname(manifest), p))),

@@ -71,15 +71,16 @@ describe("harn check", () => {
     expect(harn(["check", "proj/w.harn"])).toMatchObject({ code: 0, stdout: "proj/w.harn: ok\n", stderr: "" });
   });
 
-  it("[extension] follows handles along every path with [check].checked_handles or --checked-handles, not [lint].checked_handles", () => {
+  it("follows handles along every path by default; --checked-handles and checked_handles are accepted and change nothing", () => {
     file("ch/.git/HEAD", "");
-    // the handle goes back to the caller: settled for the checked analysis,
-    // unguarded for the reference rule
-    file("ch/tool.harn", 'fn start(dir) {\n  return walk_dir(dir, {long_running: true})\n}\nprintln(start("."))\n');
-    file("ch/harn.toml", "[lint]\nchecked_handles = true\n");
-    const plain = harn(["check", "ch/tool.harn"]);
-    expect(plain.stderr).toContain("lint[long-running-without-cleanup]");
+    // the handle goes back to the caller, which cancels it: clean; the
+    // caller that only prints it leaks it
+    file("ch/tool.harn", 'fn start(dir) {\n  return walk_dir(dir, {long_running: true})\n}\n\nlet h = start(".")\ndefer { cancel_handle(h) }\nprintln(h)\n');
+    file("ch/leak.harn", 'fn start(dir) {\n  return walk_dir(dir, {long_running: true})\n}\n\nlet h = start(".")\nprintln(h)\n');
+    expect(harn(["check", "ch/tool.harn"])).toMatchObject({ code: 0, stdout: "ch/tool.harn: ok\n", stderr: "" });
     expect(harn(["check", "--checked-handles", "ch/tool.harn"])).toMatchObject({ code: 0, stdout: "ch/tool.harn: ok\n", stderr: "" });
+    const leak = harn(["check", "ch/leak.harn"]);
+    expect(leak.stderr).toContain("warning: `start` starts long-running work without a defer/finally cleanup path: `h` is still running when the script ends at line 6");
     file("ch/harn.toml", "[check]\nchecked_handles = true\n");
     expect(harn(["check", "ch/tool.harn"])).toMatchObject({ code: 0, stdout: "ch/tool.harn: ok\n", stderr: "" });
     file("ch/harn.toml", '[check]\nchecked_handles = "yes"\n');

@@ -28,12 +28,12 @@ describe("exit codes and streams", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
       [
-        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path",
+        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path: `handle` is still running when the pipeline ends at line 4",
         "  --> w.harn:2:16",
         "   |",
         ' 2 |   let handle = walk_dir("docs", {long_running: true})',
         "   |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ lint[long-running-without-cleanup]",
-        "   = help: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+        "   = help: cancel `handle` on every path: `defer { cancel_handle(handle) }` right after it starts, or in a `finally`",
         "",
       ].join("\n"),
     );

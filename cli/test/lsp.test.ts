@@ -76,7 +76,7 @@ describe("diagnostics", () => {
     await c.open(file, LEAKY);
     const first = await c.diagnostics(file);
     expect(summary(first)).toEqual([
-      "6:harn-lint:2:[long-running-without-cleanup] `walk_dir` starts long-running work without a defer/finally cleanup path",
+      "6:harn-lint:2:[long-running-without-cleanup] `walk_dir` starts long-running work without a defer/finally cleanup path: `h` is still running when the pipeline ends at line 12",
     ]);
 
     // typing on line 11: the leak warning on line 6 stays
@@ -84,7 +84,7 @@ describe("diagnostics", () => {
     const v2 = await c.change(file, typing);
     const half = await c.diagnostics(file, v2);
     expect(summary(half)).toEqual([
-      "6:harn-lint:2:[long-running-without-cleanup] `walk_dir` starts long-running work without a defer/finally cleanup path",
+      "6:harn-lint:2:[long-running-without-cleanup] `walk_dir` starts long-running work without a defer/finally cleanup path: `h` is still running when the pipeline ends at line 13",
       "12:harn:1:Expected expression, found }",
     ]);
 

@@ -2,9 +2,9 @@
  * `harn check [--workspace] [TARGET...]` (spec/cli.md §4): for each file,
  * the static checks (structural errors, then the type checker of
  * @harn/checker), then the linter with `[check].disable_rules` only (default
- * complexity, no file-header rule; [extension] `[check].checked_handles` or
- * `--checked-handles` switch on the path-sensitive handle analysis of
- * extensions.md §4, as `[lint].checked_handles` does for `harn lint`).
+ * complexity, no file-header rule; `[check].checked_handles` and
+ * `--checked-handles` are accepted and change nothing: the path-sensitive
+ * handle analysis of extensions.md §4 is the default).
  * Every diagnostic goes to stderr through the one renderer: type
  * diagnostics with carets and a help line (ours: cli.md §4 has no caret
  * line), carrying the linter's fix where it has one; lint findings with
@@ -27,7 +27,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Command, Option } from "commander";
 import { check, hasImports } from "@harn/checker";
-import { ConfigError, DEFAULT_CONFIG, RunContext, unusedFunctionName, withTypeErrorFixes } from "@harn/lint";
+import { ConfigError, DEFAULT_CONFIG, rulesOff, RunContext, unusedFunctionName, withTypeErrorFixes } from "@harn/lint";
 import { checkStructure, parse, renderDiagnostic, syntaxDiagnostic, type Diagnostic, type DiagnosticStyle, type Program } from "@harn/parser";
 import { colorsFor } from "../color";
 import { CheckConfigResolver, PREFLIGHT_SEVERITIES, type PreflightSeverity } from "../check-config";
@@ -53,14 +53,14 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--workspace", "also check every path in `[workspace].pipelines` of the nearest harn.toml")
     .addOption(new Option("--preflight <severity>", "severity of preflight findings (overrides [check].preflight_severity)").choices([...PREFLIGHT_SEVERITIES]))
     .option("--bundle-root <dir>", "resolve render/template paths from this directory")
-    .option("--checked-handles", "lint: follow each long-running handle along every path (extensions.md §4)")
+    .option("--checked-handles", "accepted for compatibility: handles are followed along every path by default")
     .action(async (targets: string[], opts: { workspace?: boolean } & CheckFlags, cmd: Command) => {
       if (opts.workspace) {
         const found = workspaceTargets(targets);
         if (typeof found === "string") cmd.error(`error: ${found}`, { exitCode: 2 });
         targets = [...targets, ...found];
       } else if (targets.length === 0) cmd.error(`error: ${NO_TARGETS}`, { exitCode: 2 });
-      setExitCode(await runCheck(targets, { preflight: opts.preflight, bundleRoot: opts.bundleRoot, checkedHandles: opts.checkedHandles }));
+      setExitCode(await runCheck(targets, { preflight: opts.preflight, bundleRoot: opts.bundleRoot }));
     });
 }
 
@@ -102,10 +102,6 @@ interface FileResult {
 export interface CheckFlags {
   preflight?: PreflightSeverity;
   bundleRoot?: string;
-  /** `--checked-handles`: the linter follows each long-running handle along
-   * every path (extensions.md §4), as `[check].checked_handles` asks per
-   * file. */
-  checkedHandles?: boolean;
 }
 
 export async function runCheck(targets: string[], flags: CheckFlags = {}): Promise<number> {
@@ -126,7 +122,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
   const configs = new CheckConfigResolver();
   const known = await runtimeKnowledge();
   const stdModules = new Set(known.stdModules.map(([name]) => name));
-  const ctx = new RunContext({ requireFileHeader: false, checkedHandles: flags.checkedHandles ?? false, builtins: known.builtins, stdModules: known.stdModules });
+  const ctx = new RunContext({ requireFileHeader: false, builtins: known.builtins, stdModules: known.stdModules });
   const style = stderrStyle();
   const results: FileResult[] = [];
   let failed = false;
@@ -181,7 +177,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
     const severity = flags.preflight ?? config.preflightSeverity ?? "error";
     const preflightFindings = preflightDiagnostics(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }, severity);
     ctx.graph.addFile(file, program);
-    const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, disabled: config.disableRules, checkedHandles: config.checkedHandles });
+    const lint = ctx.lint(file, source, program, tokens, { ...DEFAULT_CONFIG, rules: rulesOff(config.disableRules) });
     results.push({ file, source, typeDiagnostics, lint, preflight: preflightFindings, strict: config.strict });
   }
   flush();

@@ -33,7 +33,6 @@ export interface LintFlags {
   maxWarnings?: number;
   strict?: boolean;
   requireFileHeader?: boolean;
-  checkedHandles?: boolean;
 }
 
 /**
@@ -117,7 +116,6 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   const known = await runtimeKnowledge();
   const settings: RunSettings = {
     requireFileHeader: flags.requireFileHeader ?? false,
-    checkedHandles: flags.checkedHandles ?? false,
     builtins: known.builtins,
     stdModules: known.stdModules,
   };

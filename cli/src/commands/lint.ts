@@ -37,7 +37,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--strict", "exit 1 on any warning (like `[check] strict = true`)")
     .option("--deny-warnings", "alias of --strict")
     .option("--require-file-header", "require a /** */ header block at the top of every file")
-    .option("--checked-handles", "follow each long-running handle along every path (extensions.md §4)")
+    .option("--checked-handles", "accepted for compatibility: handles are followed along every path by default")
     .action(async (targets: string[], opts: LintFlags & { denyWarnings?: boolean }) => {
       // The linter loads on first use, so other commands start without it.
       const { runLint } = await import("./lint-run");

@@ -15,8 +15,8 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** What every file of a run shares. */
 export interface RunSettings {
+  /** `--require-file-header`: the opt-in rule on for every file. */
   requireFileHeader: boolean;
-  checkedHandles: boolean;
   /** Builtin names the runtime registers. */
   builtins: string[];
   /** Bundled `std/...` module sources. */
@@ -73,14 +73,11 @@ export class RunContext {
       source,
       tokens,
       file,
-      requireFileHeader: this.settings.requireFileHeader || config.requireFileHeader,
-      ...(config.complexityThreshold !== null ? { complexityThreshold: config.complexityThreshold } : {}),
       externallyImported: this.graph.externallyImported,
       wildcardExports: this.graph.wildcardExports(file, program),
+      importedHandles: this.graph.importedHandles(file, program),
       builtins: this.builtins,
-      disabled: config.disabled,
-      checkedHandles: this.settings.checkedHandles || config.checkedHandles,
-      severities: config.severities,
+      rules: this.settings.requireFileHeader ? { ...config.rules, "require-file-header": { ...config.rules["require-file-header"], severity: "warning" } } : config.rules,
     });
   }
 

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { closestName } from "@harn/parser";
 import { RULE_ALIASES, RULES_BY_ID } from "./rules/index";
-import type { Severity } from "./types";
+import type { RuleSetting, Severity } from "./types";
 
 export const MANIFEST = "harn.toml";
 const MAX_DIRS = 16;
@@ -27,31 +27,25 @@ export class ConfigError extends Error {
 export interface LintConfig {
   /** The manifest it came from (null: defaults). */
   path: string | null;
-  /** `[lint].disabled` ∪ `[check].disable_rules`. */
-  disabled: string[];
-  requireFileHeader: boolean;
-  complexityThreshold: number | null;
-  /** `[lint].checked_handles`: path-sensitive handle lifecycles. */
-  checkedHandles: boolean;
+  /** Each rule's setting: `[lint].disabled` and `[check].disable_rules`
+   * (off), `[lint.severity]`, `[lint.options.ID]`, and the reference's
+   * `require_file_header` and `complexity_threshold`, which are settings
+   * of one rule each. */
+  rules: Record<string, RuleSetting>;
   /** `[check].strict`: warnings fail the run. */
   strict: boolean;
-  /** `[lint.severity]`: per-rule severity overrides (extension; `off`
-   * disables the rule). */
-  severities: Record<string, Severity>;
   /** What is wrong but harmless (an unknown rule id): printed as warnings. */
   warnings: string[];
 }
 
-export const DEFAULT_CONFIG: LintConfig = {
-  path: null,
-  disabled: [],
-  requireFileHeader: false,
-  complexityThreshold: null,
-  checkedHandles: false,
-  strict: false,
-  severities: {},
-  warnings: [],
-};
+export const DEFAULT_CONFIG: LintConfig = { path: null, rules: {}, strict: false, warnings: [] };
+
+/** The setting that switches each of `ids` off. */
+export function rulesOff(ids: Iterable<string>): Record<string, RuleSetting> {
+  const out: Record<string, RuleSetting> = {};
+  for (const id of ids) out[id] = { severity: "off" };
+  return out;
+}
 
 /**
  * The nearest `harn.toml` walking up from `dir`: at most 16 directories,
@@ -112,18 +106,46 @@ function ids(v: unknown, path: string, key: string): string[] {
 const SEVERITIES = new Set(["error", "warning", "info", "off"]);
 
 /** `[lint.severity]`: `rule-id = "error" | "warning" | "info" | "off"`. */
-function severities(v: unknown, path: string): { severities: Record<string, Severity>; off: string[] } {
+function severities(v: unknown, path: string): Record<string, Severity | "off"> {
   const t = manifestTable(v, path, "lint.severity");
-  const out: Record<string, Severity> = {};
-  const off: string[] = [];
+  const out: Record<string, Severity | "off"> = {};
   for (const [rule, level] of Object.entries(t)) {
     if (typeof level !== "string" || !SEVERITIES.has(level)) {
       throw new ConfigError(path, `${path}: [lint.severity].${rule} must be "error", "warning", "info" or "off"`);
     }
-    if (level === "off") off.push(rule);
-    else out[rule] = level as Severity;
+    out[rule] = level as Severity | "off";
   }
-  return { severities: out, off };
+  return out;
+}
+
+/** `[lint.options.RULE]`: each value must have the type of the rule's
+ * default; unknown rules and options are warnings. */
+function ruleOptions(v: unknown, path: string, warnings: string[]): Record<string, Record<string, unknown>> {
+  const t = manifestTable(v, path, "lint.options");
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [id, table] of Object.entries(t)) {
+    const opts = manifestTable(table, path, `lint.options.${id}`);
+    const rule = RULES_BY_ID.get(RULE_ALIASES.get(id) ?? id);
+    if (!rule) {
+      warnings.push(...unknownRules([id], path, "[lint.options]"));
+      continue;
+    }
+    const defaults = (rule.meta.defaultOptions ?? {}) as Record<string, unknown>;
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(opts)) {
+      if (!(key in defaults)) {
+        const known = Object.keys(defaults);
+        warnings.push(`${path}: rule \`${id}\` has no option \`${key}\`${known.length > 0 ? ` (it has ${known.map((k) => `\`${k}\``).join(", ")})` : ""}`);
+        continue;
+      }
+      const want = typeof defaults[key];
+      const got = typeof value === "bigint" ? "number" : typeof value;
+      if (got !== want) throw new ConfigError(path, `${path}: [lint.options.${id}].${key} must be a ${want}`);
+      kept[key] = typeof value === "bigint" ? Number(value) : value;
+    }
+    out[rule.id] = kept;
+  }
+  return out;
 }
 
 /** Rule ids in `ids` that no rule has: a misspelt id would switch nothing
@@ -147,24 +169,27 @@ export function readLintConfig(path: string): LintConfig {
   if (threshold !== undefined && !(typeof threshold === "bigint" || (typeof threshold === "number" && Number.isInteger(threshold)))) {
     throw new ConfigError(path, `${path}: [lint].complexity_threshold must be an integer`);
   }
+  // the path-sensitive handle analysis is the default now: the key stays valid
+  manifestBool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles");
   const sev = severities(lint.severity, path);
   const lintDisabled = ids(lint.disabled, path, "[lint].disabled");
   const checkDisabled = ids(check.disable_rules, path, "[check].disable_rules");
   const warnings = [
     ...unknownRules(lintDisabled, path, "[lint].disabled"),
     ...unknownRules(checkDisabled, path, "[check].disable_rules"),
-    ...unknownRules(Object.keys(manifestTable(lint.severity, path, "lint.severity")), path, "[lint.severity]"),
+    ...unknownRules(Object.keys(sev), path, "[lint.severity]"),
   ];
-  return {
-    path,
-    disabled: [...lintDisabled, ...checkDisabled, ...sev.off],
-    warnings,
-    requireFileHeader: manifestBool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header") ?? false,
-    complexityThreshold: threshold === undefined ? null : Number(threshold),
-    checkedHandles: manifestBool(pick(lint, "checked_handles", "checked-handles"), path, "[lint].checked_handles") ?? false,
-    strict: manifestBool(check.strict, path, "[check].strict") ?? false,
-    severities: sev.severities,
+  const options = ruleOptions(lint.options, path, warnings);
+  const rules: Record<string, RuleSetting> = {};
+  const set = (id: string, s: RuleSetting): void => {
+    rules[id] = { ...rules[id], ...s };
   };
+  if (manifestBool(pick(lint, "require_file_header", "require-file-header"), path, "[lint].require_file_header")) set("require-file-header", { severity: "warning" });
+  if (threshold !== undefined) set("cyclomatic-complexity", { options: { threshold: Number(threshold) } });
+  for (const [id, o] of Object.entries(options)) set(id, { options: { ...rules[id]?.options, ...o } });
+  for (const [id, level] of Object.entries(sev)) set(id, { severity: level });
+  for (const id of [...lintDisabled, ...checkDisabled]) set(id, { severity: "off" });
+  return { path, rules, strict: manifestBool(check.strict, path, "[check].strict") ?? false, warnings };
 }
 
 /** Finds and reads manifests, each directory and manifest once per run:

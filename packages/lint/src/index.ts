@@ -6,6 +6,10 @@
  */
 export type {
   FixEdit,
+  MessageTemplate,
+  RuleMeta,
+  RuleSetting,
+  ProjectFacts,
   Diagnostic,
   LintOptions,
   Report,
@@ -16,7 +20,8 @@ export type {
   BlockInfo,
   BlockRole,
 } from "./types";
-export { lintProgram, lintSource, resolveOptions, sortDiagnostics, DEFAULT_COMPLEXITY_THRESHOLD } from "./linter";
+export { lintProgram, lintSource, sortDiagnostics } from "./linter";
+export { handleSummaries, type HandleSummary } from "./handles/summaries";
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { unusedFunctionName } from "./rules/unused-function";
 export { applyFixes, selectEdits, type FixResult } from "./fix";
@@ -25,6 +30,7 @@ export {
   ConfigError,
   ConfigResolver,
   DEFAULT_CONFIG,
+  rulesOff,
   findManifest,
   manifestBool,
   ManifestResolver,

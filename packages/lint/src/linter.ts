@@ -9,83 +9,81 @@ import type { Cfg, CfgOwner } from "./cfg/cfg";
 import { Facts, factCollector } from "./facts";
 import { ALL_RULES, RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import { SourceText } from "./source/source-text";
+import { renderMessage } from "./messages";
 import { applySuppressions } from "./suppressions";
-import type { Diagnostic, LintOptions, Report, ResolvedLintOptions, Rule, RuleContext } from "./types";
+import type { Diagnostic, LintOptions, ProjectFacts, Report, RuleContext, RuleSetting } from "./types";
 import { Dispatch, Walker } from "./walker";
 
-export const DEFAULT_COMPLEXITY_THRESHOLD = 25;
-
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
+const NO_SETTING: RuleSetting = {};
 
-
-export function resolveOptions(o: LintOptions = {}): ResolvedLintOptions {
-  const disabled = new Set<string>();
-  for (const id of o.disabled ?? []) {
-    disabled.add(id);
-    const alias = RULE_ALIASES.get(id);
-    if (alias) disabled.add(alias);
+/** Each rule's setting, aliases resolved (lint.md §1.5). */
+function settingsOf(o: LintOptions): Map<string, RuleSetting> {
+  const out = new Map<string, RuleSetting>();
+  for (const [id, setting] of Object.entries(o.rules ?? {})) {
+    const rule = RULE_ALIASES.get(id) ?? id;
+    out.set(rule, { ...out.get(rule), ...setting });
   }
-  return {
-    source: o.source ?? null,
-    file: o.file ?? null,
-    requireFileHeader: o.requireFileHeader ?? false,
-    complexityThreshold: o.complexityThreshold ?? DEFAULT_COMPLEXITY_THRESHOLD,
-    externallyImported: o.externallyImported ?? new Set(),
-    wildcardExports: o.wildcardExports ?? new Map(),
-    // a Set is shared as is: the CLI passes the same one for every file
-    extraBuiltins: o.builtins instanceof Set ? o.builtins : new Set(o.builtins ?? []),
-    disabled,
-    checkedHandles: o.checkedHandles ?? false,
-    severities: o.severities ?? {},
-  };
+  return out;
 }
 
-/** Is the rule switched on for these options? */
-export function ruleActive(rule: Rule, o: ResolvedLintOptions): boolean {
-  if (rule.needsSource && o.source === null) return false;
-  if (rule.optIn) {
-    if (rule.id === "require-file-header") return o.requireFileHeader;
-    return o.checkedHandles;
-  }
-  return true;
-}
+/** The project facts of a file linted on its own. */
+const EMPTY_SET: ReadonlySet<string> = new Set();
+const EMPTY_MAP: ReadonlyMap<string, never> = new Map<string, never>();
 
 export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {
-  const opts = resolveOptions(options);
+  const source = options.source ?? null;
+  const settings = settingsOf(options);
+  const project: ProjectFacts = {
+    externallyImported: options.externallyImported ?? EMPTY_SET,
+    wildcardExports: options.wildcardExports ?? EMPTY_MAP,
+    // a Set is shared as is: the CLI passes the same one for every file
+    extraBuiltins: options.builtins instanceof Set ? options.builtins : new Set(options.builtins ?? []),
+    importedHandles: options.importedHandles ?? EMPTY_MAP,
+  };
   const facts = new Facts();
   const dispatch = new Dispatch();
   const walker = new Walker(dispatch);
   const diagnostics: Diagnostic[] = [];
   const cfgs = new Map<CfgOwner, Cfg>();
   const memos = new Map<object, unknown>();
-  const src = opts.source === null ? null : new SourceText(opts.source, options.tokens ?? null);
+  const src = source === null ? null : new SourceText(source, options.tokens ?? null);
 
   dispatch.add(factCollector(facts));
+  /** Rules whose findings are kept (for suppressions: what ran). */
   const active = new Set<string>();
   for (const rule of ALL_RULES) {
-    if (!ruleActive(rule, opts)) continue;
-    if (!opts.disabled.has(rule.id)) active.add(rule.id);
+    const setting = settings.get(rule.id) ?? NO_SETTING;
+    const { meta } = rule;
+    if (meta.needsSource && source === null) continue;
+    if (meta.optIn && (setting.severity === undefined || setting.severity === "off")) continue;
+    if (setting.severity !== "off") active.add(rule.id);
+    /** The configured severity, which wins over what the rule says. */
+    const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
     const ctx: RuleContext = {
       program,
-      source: opts.source,
-      file: opts.file,
-      options: opts,
+      source,
+      file: options.file ?? null,
+      options: { ...meta.defaultOptions, ...setting.options },
+      project,
       facts,
       sourceText: src,
       report(r: Report) {
         const span = r.span ?? r.node?.span;
         if (!span) throw new Error(`rule ${rule.id} reported without a span`);
-        const d: Diagnostic = { code: rule.id, severity: r.severity ?? rule.severity, message: r.message, span, label: `lint[${rule.id}]` };
-        if (r.help !== undefined) d.help = r.help;
+        const t = meta.messages[r.messageId];
+        if (!t) throw new Error(`rule ${rule.id} has no message ${r.messageId}`);
+        const d: Diagnostic = { code: rule.id, severity: configured ?? r.severity ?? meta.severity, ...renderMessage(t, r.data), span, label: `lint[${rule.id}]` };
+        if (r.labels && r.labels.length > 0) d.labels = r.labels;
         if (r.fix && r.fix.length > 0) d.fix = r.fix;
         diagnostics.push(d);
       },
       ancestors: () => walker.ancestors(),
       isStatement: (n: Node) => walker.isStatement(n),
       text(x: Node | Span) {
-        if (opts.source === null) return "";
+        if (source === null) return "";
         const span = "kind" in x ? x.span : x;
-        return opts.source.slice(span.start, span.end);
+        return source.slice(span.start, span.end);
       },
       memo<T>(key: object, init: () => T): T {
         if (!memos.has(key)) memos.set(key, init());
@@ -103,12 +101,8 @@ export function lintProgram(program: Program, options: LintOptions = {}): Diagno
   walker.walk(program);
   for (const f of dispatch.finalize) f();
 
-  let out = diagnostics.filter((d) => !opts.disabled.has(d.code));
+  let out = diagnostics.filter((d) => active.has(d.code));
   if (src) out = applySuppressions(out, src, RULE_IDS, active);
-  for (const d of out) {
-    const s = opts.severities[d.code];
-    if (s !== undefined) d.severity = s;
-  }
   return sortDiagnostics(out);
 }
 

@@ -52,24 +52,6 @@ export function entryKey(e: DictLiteral["entries"][number]): string | null {
   return isStringLiteralNode(e.key) ? e.key.value : null;
 }
 
-/** (B) of §4.2: some argument is a dict literal with `long_running: true`
- * or `background: true` written in it. */
-export function hasLiteralBackgroundFlag(call: { args: Node[] }): boolean {
-  for (const a of call.args) {
-    if (a.kind !== "DictLiteral") continue;
-    for (const e of a.entries) {
-      const key = entryKey(e);
-      if (key !== null && FLAG_KEYS.has(key) && e.value.kind === "BoolLiteral" && e.value.value) return true;
-    }
-  }
-  return false;
-}
-
-/** The reference's notion of a long-running call. */
-export function isLongRunningCall(call: FunctionCall): boolean {
-  return isLongRunningCallee(call) && hasLiteralBackgroundFlag(call);
-}
-
 /**
  * The host tool of a call through the `tools` namespace
  * (`tools.run_command(..)`, `tools.cancel_handle(h)`: our runtime runs
@@ -80,19 +62,12 @@ export function toolsNamespaceTool(n: Node): string | null {
   return n.method;
 }
 
-/** `tools.run_command({.., background: true})` and its siblings: a
- * long-running start through the `tools` namespace. */
-export function isLongRunningToolsCall(n: Node): boolean {
-  const tool = toolsNamespaceTool(n);
-  return tool !== null && LONG_RUNNING_HOST_TOOLS.has(tool) && hasLiteralBackgroundFlag(n as { args: Node[] });
-}
-
-/** `cancel_handle(..)`, `tools.cancel_handle(..)` or
+/** `cancel_handle(..)`, `hostlib_tools_cancel_handle(..)`, `tools.cancel_handle(..)` or
  * `host_tool_call("cancel_handle" | "tools.cancel_handle", ..)`. */
 export function isCancelCall(n: Node): boolean {
   if (toolsNamespaceTool(n) === "cancel_handle") return true;
   if (n.kind !== "FunctionCall") return false;
-  if (n.name === "cancel_handle") return true;
+  if (n.name === "cancel_handle" || n.name === "hostlib_tools_cancel_handle") return true;
   return isHostCancel(n);
 }
 
@@ -100,4 +75,92 @@ function isHostCancel(n: FunctionCall): boolean {
   if (n.name !== "host_tool_call") return false;
   const tool = literalString(n.args[0]);
   return tool !== null && CANCEL_HOST_TOOLS.has(tool);
+}
+
+/** Builtins that settle a handle passed to them: cancel it or wait for it. */
+export const SETTLING_BUILTINS: ReadonlySet<string> = new Set(["cancel_handle", "hostlib_tools_cancel_handle", "handle_wait"]);
+/** Builtins that adopt or drain every outstanding handle. */
+export const ADOPTING_BUILTINS: ReadonlySet<string> = new Set(["agent_loop", "pending_feedback_drain"]);
+
+/** The name a long-running start goes by (`walk_dir`, `host_tool_call`,
+ * `tools.run_command`) when `n` can start one, whatever its options;
+ * null otherwise. */
+export function startingCallee(n: Node): string | null {
+  if (n.kind === "FunctionCall") return isLongRunningCallee(n) ? n.name : null;
+  const tool = toolsNamespaceTool(n);
+  return tool !== null && LONG_RUNNING_HOST_TOOLS.has(tool) ? `tools.${tool}` : null;
+}
+
+// --- static option values ---------------------------------------------------
+
+/** Statically `true`, or not known statically (it may be). */
+export type Flag = "true" | "unknown";
+
+/** What a name is bound to where it is read: the value of a constant
+ * binding, null for a binding whose value is not known, undefined for a
+ * name not bound here. */
+export type Lookup = (name: string) => Node | null | undefined;
+
+/** Is some argument's background flag statically true, unknown, or absent
+ * / false (null)? The value may be a literal, a constant bound to one, a
+ * dict bound to a constant, or spread from one. */
+export function classifyOptions(args: readonly Node[], lookup: Lookup): Flag | null {
+  let unknown = false;
+  for (const a of args) {
+    const f = classifyDict(a, lookup, 0);
+    if (f === "true") return "true";
+    if (f === "unknown") unknown = true;
+  }
+  return unknown ? "unknown" : null;
+}
+
+function resolveConst(n: Node, lookup: Lookup): Node | null {
+  if (n.kind !== "Identifier") return n;
+  const v = lookup(n.name);
+  return v ?? null;
+}
+
+function classifyDict(n: Node, lookup: Lookup, depth: number): Flag | null {
+  if (depth > 8) return null;
+  const d = n.kind === "Identifier" ? resolveConst(n, lookup) : n;
+  if (!d || d.kind !== "DictLiteral") return null;
+  let unknown = false;
+  for (const e of d.entries) {
+    if (e.value.kind === "Spread") {
+      const inner = e.value.expr;
+      const f = classifyDict(inner, lookup, depth + 1);
+      if (f === "true") return "true";
+      if (f === "unknown" || (inner.kind === "Identifier" && resolveConst(inner, lookup) === null)) unknown = true;
+      continue;
+    }
+    const key = entryKey(e);
+    if (key === null || !FLAG_KEYS.has(key)) continue;
+    const v = classifyValue(e.value, lookup, depth + 1);
+    if (v === "true") return "true";
+    if (v === "unknown") unknown = true;
+  }
+  return unknown ? "unknown" : null;
+}
+
+function classifyValue(n: Node, lookup: Lookup, depth: number): Flag | null {
+  if (depth > 8) return "unknown";
+  switch (n.kind) {
+    case "BoolLiteral":
+      return n.value ? "true" : null;
+    case "IntLiteral":
+    case "FloatLiteral":
+    case "StringLiteral":
+    case "RawStringLiteral":
+    case "NilLiteral":
+    case "ListLiteral":
+    case "DictLiteral":
+      return null;
+    case "Identifier": {
+      const v = lookup(n.name);
+      if (v === undefined || v === null) return "unknown";
+      return classifyValue(v, lookup, depth + 1);
+    }
+    default:
+      return "unknown";
+  }
 }

@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import { parse } from "@harn/parser";
 import type { Node, Program } from "@harn/parser";
 import { unwrapAttributes, patternNames } from "./ast-util";
+import { handleSummaries, importedSummaries, type HandleSummary } from "./handles/summaries";
 
 export interface ProjectOptions {
   /** Sources of the bundled `std/...` modules by import path. */
@@ -74,6 +75,8 @@ export class ProjectGraph {
   readonly externallyImported = new Set<string>();
   /** Exports of every module seen (null: did not parse). */
   private readonly exports = new Map<string, string[] | null>();
+  /** Handle summaries of every imported module seen (handles/summaries.ts). */
+  private readonly summaries = new Map<string, ReadonlyMap<string, HandleSummary>>();
   private readonly readFile: (path: string) => string;
 
   constructor(private readonly options: ProjectOptions = {}) {
@@ -86,6 +89,8 @@ export class ProjectGraph {
     if (this.exports.get(key)) return;
     this.exports.set(key, moduleExports(program));
     this.scanImports(key, program);
+    // another linted file may import this one
+    this.summaries.set(key, handleSummaries(program, this.importedHandles(key, program)));
   }
 
   private scanImports(file: string, program: Program): void {
@@ -111,8 +116,23 @@ export class ProjectGraph {
     }
     const names = program ? moduleExports(program) : null;
     this.exports.set(path, names);
-    if (program) this.scanImports(path, program);
+    if (program) {
+      this.scanImports(path, program);
+      this.summaries.set(path, handleSummaries(program, this.importedHandles(path, program)));
+    }
     return names;
+  }
+
+  /** Handle summaries of the functions `file` imports, by the names it
+   * imports them as (std/ modules and unresolvable imports have none). */
+  importedHandles(file: string, program: Program): Map<string, HandleSummary> {
+    return importedSummaries(program, (path) => {
+      if (path.startsWith("std/")) return null;
+      const target = resolveImport(resolve(file), path);
+      if (!target) return null;
+      this.load(target);
+      return this.summaries.get(target) ?? null;
+    });
   }
 
   /** What each wildcard import of `file` brings in (null: unknown). */

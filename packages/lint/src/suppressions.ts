@@ -17,7 +17,10 @@ import type { Span } from "@harn/parser";
 import type { SourceText } from "./source/source-text";
 import type { Diagnostic } from "./types";
 
-export const UNUSED_SUPPRESSION = "unused-suppression";
+import { renderMessage } from "./messages";
+import { unusedSuppression } from "./rules/unused-suppression";
+
+export const UNUSED_SUPPRESSION = unusedSuppression.id;
 
 interface Directive {
   kind: "line" | "next-line" | "disable" | "enable";
@@ -117,23 +120,16 @@ export function applySuppressions(
     if (r.used) continue;
     const several = (r.directive.rules?.length ?? 0) > 1;
     if (r.rule !== null && !knownRules.has(r.rule)) {
-      kept.push(unused(r.directive.span, `suppression comment names unknown rule \`${r.rule}\``, `remove \`${r.rule}\` from the comment or fix its spelling`));
+      kept.push(unused(r.directive.span, "unknownRule", r.rule));
       continue;
     }
     if (r.rule !== null && !activeRules.has(r.rule)) continue;
-    kept.push(
-      r.rule === null
-        ? unused(r.directive.span, "unused suppression: no diagnostic is reported here", "remove the suppression comment")
-        : unused(
-            r.directive.span,
-            `unused suppression: no \`${r.rule}\` diagnostic is reported here`,
-            several ? `remove \`${r.rule}\` from the suppression comment` : "remove the suppression comment",
-          ),
-    );
+    kept.push(unused(r.directive.span, r.rule === null ? "unused" : several ? "unusedOneRule" : "unusedRule", r.rule));
   }
   return kept;
 }
 
-function unused(span: Span, message: string, help: string): Diagnostic {
-  return { code: UNUSED_SUPPRESSION, severity: "warning", message, span, label: `lint[${UNUSED_SUPPRESSION}]`, help };
+function unused(span: Span, messageId: string, rule: string | null): Diagnostic {
+  const text = renderMessage(unusedSuppression.meta.messages[messageId]!, rule === null ? undefined : { rule });
+  return { code: UNUSED_SUPPRESSION, severity: "warning", ...text, span, label: `lint[${UNUSED_SUPPRESSION}]` };
 }

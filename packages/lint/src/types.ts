@@ -2,7 +2,7 @@
  * The shapes every part of the linter shares: diagnostics, fixes, rules and
  * the context a rule sees (spec/lint.md §1.2).
  */
-import type { BlockRole, Diagnostic, FixEdit, Node, Program, Severity, Span } from "@harn/parser";
+import type { BlockRole, Diagnostic, FixEdit, Label, Node, Program, Severity, Span } from "@harn/parser";
 
 /** Lint findings are the project's one `Diagnostic` (parser
  * diagnostics.ts), `code` being the rule id. `info` severity exists only
@@ -15,13 +15,23 @@ export type { Diagnostic, FixEdit, Severity, Span };
  * block-shaped rules key on it. */
 export type { BlockRole };
 
-/** What a rule hands to `report`. The span defaults to the node's. */
+/** A rule's message and its help, with `{name}` placeholders filled from
+ * the report's `data`. */
+export interface MessageTemplate {
+  message: string;
+  help?: string;
+}
+
+/** What a rule hands to `report`: a message id of its `meta.messages` and
+ * the values of its placeholders. The span defaults to the node's. */
 export interface Report {
   node?: Node;
   span?: Span;
-  message: string;
-  help?: string;
+  messageId: string;
+  data?: Readonly<Record<string, string | number>>;
   fix?: FixEdit[];
+  /** Secondary places ("the handle leaks here"). */
+  labels?: Label[];
   /** Overrides the rule's severity for this one finding. */
   severity?: Severity;
 }
@@ -57,24 +67,62 @@ export type Visitors = NodeVisitors & {
   finalize?: () => void;
 };
 
-export interface Rule {
-  id: string;
+/** What a rule is, apart from what it does (ESLint's `meta`). */
+export interface RuleMeta<O extends object = object> {
   severity: Severity;
+  /** One line: what the rule finds (SARIF shortDescription; the full page
+   * is docs/rules/ID.md). */
   description: string;
   fixable: boolean;
   /** Runs only when the source text is available. */
   needsSource?: boolean;
-  /** Off unless switched on (`require-file-header`, checked handles). */
+  /** Off unless its `RuleSetting` gives it a severity
+   * (`require-file-header`). */
   optIn?: boolean;
-  create(ctx: RuleContext): Visitors;
+  /** Every message the rule reports, by id. */
+  messages: Readonly<Record<string, MessageTemplate>>;
+  /** The rule's options with their defaults (`[lint.options.ID]` in
+   * harn.toml). */
+  defaultOptions?: O;
 }
 
-export interface RuleContext {
+export interface Rule<O extends object = object> {
+  id: string;
+  meta: RuleMeta<O>;
+  create(ctx: RuleContext<O>): Visitors;
+}
+
+/** How a run configures one rule. */
+export interface RuleSetting {
+  /** `off` drops its findings; any other value replaces the rule's
+   * severity (and switches an opt-in rule on). */
+  severity?: Severity | "off";
+  /** Overrides of the rule's `defaultOptions`. */
+  options?: Readonly<Record<string, unknown>>;
+}
+
+/** What the run knows beyond the file: shared by every rule. */
+export interface ProjectFacts {
+  /** Names that other files of the same run import by name. */
+  readonly externallyImported: ReadonlySet<string>;
+  /** Exports of each wildcard `import "path"` of this file; `null` (or a
+   * missing entry) means the module graph could not list them. */
+  readonly wildcardExports: ReadonlyMap<string, readonly string[] | null>;
+  /** Builtin names the runtime registers, beyond those the linter knows. */
+  readonly extraBuiltins: ReadonlySet<string>;
+  /** What imported functions do with the handles passed to them
+   * (handles/summaries.ts), by the name the file imports them as. */
+  readonly importedHandles: ReadonlyMap<string, import("./handles/summaries").HandleSummary>;
+}
+
+export interface RuleContext<O extends object = object> {
   readonly program: Program;
   /** Source text, when the caller supplied it. */
   readonly source: string | null;
   readonly file: string | null;
-  readonly options: ResolvedLintOptions;
+  /** The rule's options: its defaults with the run's overrides. */
+  readonly options: Readonly<O>;
+  readonly project: ProjectFacts;
   readonly facts: import("./facts").Facts;
   /** Position helpers and tokens over `source` (null without source). */
   readonly sourceText: import("./source/source-text").SourceText | null;
@@ -101,8 +149,6 @@ export interface LintOptions {
    * source-aware rules need not lex the file again. */
   tokens?: import("@harn/lexer").Token[] | null;
   file?: string | null;
-  requireFileHeader?: boolean;
-  complexityThreshold?: number;
   /** Names that other files of the same run import by name. */
   externallyImported?: ReadonlySet<string>;
   /** Exports of each wildcard `import "path"` of this file; `null` (or a
@@ -111,25 +157,9 @@ export interface LintOptions {
   /** Extra builtin names (e.g. everything a runtime registered). A Set is
    * used as is, so pass one when linting many files. */
   builtins?: Iterable<string>;
-  /** Rule ids whose diagnostics are dropped (`unreachable-code` is an
+  /** Handle summaries of the functions this file imports. */
+  importedHandles?: ReadonlyMap<string, import("./handles/summaries").HandleSummary>;
+  /** Per-rule severity and options, by rule id (`unreachable-code` is an
    * alias of `dead-code-after-return`). */
-  disabled?: Iterable<string>;
-  /** Path-sensitive handle lifecycles (extensions.md §4) instead of the
-   * reference's syntactic `long-running-without-cleanup`. */
-  checkedHandles?: boolean;
-  /** Per-rule severity overrides (`[lint.severity]` in harn.toml). */
-  severities?: Readonly<Record<string, Severity>>;
-}
-
-export interface ResolvedLintOptions {
-  source: string | null;
-  file: string | null;
-  requireFileHeader: boolean;
-  complexityThreshold: number;
-  externallyImported: ReadonlySet<string>;
-  wildcardExports: ReadonlyMap<string, readonly string[] | null>;
-  extraBuiltins: ReadonlySet<string>;
-  disabled: ReadonlySet<string>;
-  checkedHandles: boolean;
-  severities: Readonly<Record<string, Severity>>;
+  rules?: Readonly<Record<string, RuleSetting>>;
 }

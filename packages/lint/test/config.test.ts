@@ -43,14 +43,16 @@ describe("readLintConfig", () => {
       p,
       '[lint]\ndisabled = ["trailing-comma"]\nrequire-file-header = true\ncomplexity_threshold = 30\nchecked_handles = true\n[check]\nstrict = true\ndisable_rules = ["shadow-variable"]\n',
     );
+    // each key is the setting of one rule; checked_handles is accepted and does nothing
     expect(readLintConfig(p)).toEqual({
       path: p,
-      disabled: ["trailing-comma", "shadow-variable"],
-      requireFileHeader: true,
-      complexityThreshold: 30,
-      checkedHandles: true,
+      rules: {
+        "require-file-header": { severity: "warning" },
+        "cyclomatic-complexity": { options: { threshold: 30 } },
+        "trailing-comma": { severity: "off" },
+        "shadow-variable": { severity: "off" },
+      },
       strict: true,
-      severities: {},
       warnings: [],
     });
   });
@@ -62,12 +64,23 @@ describe("readLintConfig", () => {
       `${p}: unknown rule \`no-such-thing\` in [check].disable_rules`,
     ]);
   });
+  test("[lint.options.RULE] sets a rule's options, checked against its defaults", () => {
+    const p = join(root, "harn.toml");
+    writeFileSync(p, '[lint.options.cyclomatic-complexity]\nthreshold = 12\ncolour = "red"\n[lint.options.no-such-rule]\nx = 1\n');
+    const c = readLintConfig(p);
+    expect(c.rules).toEqual({ "cyclomatic-complexity": { options: { threshold: 12 } } });
+    expect(c.warnings).toEqual([
+      `${p}: rule \`cyclomatic-complexity\` has no option \`colour\` (it has \`threshold\`)`,
+      `${p}: unknown rule \`no-such-rule\` in [lint.options]`,
+    ]);
+    writeFileSync(p, '[lint.options.cyclomatic-complexity]\nthreshold = "high"\n');
+    expect(() => readLintConfig(p)).toThrow("[lint.options.cyclomatic-complexity].threshold must be a number");
+  });
   test("[lint.severity] overrides severities; off disables", () => {
     const p = join(root, "harn.toml");
     writeFileSync(p, '[lint.severity]\nshadow-variable = "error"\ntrailing-comma = "off"\nunused-variable = "info"\n');
     const c = readLintConfig(p);
-    expect(c.severities).toEqual({ "shadow-variable": "error", "unused-variable": "info" });
-    expect(c.disabled).toEqual(["trailing-comma"]);
+    expect(c.rules).toEqual({ "shadow-variable": { severity: "error" }, "trailing-comma": { severity: "off" }, "unused-variable": { severity: "info" } });
     writeFileSync(p, '[lint.severity]\nshadow-variable = "fatal"\n');
     expect(() => readLintConfig(p)).toThrow('[lint.severity].shadow-variable must be "error", "warning", "info" or "off"');
   });

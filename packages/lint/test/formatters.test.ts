@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import Ajv from "ajv-draft-04";
+import addFormats from "ajv-formats";
 import { describe, expect, test } from "vitest";
 import { plainStyle } from "@harn/parser";
 import { formatGithub, formatHuman, formatJson, formatSarif, lintSource, type FileReport } from "../src/index";
@@ -14,7 +15,7 @@ const SOURCE = `pipeline main() {
   let handle = walk_dir("docs", {long_running: true})
   var count = 0
   log(handle, count)
-  break
+  if count > 0 { break }
 }
 `;
 
@@ -45,7 +46,7 @@ describe("json (ESLint shape)", () => {
     expect(res.messages.map((m: { ruleId: string; severity: number; line: number; column: number }) => [m.ruleId, m.severity, m.line, m.column])).toEqual([
       ["long-running-without-cleanup", 1, 2, 16],
       ["mutable-never-reassigned", 1, 3, 3],
-      ["break-outside-loop", 2, 5, 3],
+      ["break-outside-loop", 2, 5, 18],
     ]);
     expect([res.errorCount, res.warningCount, res.fixableErrorCount, res.fixableWarningCount, res.fatalErrorCount]).toEqual([1, 2, 0, 1, 0]);
     const fix = res.messages[1].fix;
@@ -65,8 +66,9 @@ const SARIF_OPTIONS = { toolVersion: "0.1.0", docsBase: "https://example.test/ha
 describe("sarif", () => {
   const schema = JSON.parse(readFileSync(new URL("./fixtures/sarif-2.1.0-rtm.5.schema.json", import.meta.url), "utf8"));
   // the official schema's language-tag pattern is not valid as a `u`
-  // regex; its `uri` formats are not checked (no format plug-in)
-  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, validateFormats: false, logger: false });
+  // regex; `uri`, `uri-reference` and `date-time` formats are checked
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false, logger: false });
+  addFormats(ajv);
   const validate = ajv.compile(schema);
 
   test("the log validates against the SARIF 2.1.0 schema", () => {
@@ -92,6 +94,42 @@ describe("sarif", () => {
       { deletedRegion: { startLine: 3, startColumn: 3, endLine: 3, endColumn: 6 }, insertedContent: { text: "let" } },
     ]);
   });
+  test("file names with `:`, `#` or spaces are valid URIs; an unreadable file is a tool notification", () => {
+    const odd: FileReport = { ...report(), path: "jobs/a:b #1.harn" };
+    const unreadable: FileReport = {
+      path: "/tmp/locked file.harn",
+      source: "",
+      diagnostics: [{ code: "io", severity: "error", message: "cannot read /tmp/locked file.harn: Permission denied (os error 13)", span: null }],
+      fatal: true,
+    };
+    const log = JSON.parse(formatSarif([odd, unreadable], SARIF_OPTIONS));
+    expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
+    const run = log.runs[0];
+    expect(run.results[0].locations[0].physicalLocation.artifactLocation.uri).toBe("jobs/a%3Ab%20%231.harn");
+    expect(run.invocations[0]).toEqual({
+      executionSuccessful: false,
+      toolExecutionNotifications: [
+        {
+          level: "error",
+          message: { text: "cannot read /tmp/locked file.harn: Permission denied (os error 13)" },
+          locations: [{ physicalLocation: { artifactLocation: { uri: "file:///tmp/locked%20file.harn" } } }],
+        },
+      ],
+    });
+  });
+  test("every rule is described for code scanning: full description, help text and markdown, helpUri", () => {
+    const docs = (id: string) => ({ summary: `What ${id} finds.`, markdown: `# \`${id}\`\n\nWhat ${id} finds.\n` });
+    const log = JSON.parse(formatSarif([], { ...SARIF_OPTIONS, ruleDoc: docs }));
+    const driver = log.runs[0].tool.driver;
+    expect(driver.informationUri).toBe(SARIF_OPTIONS.docsBase);
+    const rule = driver.rules.find((r: { id: string }) => r.id === "unused-variable");
+    expect(rule).toMatchObject({
+      fullDescription: { text: "What unused-variable finds." },
+      help: { text: "unused-variable\n\nWhat unused-variable finds.\n", markdown: "# `unused-variable`\n\nWhat unused-variable finds.\n" },
+      helpUri: "https://example.test/harn/docs/rules/unused-variable.md",
+    });
+    expect(validate(log)).toBe(true);
+  });
   test("an empty run is valid too", () => {
     expect(validate(JSON.parse(formatSarif([], SARIF_OPTIONS)))).toBe(true);
   });
@@ -101,9 +139,9 @@ describe("github workflow commands", () => {
   test("one annotation per finding, escaped", () => {
     const lines = formatGithub([report(), parseError]).trimEnd().split("\n");
     expect(lines[0]).toBe(
-      "::warning file=jobs/index.harn,line=2,col=16,endLine=2,endColumn=54,title=harn lint%3A long-running-without-cleanup::`walk_dir` starts long-running work without a defer/finally cleanup path%0Ahelp: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+      "::warning file=jobs/index.harn,line=2,col=16,endLine=2,endColumn=54,title=harn lint%3A long-running-without-cleanup::`walk_dir` starts long-running work without a defer/finally cleanup path: `handle` is still running when the pipeline ends at line 6%0Ahelp: cancel `handle` on every path: `defer { cancel_handle(handle) }` right after it starts, or in a `finally`",
     );
-    expect(lines[2]).toMatch(/^::error file=jobs\/index\.harn,line=5,col=3,.*title=harn lint%3A break-outside-loop::`break` used outside of a loop/);
+    expect(lines[2]).toMatch(/^::error file=jobs\/index\.harn,line=5,col=18,.*title=harn lint%3A break-outside-loop::`break` used outside of a loop/);
     expect(lines[3]).toBe("::error file=bad.harn,line=1,col=9,endLine=1,endColumn=10,title=harn%3A parse error::expected expression, found )");
   });
 });
@@ -115,12 +153,12 @@ describe("human", () => {
     expect(out.stdout).toBe("ok.harn: no issues found\n");
     expect(out.stderr.split("\n").slice(0, 6).join("\n")).toBe(
       [
-        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path",
+        "warning: `walk_dir` starts long-running work without a defer/finally cleanup path: `handle` is still running when the pipeline ends at line 6",
         "  --> jobs/index.harn:2:16",
         "   |",
         ' 2 |   let handle = walk_dir("docs", {long_running: true})',
         "   |                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ lint[long-running-without-cleanup]",
-        "   = help: store the returned handle and cancel it from a defer or finally block with `tools.cancel_handle`",
+        "   = help: cancel `handle` on every path: `defer { cancel_handle(handle) }` right after it starts, or in a `finally`",
       ].join("\n"),
     );
   });

@@ -7,7 +7,7 @@ import { fixed, inMain, lint, only } from "./helpers";
 
 
 test("severity overrides apply to every finding of the rule", () => {
-  const ds = lint(inMain("  let total = 3"), { severities: { "unused-variable": "error" } });
+  const ds = lint(inMain("  let total = 3"), { rules: { "unused-variable": { severity: "error" } } });
   expect(ds.map((d) => [d.code, d.severity])).toEqual([["unused-variable", "error"]]);
 });
 

@@ -62,7 +62,7 @@ describe("dead-code-after-return", () => {
     expect(rulesOfLine(inMain("  let x = 1\n  return 2\n  log(x)"))).toContain("unused-variable");
   });
   test("disabling unreachable-code (the legacy alias) disables it", () => {
-    expect(only("dead-code-after-return", inMain("  return 1\n  log(2)"), { disabled: ["unreachable-code"] })).toEqual([]);
+    expect(only("dead-code-after-return", inMain("  return 1\n  log(2)"), { rules: { "unreachable-code": { severity: "off" } } })).toEqual([]);
   });
 });
 
@@ -261,7 +261,7 @@ describe("names that are special on JavaScript objects", () => {
       ["naming-convention", "function `toString` should use snake_case"],
       ["undefined-function", "function `hasOwnProperty` is not defined"],
     ]);
-    expect(lint("pipeline main() {\n  log(1)\n}\n", { disabled: ["constructor", "__proto__"] })).toEqual([]);
+    expect(lint("pipeline main() {\n  log(1)\n}\n", { rules: JSON.parse(`{"constructor": {"severity": "off"}, "__proto__": {"severity": "off"}}`) })).toEqual([]);
   });
 });
 
@@ -379,13 +379,13 @@ describe("cyclomatic-complexity", () => {
 }
 f(1)
 `;
-    expect(messages("cyclomatic-complexity", src, { complexityThreshold: 5 })).toEqual([
+    expect(messages("cyclomatic-complexity", src, { rules: { "cyclomatic-complexity": { options: { threshold: 5 } } } })).toEqual([
       "function `f` has cyclomatic complexity 12 (> 5)",
     ]);
   });
   test("a nested fn is scored on its own; @complexity(allow) suppresses", () => {
     const src = `fn outer(x) {\n  fn inner(x) {\n${branches(3)}\n  }\n  inner(x)\n}\nouter(1)\n@complexity(allow)\nfn big(x) {\n${branches(5)}\n}\nbig(1)\n`;
-    expect(messages("cyclomatic-complexity", src, { complexityThreshold: 3 })).toEqual([
+    expect(messages("cyclomatic-complexity", src, { rules: { "cyclomatic-complexity": { options: { threshold: 3 } } } })).toEqual([
       "function `inner` has cyclomatic complexity 4 (> 3)",
     ]);
   });

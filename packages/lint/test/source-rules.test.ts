@@ -132,18 +132,18 @@ describe("require-file-header (opt-in)", () => {
     ["dir/why?.harn", "Why?"],
   ])("title from %s", (file, title) => {
     const src = "log(1)\n";
-    const [d] = only("require-file-header", src, { requireFileHeader: true, file });
+    const [d] = only("require-file-header", src, { rules: { "require-file-header": { severity: "warning" } }, file });
     expect([d!.message, d!.help, d!.span!.line, d!.span!.column]).toEqual([
       "file is missing a `/** */` header doc block",
       `add a \`/** <title> */\` block at the top of the file (e.g. \`${title}\`)`,
       1,
       1,
     ]);
-    expect(fixed(src, { requireFileHeader: true, file }, "require-file-header")).toBe(`/**\n * ${title}\n */\n\nlog(1)\n`);
+    expect(fixed(src, { rules: { "require-file-header": { severity: "warning" } }, file }, "require-file-header")).toBe(`/**\n * ${title}\n */\n\nlog(1)\n`);
   });
   test("no path gives Module.", () => {
     const program = parse("log(1)\n").program;
-    const [d] = lintProgram(program, { source: "log(1)\n", requireFileHeader: true }).filter((x) => x.code === "require-file-header");
+    const [d] = lintProgram(program, { source: "log(1)\n", rules: { "require-file-header": { severity: "warning" } } }).filter((x) => x.code === "require-file-header");
     expect(d!.help).toContain("`Module.`");
   });
   test.each([
@@ -152,13 +152,13 @@ describe("require-file-header (opt-in)", () => {
     ["a // comment", "// Jobs.\nlog(1)\n", 1],
     ["a plain block", "/* Jobs. */\nlog(1)\n", 1],
   ])("%s", (_n, src, n) => {
-    expect(only("require-file-header", src, { requireFileHeader: true })).toHaveLength(n);
+    expect(only("require-file-header", src, { rules: { "require-file-header": { severity: "warning" } } })).toHaveLength(n);
   });
 });
 
 test("source-aware rules do not run without the source text", () => {
   const src = "/// d\nfn a() { return 1 }\nfn b() { return a() }\nlog(b(\n  1,\n  2\n))\n";
-  const ids = lintProgram(parse(src).program, { requireFileHeader: true }).map((d) => d.code);
+  const ids = lintProgram(parse(src).program, { rules: { "require-file-header": { severity: "warning" } } }).map((d) => d.code);
   for (const r of ["legacy-doc-comment", "blank-line-between-items", "trailing-comma", "require-file-header", "missing-harndoc"]) {
     expect(ids).not.toContain(r);
   }

@@ -64,10 +64,10 @@ describe("unused-suppression", () => {
   });
   test("directives for rules switched off in this run are left alone", () => {
     const src = "// harn-lint-disable-next-line require-file-header, unused-variable\nlog(1)\n";
-    expect(lint(src, { disabled: ["unused-variable"] })).toEqual([]);
+    expect(lint(src, { rules: { "unused-variable": { severity: "off" } } })).toEqual([]);
   });
   test("unused-suppression itself can be disabled", () => {
-    expect(lint("// harn-lint-disable-next-line unused-variable\nlog(1)\n", { disabled: ["unused-suppression"] })).toEqual([]);
+    expect(lint("// harn-lint-disable-next-line unused-variable\nlog(1)\n", { rules: { "unused-suppression": { severity: "off" } } })).toEqual([]);
   });
   test("files without directives are untouched", () => {
     expect(rules("let a = 1\n")).toEqual([["unused-variable", 1]]);

@@ -98,14 +98,11 @@ function lint(ws: Workspace, a: Analysis, config: LintConfig): Diagnostic[] {
     source: a.text,
     tokens: a.parsed.tokens,
     file: a.file,
-    requireFileHeader: config.requireFileHeader,
-    ...(config.complexityThreshold !== null ? { complexityThreshold: config.complexityThreshold } : {}),
     externallyImported: ws.importedElsewhere(a.file),
     wildcardExports: graph.wildcardExports(a.file, a.parsed.program),
+    importedHandles: graph.importedHandles(a.file, a.parsed.program),
     builtins: ws.builtinNames,
-    disabled: config.disabled,
-    checkedHandles: config.checkedHandles,
-    severities: config.severities,
+    rules: config.rules,
   });
 }
 

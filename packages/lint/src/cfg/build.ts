@@ -73,7 +73,9 @@ class Builder {
         this.stmts(o.body, DISCARD);
     }
     if (this.cur >= 0) {
-      this.emit({ k: "exit", reason: "end", line: o.span.endLine });
+      // a script ends with its last statement, not at the file's last line
+      const end = o.kind === "Program" && o.items.length > 0 ? o.items[o.items.length - 1]!.span.endLine : o.span.endLine;
+      this.emit({ k: "exit", reason: "end", line: end });
       this.edge(this.cur, this.exitBlock);
     }
     return {
@@ -316,15 +318,18 @@ class Builder {
       }
       case "IfElse": {
         this.node(n.condition, USE);
+        const test = nilTest(n.condition);
         const fork = this.cur;
         const after = this.newBlock();
         this.split();
+        if (test?.on === "then") this.emit({ k: "nil", name: test.name, line: n.span.line });
         this.withScope([], () => this.stmts(n.thenBody, dest), "blockEnd", n.span.endLine);
         this.edge(this.cur, after);
         this.cur = fork;
-        if (n.elseBody) {
+        if (n.elseBody || test?.on === "else") {
           this.split();
-          this.withScope([], () => this.stmts(n.elseBody!, dest), "blockEnd", n.span.endLine);
+          if (test?.on === "else") this.emit({ k: "nil", name: test.name, line: n.span.line });
+          if (n.elseBody) this.withScope([], () => this.stmts(n.elseBody!, dest), "blockEnd", n.span.endLine);
         }
         this.edge(this.cur, after);
         this.cur = after;
@@ -738,11 +743,24 @@ function forEachDefault(n: Extract<Node, { kind: "LetBinding" | "VarBinding" }>,
 
 /** Every cancel call anywhere in a cleanup block (closures excluded: they
  * do not run when the block does). */
-function collectCancels(body: Node[], out: { call: FunctionCall; line: number }[]): void {
+function collectCancels(body: Node[], out: { call: CallNode; line: number }[]): void {
   const visit = (x: Node): void => {
     if (x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl") return;
-    if (x.kind === "FunctionCall" && isCancelCall(x)) out.push({ call: x, line: x.span.line });
+    if ((x.kind === "FunctionCall" || x.kind === "MethodCall") && isCancelCall(x)) out.push({ call: x, line: x.span.line });
     forEachChild(x, visit);
   };
   body.forEach(visit);
+}
+
+/** Which branch of an `if` on `cond` knows a variable to be nil or false:
+ * `x != nil` and `x` (else), `x == nil` and `!x` (then). */
+function nilTest(cond: Node): { name: string; on: "then" | "else" } | null {
+  if (cond.kind === "Identifier") return { name: cond.name, on: "else" };
+  if (cond.kind === "UnaryOp" && cond.op === "!" && cond.operand.kind === "Identifier") return { name: cond.operand.name, on: "then" };
+  if (cond.kind === "BinaryOp" && (cond.op === "!=" || cond.op === "==")) {
+    const [a, b] = [cond.left, cond.right];
+    const v = a.kind === "Identifier" && b.kind === "NilLiteral" ? a : b.kind === "Identifier" && a.kind === "NilLiteral" ? b : null;
+    if (v && v.kind === "Identifier") return { name: v.name, on: cond.op === "!=" ? "else" : "then" };
+  }
+  return null;
 }

@@ -73,6 +73,9 @@ export type CfgElem =
   /** A closure or `parallel` body created here (it may capture names). */
   | { k: "capture"; node: Closure | Parallel; line: number }
   | { k: "defer"; node: DeferStmt; line: number }
+  /** The branch of an `if` on which variable `name` is nil or false
+   * (`if h != nil { … } else { here }`, `if h == nil { here }`). */
+  | { k: "nil"; name: string; line: number }
   /** A `for` loop about to iterate (its iterable evaluated). */
   | { k: "forEach"; node: ForIn; line: number }
   /** Leaving the owner body. */
@@ -105,7 +108,7 @@ export interface Cfg {
   /** The single block every exit path ends in (it holds no elements). */
   readonly exit: number;
   /** Cancel calls written in this body's `defer` and `finally` blocks. */
-  readonly cleanupCancels: { call: FunctionCall; line: number }[];
+  readonly cleanupCancels: { call: CallNode; line: number }[];
 }
 
 /** Visit blocks in an order good for forward dataflow (reverse postorder). */

@@ -77,7 +77,7 @@ function describeRules(options: SarifOptions): object[] {
     };
   };
   return [
-    ...ALL_RULES.map((r) => entry(r.id, r.description, LEVEL[r.severity], r.fixable)),
+    ...ALL_RULES.map((r) => entry(r.id, r.meta.description, LEVEL[r.meta.severity], r.meta.fixable)),
     entry(SYNTAX, "The file does not lex or parse, so it was not linted", "error", null),
   ];
 }

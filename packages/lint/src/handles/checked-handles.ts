@@ -1,44 +1,68 @@
 /**
- * Checked handle lifecycles (extensions.md §4): follow each long-running
- * handle along every path of its body's control-flow graph.
+ * Handle lifecycles (extensions.md §4), the analysis behind
+ * `long-running-without-cleanup`, `long-running-handle-discarded` and
+ * `cleanup-cancels-wrong-handle`: each long-running handle is followed
+ * along every path of its body's control-flow graph.
  *
- * A handle is *settled* on a path when it is cancelled, awaited
- * (`handle_wait`, a feedback drain, an `agent_loop` that adopts it),
- * returned, thrown, yielded, stored into a structure or an outer variable,
- * passed to a user function, or captured by a closure; a `defer` that
- * cancels it *covers* every exit after it registers, and `finally` bodies
- * lie on every path through their `try` anyway. A handle that is still
- * unsettled when its variable goes out of scope or the body exits leaks:
- * `long-running-without-cleanup` names the exit line of that path.
+ * A handle is *started* by a long-running call (`walk_dir(.., {long_running:
+ * true})`, `tools.run_command({.., background: true})`, …) or by a call to a
+ * user function that returns one it started (summaries.ts): the obligation
+ * moves to the call site. It is *settled* on a path when it is cancelled or
+ * awaited (`cancel_handle`, `tools.cancel_handle`,
+ * `hostlib_tools_cancel_handle`, `handle_wait`, a feedback drain or an
+ * `agent_loop` that adopts it), returned, thrown or yielded, stored into an
+ * outer variable or a structure that escapes, passed to a user function
+ * that settles that parameter (same file or imported; one the linter cannot
+ * see is trusted), or captured by a closure that cancels it. A `defer`
+ * that cancels it — directly or through such a function — *covers* every
+ * exit after it registers; `finally` bodies lie on every path through their
+ * `try`. Logging a handle, capturing it in a closure that does not cancel
+ * it, or overwriting the variable that holds it settles nothing. A handle
+ * still unsettled when its variable goes out of scope, is overwritten, or
+ * the body exits, leaks: the finding names the exit line of that path.
  *
- * The option value counts when it is statically `true`: a literal, a `let`
- * bound to one, a `let`-bound dict holding one (also spread into the
- * options). A flag whose value cannot be known gives findings of severity
- * `info`.
+ * The option value counts when it is statically `true` (long-running-
+ * calls.ts `classifyOptions`); one that cannot be known gives findings of
+ * severity `info`.
  *
  * All three rules read one analysis per file (RuleContext.memo); the
- * visitors that collect its input run with `long-running-without-cleanup`,
- * which is active whenever the checked mode is.
+ * visitors that collect its input run with `long-running-without-cleanup`.
  */
 import type { ForIn, FunctionCall, Node, Pattern } from "@harn/parser";
 import { forEachChild as forEachChildShallow, mentions, patternNames } from "../ast-util";
-import { isBuiltinName } from "../builtins";
 import type { CallNode, Cfg, CfgElem, CfgOwner, ScopeFrame } from "../cfg/cfg";
 import { solveForward, replay, type ForwardAnalysis } from "../cfg/dataflow";
-import {
-  FLAG_KEYS,
-  entryKey,
-  isCancelCall,
-  isLongRunningCallee,
-} from "../long-running-calls";
-import type { Report, Rule, RuleContext, Severity, Visitors } from "../types";
-import { LONG_RUNNING_HELP } from "../rules/long-running-without-cleanup";
+import { ADOPTING_BUILTINS, classifyOptions, startingCallee, type Flag } from "../long-running-calls";
+import type { MessageTemplate, Report, Rule, RuleContext, Severity, Visitors } from "../types";
+import { handleSummaries, settlesArg, type HandleSummary, type SettlesArg } from "./summaries";
 
+export const WITHOUT_CLEANUP = "long-running-without-cleanup";
 export const DISCARDED = "long-running-handle-discarded";
 export const WRONG_HANDLE = "cleanup-cancels-wrong-handle";
-const WITHOUT_CLEANUP = "long-running-without-cleanup";
 
-type Flag = "true" | "unknown";
+const HELP = "cancel `{name}` on every path: `defer { cancel_handle({name}) }` right after it starts, or in a `finally`";
+const UNKNOWN = " (the background option is not known statically; this applies if it can be true)";
+
+export const LEAK_MESSAGES: Readonly<Record<string, MessageTemplate>> = {
+  leak: { message: "`{callee}` starts long-running work without a defer/finally cleanup path: `{name}` {leak}", help: HELP },
+  mayLeak: { message: "`{callee}` may start long-running work without a defer/finally cleanup path: `{name}` {leak}", help: HELP + UNKNOWN },
+};
+export const DISCARDED_MESSAGES: Readonly<Record<string, MessageTemplate>> = {
+  discarded: {
+    message: "the handle returned by `{callee}` is discarded, so its background work can never be cancelled or awaited",
+    help: "bind it (`let h = {callee}(...)`) and cancel it: `defer { cancel_handle(h) }`",
+  },
+  mayDiscard: {
+    message: "the handle `{callee}` may return is discarded, so its background work could never be cancelled or awaited",
+    help: "bind it (`let h = {callee}(...)`) and cancel it: `defer { cancel_handle(h) }`" + UNKNOWN,
+  },
+};
+export const WRONG_HANDLE_MESSAGES: Readonly<Record<string, MessageTemplate>> = {
+  wrong: {
+    message: "`{callee}` {starts} long-running work, but the cleanup at line {line} cancels {other} instead of `{name}`",
+    help: "cancel `{name}` in that defer or finally block: `cancel_handle({name})`",
+  },
+};
 
 interface Finding {
   rule: string;
@@ -47,17 +71,14 @@ interface Finding {
 
 /** What the walk collects for the analysis. */
 interface Input {
-  flags: Map<FunctionCall, Flag>;
+  /** Start sites and how surely they start background work. */
+  flags: Map<CallNode, { flag: Flag; callee: string }>;
   owners: Set<CfgOwner>;
 }
 
 const INPUT_KEY = {};
 const RESULT_KEY = {};
-
-/** Builtins that take ownership of a handle passed to them. */
-const SETTLING_BUILTINS = new Set(["cancel_handle", "handle_wait"]);
-/** Builtins that adopt or drain every outstanding handle. */
-const ADOPTING_BUILTINS = new Set(["agent_loop", "pending_feedback_drain"]);
+const SUMMARY_KEY = {};
 
 const OWNER_KINDS = new Set(["Pipeline", "FnDecl", "ToolDecl", "OverrideDecl", "Closure"]);
 
@@ -65,11 +86,22 @@ function input(ctx: RuleContext): Input {
   return ctx.memo(INPUT_KEY, () => ({ flags: new Map(), owners: new Set() }));
 }
 
-/** The visitors of `long-running-without-cleanup` in checked mode. */
-export function checkedHandleVisitors(ctx: RuleContext): Visitors {
+/** Summaries of this file's functions and those it imports. */
+function summaries(ctx: RuleContext): Map<string, HandleSummary> {
+  return ctx.memo(SUMMARY_KEY, () => {
+    const all = new Map(ctx.project.importedHandles);
+    for (const [name, s] of handleSummaries(ctx.program, ctx.project.importedHandles, ctx.project.extraBuiltins)) all.set(name, s);
+    return all;
+  });
+}
+
+/** The visitors of `long-running-without-cleanup`: collect the start sites
+ * (with the constants in scope at each) and the bodies to analyse; report
+ * once the walk is done. */
+export function handleVisitors(ctx: RuleContext): Visitors {
   const inp = input(ctx);
   const owners: CfgOwner[] = [];
-  /** Lexical `let` constants: name -> value (null: not a constant). */
+  /** Lexical constants: name -> value (null: not known). */
   const consts: Map<string, Node | null>[] = [];
   const lookup = (name: string): Node | null | undefined => {
     for (let i = consts.length - 1; i >= 0; i--) {
@@ -78,18 +110,30 @@ export function checkedHandleVisitors(ctx: RuleContext): Visitors {
     }
     return undefined;
   };
-  const flagOf = (call: FunctionCall): Flag | null => classifyOptions(call.args, lookup);
+  const site = (n: CallNode): void => {
+    const owner = owners[owners.length - 1];
+    if (!owner) return;
+    const callee = startingCallee(n);
+    let flag: Flag | null = null;
+    if (callee !== null) flag = classifyOptions(n.args, lookup);
+    else if (n.kind === "FunctionCall" && summaries(ctx).get(n.name)?.returnsHandle) flag = "true";
+    if (!flag) return;
+    inp.flags.set(n, { flag, callee: callee ?? (n as FunctionCall).name });
+    inp.owners.add(owner);
+  };
+  const bind = (pattern: Pattern, value: Node): void => {
+    const m = consts[consts.length - 1];
+    if (!m) return;
+    if (pattern.kind === "ident") m.set(pattern.name, value);
+    else for (const name of patternNames(pattern)) m.set(name, null);
+  };
   return {
     Block(b) {
       const m = new Map<string, Node | null>();
       consts.push(m);
       const o = b.owner;
-      if (b.role === "program" || b.role === "parallel" || (b.role === "body" && OWNER_KINDS.has(o.kind))) {
-        owners.push(o as CfgOwner);
-      }
-      if (b.role === "body" && (o.kind === "FnDecl" || o.kind === "ToolDecl" || o.kind === "Closure")) {
-        for (const p of o.params) m.set(p.name, null);
-      }
+      if (b.role === "program" || b.role === "parallel" || (b.role === "body" && OWNER_KINDS.has(o.kind))) owners.push(o as CfgOwner);
+      if (b.role === "body" && (o.kind === "FnDecl" || o.kind === "ToolDecl" || o.kind === "Closure")) for (const p of o.params) m.set(p.name, null);
       if (b.role === "body" && o.kind === "Pipeline") for (const p of o.params) m.set(p, null);
       if (b.role === "loop" && o.kind === "ForIn") for (const n of patternNames(o.pattern)) m.set(n, null);
     },
@@ -98,37 +142,23 @@ export function checkedHandleVisitors(ctx: RuleContext): Visitors {
       const o = b.owner;
       if (b.role === "program" || b.role === "parallel" || (b.role === "body" && OWNER_KINDS.has(o.kind))) owners.pop();
     },
-    LetBinding(n) {
-      const m = consts[consts.length - 1];
-      if (!m) return;
-      if (n.pattern.kind === "ident") m.set(n.pattern.name, n.value);
-      else for (const name of patternNames(n.pattern)) m.set(name, null);
-    },
-    VarBinding(n) {
-      const m = consts[consts.length - 1];
-      if (m) for (const name of patternNames(n.pattern)) m.set(name, null);
-    },
-    FunctionCall(n) {
-      if (!isLongRunningCallee(n)) return;
-      const flag = flagOf(n);
-      const owner = owners[owners.length - 1];
-      if (!flag || !owner) return;
-      inp.flags.set(n, flag);
-      inp.owners.add(owner);
-    },
+    LetBinding: (n) => bind(n.pattern, n.value),
+    // a `var` holding the options is read where the call is: its first value
+    VarBinding: (n) => bind(n.pattern, n.value),
+    FunctionCall: site,
+    MethodCall: site,
     finalize() {
       for (const f of results(ctx)) if (f.rule === WITHOUT_CLEANUP) ctx.report(f.report);
     },
   };
 }
 
-function reportingRule(id: string, description: string): Rule {
+/** A rule that reports its share of the analysis (the analysis runs with
+ * `long-running-without-cleanup`'s visitors). */
+function reportingRule(id: string, description: string, messages: Readonly<Record<string, MessageTemplate>>): Rule {
   return {
     id,
-    severity: "warning",
-    description,
-    fixable: false,
-    optIn: true,
+    meta: { severity: "warning", description, fixable: false, messages },
     create(ctx) {
       return {
         finalize() {
@@ -142,82 +172,19 @@ function reportingRule(id: string, description: string): Rule {
 export const longRunningHandleDiscarded = reportingRule(
   DISCARDED,
   "The handle of a long-running call is not bound, so it can never be cancelled or awaited",
+  DISCARDED_MESSAGES,
 );
 export const cleanupCancelsWrongHandle = reportingRule(
   WRONG_HANDLE,
   "The only cleanup cancels a different handle than the one started",
+  WRONG_HANDLE_MESSAGES,
 );
-
-// --- static option values ---------------------------------------------------
-
-type Lookup = (name: string) => Node | null | undefined;
-
-/** Is some argument's background flag statically true, unknown, or absent
- * / false (null)? */
-export function classifyOptions(args: Node[], lookup: Lookup): Flag | null {
-  let unknown = false;
-  for (const a of args) {
-    const f = classifyDict(a, lookup, 0);
-    if (f === "true") return "true";
-    if (f === "unknown") unknown = true;
-  }
-  return unknown ? "unknown" : null;
-}
-
-function resolveConst(n: Node, lookup: Lookup): Node | null {
-  if (n.kind !== "Identifier") return n;
-  const v = lookup(n.name);
-  return v ?? null;
-}
-
-function classifyDict(n: Node, lookup: Lookup, depth: number): Flag | null {
-  if (depth > 8) return null;
-  const d = n.kind === "Identifier" ? resolveConst(n, lookup) : n;
-  if (!d || d.kind !== "DictLiteral") return null;
-  let unknown = false;
-  for (const e of d.entries) {
-    if (e.value.kind === "Spread") {
-      const inner = e.value.expr;
-      const f = classifyDict(inner, lookup, depth + 1);
-      if (f === "true") return "true";
-      if (f === "unknown" || (inner.kind === "Identifier" && resolveConst(inner, lookup) === null)) unknown = true;
-      continue;
-    }
-    const key = entryKey(e);
-    if (key === null || !FLAG_KEYS.has(key)) continue;
-    const v = classifyValue(e.value, lookup);
-    if (v === "true") return "true";
-    if (v === "unknown") unknown = true;
-  }
-  return unknown ? "unknown" : null;
-}
-
-function classifyValue(n: Node, lookup: Lookup): Flag | null {
-  switch (n.kind) {
-    case "BoolLiteral":
-      return n.value ? "true" : null;
-    case "IntLiteral":
-    case "FloatLiteral":
-    case "StringLiteral":
-    case "RawStringLiteral":
-    case "NilLiteral":
-    case "ListLiteral":
-    case "DictLiteral":
-      return null;
-    case "Identifier": {
-      const v = lookup(n.name);
-      if (v === undefined || v === null) return "unknown";
-      return v.kind === "Identifier" ? "unknown" : classifyValue(v, lookup);
-    }
-    default:
-      return "unknown";
-  }
-}
 
 // --- the analysis -----------------------------------------------------------
 
 interface Site {
-  call: FunctionCall;
+  call: CallNode;
+  callee: string;
   flag: Flag;
   names: string[];
   aliases: Set<string>;
@@ -237,7 +204,10 @@ function results(ctx: RuleContext): Finding[] {
   return ctx.memo(RESULT_KEY, () => {
     const inp = input(ctx);
     const out: Finding[] = [];
-    for (const owner of inp.owners) analyseOwner(ctx, ctx.cfg(owner), inp.flags, out);
+    if (inp.owners.size === 0) return out;
+    const all = summaries(ctx);
+    const settles = settlesArg(all, ctx.project.extraBuiltins, ctx.facts.knownFunctions);
+    for (const owner of inp.owners) analyseOwner(ctx.cfg(owner), inp.flags, settles, out);
     return out;
   });
 }
@@ -261,36 +231,46 @@ function ownerWord(o: CfgOwner): string {
   }
 }
 
-function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, out: Finding[]): void {
+/** Does passing a value mentioning `names` to `c` settle it? */
+function handsOver(c: CallNode, names: ReadonlySet<string>, settles: SettlesArg): boolean {
+  return c.args.some((a, i) => settles(c, i) && mentions(a, names));
+}
+
+/** A call in a statement list (not inside closures) that settles one of
+ * `names`: a cancel, a wait, a settling user function. */
+function settlesIn(body: readonly Node[], names: ReadonlySet<string>, settles: SettlesArg): boolean {
+  let found = false;
+  const visit = (x: Node): void => {
+    if (found || x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl") return;
+    if ((x.kind === "FunctionCall" || x.kind === "MethodCall" || x.kind === "OptionalMethodCall") && handsOver(x, names, settles)) {
+      found = true;
+      return;
+    }
+    forEachChildShallow(x, visit);
+  };
+  body.forEach(visit);
+  return found;
+}
+
+function analyseOwner(g: Cfg, flags: Input["flags"], settles: SettlesArg, out: Finding[]): void {
   const sites: Site[] = [];
   const siteOf = new Map<CallNode, number>();
   const seen = new Set<CallNode>();
-  const userFns = ctx.facts.knownFunctions;
-  const extra = ctx.options.extraBuiltins;
-  const isBuiltin = (name: string): boolean => !userFns.has(name) && isBuiltinName(name, extra);
 
-  /** Does passing a value to this call hand the handle over? */
-  const takesOwnership = (c: CallNode): boolean => {
-    if (c.kind !== "FunctionCall") return true; // stored into / passed to an object
-    if (isCancelCall(c) || SETTLING_BUILTINS.has(c.name) || ADOPTING_BUILTINS.has(c.name)) return true;
-    return !isBuiltin(c.name);
-  };
-
-  // 1. creation sites, and handles nobody keeps
+  // 1. start sites, and handles nobody keeps
   for (const b of g.blocks) {
     for (const e of b.elems) {
-      if (e.k !== "call" || e.node.kind !== "FunctionCall" || seen.has(e.node)) continue;
-      const flag = flags.get(e.node);
-      if (!flag) continue;
+      if (e.k !== "call" || seen.has(e.node)) continue;
+      const f = flags.get(e.node);
+      if (!f) continue;
       seen.add(e.node);
       const d = e.dest;
-      const discarded =
-        d.k === "discard" || d.k === "use" || (d.k === "arg" && !takesOwnership(d.call)) || (d.k === "bind" && d.names.length === 0);
+      const discarded = d.k === "discard" || d.k === "use" || (d.k === "arg" && !d.call.args.some((a, i) => a === e.node && settles(d.call, i))) || (d.k === "bind" && d.names.length === 0);
       if (discarded) {
-        out.push({ rule: DISCARDED, report: discardedReport(e.node, flag) });
+        out.push({ rule: DISCARDED, report: { node: e.node, messageId: f.flag === "true" ? "discarded" : "mayDiscard", data: { callee: f.callee }, severity: f.flag === "true" ? "warning" : "info" } });
       } else if (d.k === "bind") {
         siteOf.set(e.node, sites.length);
-        sites.push({ call: e.node, flag, names: d.names, aliases: new Set(d.names), home: d.home, leak: null });
+        sites.push({ call: e.node, callee: f.callee, flag: f.flag, names: d.names, aliases: new Set(d.names), home: d.home, leak: null });
       }
     }
   }
@@ -329,6 +309,15 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
     return next ?? st;
   };
 
+  /** `h = …` overwrites a handle variable: the handle it held is lost. */
+  const overwrites = (e: CfgElem, s: Site): boolean =>
+    e.k === "bind" &&
+    e.node.kind === "Assignment" &&
+    e.node.target.kind === "Identifier" &&
+    s.names.includes(e.node.target.name) &&
+    e.node.value !== s.call &&
+    !mentions(e.node.value, s.aliases);
+
   const analysis: ForwardAnalysis<State> = {
     entry: sites.map(() => U0),
     join: (a, b) => a.map((v, i) => v | b[i]!),
@@ -349,31 +338,42 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
             return next;
           }
           const c = e.node;
-          if (c.kind === "FunctionCall" && ADOPTING_BUILTINS.has(c.name) && !userFns.has(c.name)) {
-            return settleWhere(st, () => true);
-          }
-          if (!takesOwnership(c)) return st;
-          return settleWhere(st, (s) => c.args.some((a) => mentions(a, s.aliases)));
+          if (c.kind === "FunctionCall" && ADOPTING_BUILTINS.has(c.name) && settles(c, 0)) return settleWhere(st, () => true);
+          return settleWhere(st, (s) => handsOver(c, s.aliases, settles));
         }
-        case "bind":
+        case "bind": {
           if (e.node.kind !== "Assignment") return st;
-          return settleWhere(st, (s) => e.node.value !== s.call && mentions(e.node.value, s.aliases));
+          // overwritten: reported by the replay below, then out of the way
+          let next = st;
+          sites.forEach((s, i) => {
+            if (!overwrites(e, s) || !(next[i]! & L)) return;
+            if (next === st) next = [...st];
+            (next as number[])[i] = (next[i]! & ~L) | S0;
+          });
+          // stored into an outer variable or a structure
+          return settleWhere(next, (s) => e.node.value !== s.call && mentions(e.node.value, s.aliases) && !overwrites(e, s));
+        }
         case "value":
           return settleWhere(st, (s) => mentions(e.node, s.aliases));
+        case "nil":
+          // the variable holds no handle on this path
+          return settleWhere(st, (s) => s.names.includes(e.name));
         case "capture":
-          return settleWhere(st, (s) => mentions(e.node, s.aliases));
+          // a closure that cancels the handle settles it; one that only
+          // reads it does not
+          return settleWhere(st, (s) => (e.node.kind === "Parallel" ? mentions(e.node, s.aliases) : settlesIn(e.node.body, s.aliases, settles)));
         case "forEach": {
           // `for j in jobs { cancel_handle(j) }` settles every handle in
           // `jobs`, however many there are (none: nothing to settle)
           const loop = e.node;
           const names = new Set(patternNames(loop.pattern));
-          if (names.size === 0 || !settlesIn(loop.body, names)) return st;
+          if (names.size === 0 || !settlesIn(loop.body, names, settles)) return st;
           return settleWhere(st, (s) => mentions(loop.iterable, s.aliases));
         }
         case "defer": {
           let next: number[] | null = null;
           sites.forEach((s, i) => {
-            if (!deferCancels(e.node.body, s.aliases)) return;
+            if (!settlesIn(e.node.body, s.aliases, settles)) return;
             const v = st[i]!;
             let w = 0;
             if (v & (U0 | U1)) w |= U1;
@@ -398,33 +398,23 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
     },
   };
 
-  /** Does a statement list hand one of `names` to a call that settles it? */
-  function settlesIn(body: Node[], names: ReadonlySet<string>): boolean {
-    let found = false;
-    const visit = (x: Node): void => {
-      if (found || x.kind === "Closure" || x.kind === "FnDecl" || x.kind === "ToolDecl") return;
-      if ((x.kind === "FunctionCall" || x.kind === "MethodCall" || x.kind === "OptionalMethodCall") && takesOwnership(x)) {
-        const args = x.kind === "FunctionCall" && x.name === "host_tool_call" ? x.args.slice(1) : x.args;
-        if (args.some((a) => mentions(a, names))) {
-          found = true;
-          return;
-        }
-      }
-      forEachChildShallow(x, visit);
-    };
-    body.forEach(visit);
-    return found;
-  }
-
   const states = solveForward(g, analysis);
   const word = ownerWord(g.owner);
+  const leakAt = (s: Site, line: number, text: string): void => {
+    if (!s.leak || line < s.leak.line) s.leak = { line, text };
+  };
   replay(g, analysis, states, (e, st) => {
+    if (e.k === "bind") {
+      sites.forEach((s, i) => {
+        if (st[i]! & L && overwrites(e, s)) leakAt(s, e.line, `is still running when it is overwritten at line ${e.line}`);
+      });
+      return;
+    }
     if (e.k !== "exit" && e.k !== "scopeEnd") return;
     sites.forEach((s, i) => {
       if (!(st[i]! & L)) return;
       if (e.k === "scopeEnd" && s.home !== e.frame) return;
-      const text = leakText(e, word);
-      if (!s.leak || e.line < s.leak.line) s.leak = { line: e.line, text };
+      leakAt(s, e.line, leakText(e, word));
     });
   });
 
@@ -432,34 +422,24 @@ function analyseOwner(ctx: RuleContext, g: Cfg, flags: Map<FunctionCall, Flag>, 
     if (!s.leak) continue;
     const name = s.names[0]!;
     const severity: Severity = s.flag === "true" ? "warning" : "info";
-    const starts = s.flag === "true" ? "starts" : "may start";
     const wrong = g.cleanupCancels.length > 0 && !g.cleanupCancels.some((c) => cancelMentions(c.call, s.aliases));
     if (wrong) {
       const c = g.cleanupCancels[0]!;
       const other = firstIdentifier(c.call.args);
-      const what = other ? `\`${other}\`` : "a different handle";
       out.push({
         rule: WRONG_HANDLE,
         report: {
           node: s.call,
           severity,
-          message: `\`${s.call.name}\` ${starts} long-running work, but the cleanup at line ${c.line} cancels ${what} instead of \`${name}\``,
-          help: `cancel \`${name}\` in that defer or finally block, for example \`cancel_handle(${name})\``,
+          messageId: "wrong",
+          data: { callee: s.callee, starts: s.flag === "true" ? "starts" : "may start", line: c.line, other: other ? `\`${other}\`` : "a different handle", name },
         },
       });
       continue;
     }
     out.push({
       rule: WITHOUT_CLEANUP,
-      report: {
-        node: s.call,
-        severity,
-        message: `\`${s.call.name}\` ${starts} long-running work without a defer/finally cleanup path: \`${name}\` ${s.leak.text}`,
-        help:
-          s.flag === "true"
-            ? LONG_RUNNING_HELP
-            : `${LONG_RUNNING_HELP} (the background option is not known statically; this applies if it can be true)`,
-      },
+      report: { node: s.call, severity, messageId: s.flag === "true" ? "leak" : "mayLeak", data: { callee: s.callee, name, leak: s.leak.text } },
     });
   }
 }
@@ -477,15 +457,6 @@ function loopsOf(owner: CfgOwner): ForIn[] {
   const body = owner.kind === "Program" ? owner.items : owner.body;
   body.forEach(visit);
   return out;
-}
-
-function discardedReport(call: FunctionCall, flag: Flag): Report {
-  return {
-    node: call,
-    severity: flag === "true" ? "warning" : "info",
-    message: `the handle returned by \`${call.name}\` is discarded, so its background work can never be cancelled or awaited`,
-    help: `bind it (\`let h = ${call.name}(...)\`) and cancel it from a defer or finally block with \`cancel_handle(h)\``,
-  };
 }
 
 function leakText(e: Extract<CfgElem, { k: "exit" | "scopeEnd" }>, owner: string): string {
@@ -520,24 +491,8 @@ function leakText(e: Extract<CfgElem, { k: "exit" | "scopeEnd" }>, owner: string
   }
 }
 
-/** A cancel call in a defer body (anywhere, `let` initializers included)
- * that names one of the aliases. */
-function deferCancels(body: Node[], aliases: ReadonlySet<string>): boolean {
-  let found = false;
-  const visit = (x: Node): void => {
-    if (found || x.kind === "Closure" || x.kind === "FnDecl") return;
-    if (x.kind === "FunctionCall" && isCancelCall(x) && cancelMentions(x, aliases)) {
-      found = true;
-      return;
-    }
-    forEachChildShallow(x, visit);
-  };
-  body.forEach(visit);
-  return found;
-}
-
-function cancelMentions(call: FunctionCall, aliases: ReadonlySet<string>): boolean {
-  const args = call.name === "host_tool_call" ? call.args.slice(1) : call.args;
+function cancelMentions(call: CallNode, aliases: ReadonlySet<string>): boolean {
+  const args = call.kind === "FunctionCall" && call.name === "host_tool_call" ? call.args.slice(1) : call.args;
   return args.some((a) => mentions(a, aliases));
 }
 

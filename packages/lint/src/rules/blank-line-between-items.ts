@@ -25,10 +25,18 @@ const isItem = (n: Node): boolean => ITEM_KINDS.has(unwrapAttributes(n).kind);
 
 export const blankLineBetweenItems: Rule = {
   id: "blank-line-between-items",
-  severity: "warning",
-  description: "Adjacent top-level items with no blank line between them",
-  fixable: true,
-  needsSource: true,
+  meta: {
+    severity: "warning",
+    description: "Adjacent top-level items with no blank line between them",
+    fixable: true,
+    needsSource: true,
+    messages: {
+      missingBlank: {
+        message: "top-level items should be separated by a blank line",
+        help: "insert a blank line above the next item (doc comments stay glued to the item they describe)",
+      },
+    },
+  },
   create(ctx) {
     return {
       Program(p) {
@@ -45,8 +53,7 @@ export const blankLineBetweenItems: Rule = {
           const at = src.lineStart(a.span.endLine + 1);
           ctx.report({
             span: src.span(at),
-            message: "top-level items should be separated by a blank line",
-            help: "insert a blank line above the next item (doc comments stay glued to the item they describe)",
+            messageId: "missingBlank",
             fix: [{ span: src.span(at), replacement: "\n" }],
           });
         }

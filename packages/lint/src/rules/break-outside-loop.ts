@@ -3,9 +3,12 @@ import type { Rule } from "../types";
 
 export const breakOutsideLoop: Rule = {
   id: "break-outside-loop",
-  severity: "error",
-  description: "`break`/`continue` not inside a `for`/`while` of the same function",
-  fixable: false,
+  meta: {
+    severity: "error",
+    description: "`break`/`continue` not inside a `for`/`while` of the same function",
+    fixable: false,
+    messages: { outside: { message: "`{kw}` used outside of a loop", help: "`{kw}` can only be used inside for or while loops" } },
+  },
   create(ctx) {
     let depth = 0;
     const saved: number[] = [];
@@ -20,8 +23,8 @@ export const breakOutsideLoop: Rule = {
       if (depth > 0) return;
       ctx.report({
         node,
-        message: `\`${kw}\` used outside of a loop`,
-        help: `\`${kw}\` can only be used inside for or while loops`,
+        messageId: "outside",
+        data: { kw },
       });
     };
     return {

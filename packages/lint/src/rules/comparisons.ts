@@ -17,9 +17,17 @@ function needsParens(n: Node): boolean {
 
 export const comparisonToBool: Rule = {
   id: "comparison-to-bool",
-  severity: "warning",
-  description: "`x == true`, `x != false`, etc.",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "`x == true`, `x != false`, etc.",
+    fixable: true,
+    messages: {
+      eqKeep: { message: "comparison to `{value}` is redundant", help: "remove the comparison, use the expression directly" },
+      eqNegate: { message: "comparison to `{value}` is redundant", help: "use `!expr` instead" },
+      neKeep: { message: "`!= {value}` is redundant", help: "remove the comparison, use the expression directly" },
+      neNegate: { message: "`!= {value}` is redundant", help: "use `!expr` instead" },
+    },
+  },
   create(ctx) {
     return {
       BinaryOp(n) {
@@ -29,16 +37,14 @@ export const comparisonToBool: Rule = {
         const other = lit === n.right ? n.left : n.right;
         // `== true` and `!= false` keep the operand; the others negate it
         const keeps = (n.op === "==") === lit.value;
-        const message =
-          n.op === "==" ? `comparison to \`${lit.value}\` is redundant` : `\`!= ${lit.value}\` is redundant`;
-        const help = keeps ? "remove the comparison, use the expression directly" : "use `!expr` instead";
+        const messageId = `${n.op === "==" ? "eq" : "ne"}${keeps ? "Keep" : "Negate"}`;
         let fix;
         if (ctx.sourceText) {
           const e = ctx.text(other);
           const replacement = keeps ? e : needsParens(other) ? `!(${e})` : `!${e}`;
           fix = [{ span: n.span, replacement }];
         }
-        ctx.report({ node: n, message, help, ...(fix ? { fix } : {}) });
+        ctx.report({ node: n, messageId, data: { value: String(lit.value) }, ...(fix ? { fix } : {}) });
       },
     };
   },
@@ -46,9 +52,15 @@ export const comparisonToBool: Rule = {
 
 export const pointlessComparison: Rule = {
   id: "pointless-comparison",
-  severity: "warning",
-  description: "An expression compared with itself, or an `if` on a literal `true`/`false`",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "An expression compared with itself, or an `if` on a literal `true`/`false`",
+    fixable: true,
+    messages: {
+      self: { message: "expression is compared to itself with `{op}`", help: "replace this comparison with `{value}`" },
+      constantIf: { message: "if condition is always `{value}`", help: "remove the constant condition or replace it with real branching" },
+    },
+  },
   create(ctx) {
     return {
       BinaryOp(n) {
@@ -56,8 +68,8 @@ export const pointlessComparison: Rule = {
         const value = n.op === "==" ? "true" : "false";
         ctx.report({
           node: n,
-          message: `expression is compared to itself with \`${n.op}\``,
-          help: `replace this comparison with \`${value}\``,
+          messageId: "self",
+          data: { op: n.op, value },
           fix: [{ span: n.span, replacement: value }],
         });
       },
@@ -65,8 +77,8 @@ export const pointlessComparison: Rule = {
         if (n.condition.kind !== "BoolLiteral") return;
         ctx.report({
           node: n.condition,
-          message: `if condition is always \`${n.condition.value}\``,
-          help: "remove the constant condition or replace it with real branching",
+          messageId: "constantIf",
+          data: { value: String(n.condition.value) },
         });
       },
     };

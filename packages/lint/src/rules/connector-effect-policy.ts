@@ -92,9 +92,17 @@ const GROUPS: Group[] = [
 
 export const connectorEffectPolicy: Rule = {
   id: "connector-effect-policy",
-  severity: "warning",
-  description: "A connector export calls a builtin that its effect class does not allow",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A connector export calls a builtin that its effect class does not allow",
+    fixable: false,
+    messages: {
+      disallowed: {
+        message: "connector export `{export}` calls disallowed builtin `{builtin}`: {reason}",
+        help: "move `{builtin}` out of `{export}` or configure a trusted connector effect-policy override",
+      },
+    },
+  },
   create(ctx) {
     /** Enclosing connector exports, innermost last. */
     const exports: string[] = [];
@@ -112,8 +120,8 @@ export const connectorEffectPolicy: Rule = {
           if (!g.names.has(n.name) || (g.onlyNormalizeInbound && exp !== "normalize_inbound")) continue;
           ctx.report({
             node: n,
-            message: `connector export \`${exp}\` calls disallowed builtin \`${n.name}\`: ${g.reason}`,
-            help: `move \`${n.name}\` out of \`${exp}\` or configure a trusted connector effect-policy override`,
+            messageId: "disallowed",
+            data: { export: exp, builtin: n.name, reason: g.reason },
           });
           return;
         }

@@ -12,11 +12,20 @@ function allowsComplexity(a: AttributedDecl): boolean {
   );
 }
 
-export const cyclomaticComplexity: Rule = {
+export const cyclomaticComplexity: Rule<{ threshold: number }> = {
   id: "cyclomatic-complexity",
-  severity: "warning",
-  description: "A fn/tool whose complexity score is above the threshold (default 25)",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A fn/tool whose complexity score is above the threshold (default 25)",
+    fixable: false,
+    messages: {
+      tooComplex: {
+        message: "function `{name}` has cyclomatic complexity {score} (> {threshold})",
+        help: "split `{name}` into smaller helpers, or mark it `@complexity(allow)` if the branching is intrinsic; threshold configurable via `[lint].complexity_threshold` in `harn.toml`",
+      },
+    },
+    defaultOptions: { threshold: 25 },
+  },
   create(ctx) {
     const scores: number[] = [];
     /** Depth of `@complexity(allow)` declarations around the walk. */
@@ -30,12 +39,12 @@ export const cyclomaticComplexity: Rule = {
     };
     const exit = (n: FnDecl | ToolDecl): void => {
       const score = scores.pop()!;
-      const threshold = ctx.options.complexityThreshold;
+      const threshold = ctx.options.threshold;
       if (allowed > 0 || score <= threshold) return;
       ctx.report({
         node: n,
-        message: `function \`${n.name}\` has cyclomatic complexity ${score} (> ${threshold})`,
-        help: `split \`${n.name}\` into smaller helpers, or mark it \`@complexity(allow)\` if the branching is intrinsic; threshold configurable via \`[lint].complexity_threshold\` in \`harn.toml\``,
+        messageId: "tooComplex",
+        data: { name: n.name, score, threshold },
       });
     };
     const one = (): void => add(1);

@@ -4,16 +4,18 @@ import type { Rule } from "../types";
 
 export const deadCodeAfterReturn: Rule = {
   id: "dead-code-after-return",
-  severity: "warning",
-  description: "A statement follows a definitely-exiting statement in the same block",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A statement follows a definitely-exiting statement in the same block",
+    fixable: false,
+    messages: { unreachable: { message: "unreachable code after a terminating statement", help: "remove the unreachable code" } },
+  },
   create(ctx) {
     return {
       Unreachable(stmt) {
         ctx.report({
           node: stmt,
-          message: "unreachable code after a terminating statement",
-          help: "remove the unreachable code",
+          messageId: "unreachable",
         });
       },
     };

@@ -11,15 +11,18 @@ function sameArm(a: MatchArm, b: MatchArm): boolean {
 
 export const duplicateMatchArm: Rule = {
   id: "duplicate-match-arm",
-  severity: "warning",
-  description: "A `match` arm whose pattern (and guard) repeats an earlier arm",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A `match` arm whose pattern (and guard) repeats an earlier arm",
+    fixable: false,
+    messages: { duplicate: { message: "duplicate match arm pattern", help: "remove the duplicate arm" } },
+  },
   create(ctx) {
     return {
       MatchExpr(n) {
         n.arms.forEach((arm, i) => {
           if (!n.arms.slice(0, i).some((prev) => sameArm(prev, arm))) return;
-          ctx.report({ node: arm.pattern, message: "duplicate match arm pattern", help: "remove the duplicate arm" });
+          ctx.report({ node: arm.pattern, messageId: "duplicate" });
         });
       },
     };

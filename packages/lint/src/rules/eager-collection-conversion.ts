@@ -50,17 +50,25 @@ function check(ctx: RuleContext, value: Node, coll: Collection | null): void {
   const sink = `to_${coll}`;
   ctx.report({
     node: value,
-    message: `expression is an iterator; expected ${coll}. Add .${sink}() to materialize.`,
-    help: `append \`.${sink}()\` to materialize the iterator`,
+    messageId: "iterator",
+    data: { coll, sink },
     fix: [insertAfter(value.span, `.${sink}()`)],
   });
 }
 
 export const eagerCollectionConversion: Rule = {
   id: "eager-collection-conversion",
-  severity: "warning",
-  description: "An iterator chain assigned or returned where a list/set/dict is declared",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "An iterator chain assigned or returned where a list/set/dict is declared",
+    fixable: true,
+    messages: {
+      iterator: {
+        message: "expression is an iterator; expected {coll}. Add .{sink}() to materialize.",
+        help: "append `.{sink}()` to materialize the iterator",
+      },
+    },
+  },
   create(ctx) {
     const returnTypes: (TypeExpr | null)[] = [];
     const push = (n: { returnType: TypeExpr | null }): void => {

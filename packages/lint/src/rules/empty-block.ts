@@ -9,9 +9,17 @@ import type { Report, Rule } from "../types";
 
 export const emptyBlock: Rule = {
   id: "empty-block",
-  severity: "warning",
-  description: "An `if`, `for`, `while` or `try` with an empty body",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "An `if`, `for`, `while` or `try` with an empty body",
+    fixable: true,
+    messages: {
+      if: { message: "if block has an empty body", help: "remove the empty if or add a body" },
+      for: { message: "for loop has an empty body", help: "remove the empty for loop or add a body" },
+      while: { message: "while loop has an empty body", help: "remove the empty while loop or add a body" },
+      try: { message: "try block has an empty body", help: "remove the empty try/catch or add a body" },
+    },
+  },
   create(ctx) {
     const report = (r: Report, deletable: boolean): void => {
       const src = ctx.sourceText;
@@ -22,24 +30,24 @@ export const emptyBlock: Rule = {
       IfElse(n) {
         if (n.thenBody.length > 0) return;
         report(
-          { node: n, message: "if block has an empty body", help: "remove the empty if or add a body" },
+          { node: n, messageId: "if" },
           n.elseBody === null && isPure(n.condition),
         );
       },
       ForIn(n) {
         if (n.body.length > 0) return;
         report(
-          { node: n, message: "for loop has an empty body", help: "remove the empty for loop or add a body" },
+          { node: n, messageId: "for" },
           isPure(n.iterable),
         );
       },
       WhileLoop(n) {
         if (n.body.length > 0) return;
-        report({ node: n, message: "while loop has an empty body", help: "remove the empty while loop or add a body" }, false);
+        report({ node: n, messageId: "while" }, false);
       },
       TryCatch(n) {
         if (n.body.length > 0) return;
-        report({ node: n, message: "try block has an empty body", help: "remove the empty try/catch or add a body" }, false);
+        report({ node: n, messageId: "try" }, false);
       },
     };
   },

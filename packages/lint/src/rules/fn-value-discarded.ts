@@ -29,9 +29,17 @@ function discarded(fn: FnDecl): Node | null {
 
 export const fnValueDiscarded: Rule = {
   id: "fn-value-discarded",
-  severity: "warning",
-  description: "A named fn ends in a value it does not return (it returns nil)",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A named fn ends in a value it does not return (it returns nil)",
+    fixable: false,
+    messages: {
+      discarded: {
+        message: "`fn {name}` returns nil: the value of its last {what} is discarded",
+        help: "a named fn returns only what `return` gives it; write `return` before the value (closures, unlike named fns, return their last expression)",
+      },
+    },
+  },
   create(ctx) {
     return {
       FnDecl(n) {
@@ -39,8 +47,8 @@ export const fnValueDiscarded: Rule = {
         if (last === null) return;
         ctx.report({
           node: last,
-          message: `\`fn ${n.name}\` returns nil: the value of its last ${last.kind === "MatchExpr" ? "`match`" : "expression"} is discarded`,
-          help: "a named fn returns only what `return` gives it; write `return` before the value (closures, unlike named fns, return their last expression)",
+          messageId: "discarded",
+          data: { name: n.name, what: last.kind === "MatchExpr" ? "`match`" : "expression" },
         });
       },
     };

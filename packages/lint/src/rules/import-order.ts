@@ -27,10 +27,18 @@ function compare(a: Import, b: Import): number {
 
 export const importOrder: Rule = {
   id: "import-order",
-  severity: "warning",
-  description: "Leading imports are not in canonical order",
-  fixable: true,
-  needsSource: true,
+  meta: {
+    severity: "warning",
+    description: "Leading imports are not in canonical order",
+    fixable: true,
+    needsSource: true,
+    messages: {
+      order: {
+        message: "imports are not in canonical order (stdlib first, then alphabetical by path)",
+        help: "reorder imports: std/ first, then third-party and local paths alphabetically",
+      },
+    },
+  },
   create(ctx) {
     return {
       Program(p) {
@@ -45,8 +53,7 @@ export const importOrder: Rule = {
         const span = joinSpans(imports[0]!.span, imports[imports.length - 1]!.span);
         ctx.report({
           span,
-          message: "imports are not in canonical order (stdlib first, then alphabetical by path)",
-          help: "reorder imports: std/ first, then third-party and local paths alphabetically",
+          messageId: "order",
           fix: [{ span, replacement: sorted.map((x) => ctx.text(x)).join("\n") }],
         });
       },

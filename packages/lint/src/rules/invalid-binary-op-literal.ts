@@ -13,9 +13,17 @@ const isBoolOrNil = (n: Node): boolean => n.kind === "BoolLiteral" || n.kind ===
 
 export const invalidBinaryOpLiteral: Rule = {
   id: "invalid-binary-op-literal",
-  severity: "warning",
-  description: "Arithmetic with a `true`/`false`/`nil` literal operand",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "Arithmetic with a `true`/`false`/`nil` literal operand",
+    fixable: true,
+    messages: {
+      literal: {
+        message: "operator '{op}' used with boolean or nil literal \u2014 this will cause a runtime error",
+        help: "use to_string() or string interpolation to convert values explicitly",
+      },
+    },
+  },
   create(ctx) {
     return {
       BinaryOp(n) {
@@ -23,8 +31,8 @@ export const invalidBinaryOpLiteral: Rule = {
         const fix = interpolationFix(ctx, n);
         ctx.report({
           node: n,
-          message: `operator '${n.op}' used with boolean or nil literal \u2014 this will cause a runtime error`,
-          help: "use to_string() or string interpolation to convert values explicitly",
+          messageId: "literal",
+          data: { op: n.op },
           ...(fix ? { fix: [fix] } : {}),
         });
       },

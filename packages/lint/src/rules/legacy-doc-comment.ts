@@ -38,10 +38,18 @@ export function itemStartLine(n: Node, ancestors: readonly AnyNode[]): number {
 
 export const legacyDocComment: Rule = {
   id: "legacy-doc-comment",
-  severity: "warning",
-  description: "`///` or adjacent `//` comments used as a doc block above an item",
-  fixable: true,
-  needsSource: true,
+  meta: {
+    severity: "warning",
+    description: "`///` or adjacent `//` comments used as a doc block above an item",
+    fixable: true,
+    needsSource: true,
+    messages: {
+      legacy: {
+        message: "{prefix} doc comment(s) above this item should use `/** */` form",
+        help: "rewrite the {form} as a canonical `/** ... */` block",
+      },
+    },
+  },
   create(ctx) {
     const visit = (n: Node): void => {
       const anc = ctx.ancestors();
@@ -87,8 +95,8 @@ function check(ctx: RuleContext, line: number): void {
   });
   ctx.report({
     span: src.span(first.start, last.end),
-    message: `${prefix} doc comment(s) above this item should use \`/** */\` form`,
-    help: `rewrite the ${form} as a canonical \`/** ... */\` block`,
+    messageId: "legacy",
+    data: { prefix, form },
     ...(safe ? { fix: [{ span: src.span(src.lineStart(firstLine), last.end), replacement: canonicalBlock(collected, indent) }] } : {}),
   });
 }

@@ -5,9 +5,12 @@ import type { Rule } from "../types";
 
 export const letThenReturn: Rule = {
   id: "let-then-return",
-  severity: "warning",
-  description: "`let x = e` immediately followed by `return x`",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "`let x = e` immediately followed by `return x`",
+    fixable: true,
+    messages: { returned: { message: "binding `{name}` is immediately returned", help: "return the expression assigned to `{name}` directly" } },
+  },
   create(ctx) {
     return {
       Block(b) {
@@ -23,8 +26,8 @@ export const letThenReturn: Rule = {
           const span = joinSpans(a.span, r.span);
           ctx.report({
             span,
-            message: `binding \`${name}\` is immediately returned`,
-            help: `return the expression assigned to \`${name}\` directly`,
+            messageId: "returned",
+            data: { name },
             ...(ctx.sourceText ? { fix: [{ span, replacement: `return ${ctx.text(a.value)}` }] } : {}),
           });
         }

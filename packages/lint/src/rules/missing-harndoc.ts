@@ -34,10 +34,18 @@ export function hasDocBlockAbove(src: SourceText, line: number): boolean {
 
 export const missingHarndoc: Rule = {
   id: "missing-harndoc",
-  severity: "warning",
-  description: "A `pub fn` without a `/** */` doc block directly above it",
-  fixable: false,
-  needsSource: true,
+  meta: {
+    severity: "warning",
+    description: "A `pub fn` without a `/** */` doc block directly above it",
+    fixable: false,
+    needsSource: true,
+    messages: {
+      missing: {
+        message: "public function `{name}` is missing a `/** */` doc comment",
+        help: "add a `/** ... */` HarnDoc block directly above `pub fn {name}`",
+      },
+    },
+  },
   create(ctx) {
     return {
       FnDecl(n) {
@@ -49,8 +57,8 @@ export const missingHarndoc: Rule = {
         if (hasDocBlockAbove(ctx.sourceText, first.span.line)) return;
         ctx.report({
           node: n,
-          message: `public function \`${n.name}\` is missing a \`/** */\` doc comment`,
-          help: `add a \`/** ... */\` HarnDoc block directly above \`pub fn ${n.name}\``,
+          messageId: "missing",
+          data: { name: n.name },
         });
       },
     };

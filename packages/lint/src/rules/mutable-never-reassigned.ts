@@ -3,9 +3,12 @@ import type { Rule } from "../types";
 
 export const mutableNeverReassigned: Rule = {
   id: "mutable-never-reassigned",
-  severity: "warning",
-  description: "A `var` that is never assigned to",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "A `var` that is never assigned to",
+    fixable: true,
+    messages: { neverReassigned: { message: "variable `{name}` is declared as `var` but never reassigned", help: "use `let` instead of `var`" } },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -17,8 +20,8 @@ export const mutableNeverReassigned: Rule = {
             src && at >= 0 ? [{ span: src.span(b.node.span.start + at, b.node.span.start + at + 3), replacement: "let" }] : undefined;
           ctx.report({
             node: b.node,
-            message: `variable \`${b.name}\` is declared as \`var\` but never reassigned`,
-            help: "use `let` instead of `var`",
+            messageId: "neverReassigned",
+            data: { name: b.name },
             ...(fix ? { fix } : {}),
           });
         }

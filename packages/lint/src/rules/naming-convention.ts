@@ -29,24 +29,30 @@ export function toPascal(name: string): string {
 
 export const namingConvention: Rule = {
   id: "naming-convention",
-  severity: "warning",
-  description: "fn/tool names not in snake_case; struct/enum/interface/type names not in PascalCase",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "fn/tool names not in snake_case; struct/enum/interface/type names not in PascalCase",
+    fixable: false,
+    messages: {
+      snake: { message: "function `{name}` should use snake_case", help: "rename `{name}` to snake_case (for example `{suggestion}`)" },
+      pascal: { message: "{kind} `{name}` should use PascalCase", help: "rename `{name}` to PascalCase (for example `{suggestion}`)" },
+    },
+  },
   create(ctx) {
     const fn = (n: Node & { name: string }): void => {
       if (isSnake(n.name)) return;
       ctx.report({
         node: n,
-        message: `function \`${n.name}\` should use snake_case`,
-        help: `rename \`${n.name}\` to snake_case (for example \`${toSnake(n.name)}\`)`,
+        messageId: "snake",
+        data: { name: n.name, suggestion: toSnake(n.name) },
       });
     };
     const type = (kind: string) => (n: Node & { name: string }) => {
       if (isPascal(n.name)) return;
       ctx.report({
         node: n,
-        message: `${kind} \`${n.name}\` should use PascalCase`,
-        help: `rename \`${n.name}\` to PascalCase (for example \`${toPascal(n.name)}\`)`,
+        messageId: "pascal",
+        data: { kind, name: n.name, suggestion: toPascal(n.name) },
       });
     };
     return {

@@ -23,9 +23,17 @@ function surelyDict(binding: LetBinding): boolean {
 
 export const pairPatternOverDict: Rule = {
   id: "pair-pattern-over-dict",
-  severity: "warning",
-  description: "`for (k, v) in` a dict, which binds nil to both names",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "`for (k, v) in` a dict, which binds nil to both names",
+    fixable: false,
+    messages: {
+      pairOverDict: {
+        message: "`for ({first}, {second})` over a dict binds nil to both names: iterating a dict yields {key, value} dicts, not pairs",
+        help: "write `for ({first}, {second}) in iter({dict})` or `for {key, value} in {dict}`",
+      },
+    },
+  },
   create(ctx) {
     const byName: ForIn[] = [];
     const report = (n: ForIn): void => {
@@ -33,8 +41,8 @@ export const pairPatternOverDict: Rule = {
       const { first, second } = n.pattern;
       ctx.report({
         node: n.iterable as Node,
-        message: `\`for (${first}, ${second})\` over a dict binds nil to both names: iterating a dict yields {key, value} dicts, not pairs`,
-        help: `write \`for (${first}, ${second}) in iter(${ctx.text(n.iterable) || "d"})\` or \`for {key, value} in ${ctx.text(n.iterable) || "d"}\``,
+        messageId: "pairOverDict",
+        data: { first, second, dict: ctx.text(n.iterable) || "d" },
       });
     };
     return {

@@ -38,9 +38,17 @@ const OWNER_KINDS = new Set(["Pipeline", "FnDecl", "ToolDecl", "Closure", "Paral
 
 export const prOpenWithoutSecretScan: Rule = {
   id: "pr-open-without-secret-scan",
-  severity: "warning",
-  description: "A PR-open tool call not preceded by `secret_scan(..)` on every path",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A PR-open tool call not preceded by `secret_scan(..)` on every path",
+    fixable: false,
+    messages: {
+      unscanned: {
+        message: "PR-open flow calls `git::push_pr` without a preceding `secret_scan(...)` in the same handler",
+        help: "run `secret_scan(content)` first and gate the PR-open call on an empty findings list",
+      },
+    },
+  },
   create(ctx) {
     const owners: (CfgOwner | null)[] = [];
     const marked = new Set<CfgOwner>();
@@ -82,9 +90,7 @@ export const prOpenWithoutSecretScan: Rule = {
             reported.add(e.node);
             ctx.report({
               node: e.node,
-              message:
-                "PR-open flow calls `git::push_pr` without a preceding `secret_scan(...)` in the same handler",
-              help: "run `secret_scan(content)` first and gate the PR-open call on an empty findings list",
+              messageId: "unscanned",
             });
           });
         }

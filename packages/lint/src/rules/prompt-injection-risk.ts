@@ -3,9 +3,17 @@ import type { Rule } from "../types";
 
 export const promptInjectionRisk: Rule = {
   id: "prompt-injection-risk",
-  severity: "warning",
-  description: "Interpolated system prompt (2nd argument) of `llm_call`",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "Interpolated system prompt (2nd argument) of `llm_call`",
+    fixable: false,
+    messages: {
+      interpolated: {
+        message: "interpolated data in the `llm_call` system prompt can smuggle untrusted instructions",
+        help: "keep the system prompt static and pass dynamic data in the user prompt or options",
+      },
+    },
+  },
   create(ctx) {
     return {
       FunctionCall(n) {
@@ -14,8 +22,7 @@ export const promptInjectionRisk: Rule = {
         if (system?.kind !== "InterpolatedString" || !system.segments.some((s) => s.kind === "expr")) return;
         ctx.report({
           node: n,
-          message: "interpolated data in the `llm_call` system prompt can smuggle untrusted instructions",
-          help: "keep the system prompt static and pass dynamic data in the user prompt or options",
+          messageId: "interpolated",
         });
       },
     };

@@ -4,9 +4,18 @@ import type { Rule, RuleContext } from "../types";
 
 export const redundantClone: Rule = {
   id: "redundant-clone",
-  severity: "warning",
-  description: "`f(v.clone())`: a clone passed straight to a call",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "`f(v.clone())`: a clone passed straight to a call",
+    fixable: true,
+    messages: {
+      dropped: { message: "cloned value is immediately dropped", help: "drop the original value directly" },
+      passed: {
+        message: "cloned value is immediately passed by value",
+        help: "pass the original value directly unless a distinct snapshot is required",
+      },
+    },
+  },
   create(ctx) {
     return {
       FunctionCall(n) {
@@ -28,10 +37,7 @@ function check(ctx: RuleContext, callee: string, args: Node[]): void {
     const drop = callee === "drop";
     ctx.report({
       node: a,
-      message: drop ? "cloned value is immediately dropped" : "cloned value is immediately passed by value",
-      help: drop
-        ? "drop the original value directly"
-        : "pass the original value directly unless a distinct snapshot is required",
+      messageId: drop ? "dropped" : "passed",
       ...(ctx.sourceText ? { fix: [{ span: a.span, replacement: ctx.text(a.object) }] } : {}),
     });
   }

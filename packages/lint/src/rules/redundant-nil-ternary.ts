@@ -13,9 +13,17 @@ function needsParens(f: Node): boolean {
 
 export const redundantNilTernary: Rule = {
   id: "redundant-nil-ternary",
-  severity: "warning",
-  description: "`x == nil ? d : x` or `x != nil ? x : d`, which is `x ?? d`",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "`x == nil ? d : x` or `x != nil ? x : d`, which is `x ?? d`",
+    fixable: true,
+    messages: {
+      nilTernary: {
+        message: "ternary nil check over `{name}` can be replaced with `{name} ?? <fallback>`",
+        help: "use `{name} ?? <fallback>` instead",
+      },
+    },
+  },
   create(ctx) {
     return {
       Ternary(n) {
@@ -32,8 +40,8 @@ export const redundantNilTernary: Rule = {
         }
         ctx.report({
           node: n,
-          message: `ternary nil check over \`${x.name}\` can be replaced with \`${x.name} ?? <fallback>\``,
-          help: `use \`${x.name} ?? <fallback>\` instead`,
+          messageId: "nilTernary",
+          data: { name: x.name },
           ...(fix ? { fix } : {}),
         });
       },

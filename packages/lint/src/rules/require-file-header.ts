@@ -21,11 +21,19 @@ export function headerTitle(file: string | null): string {
 
 export const requireFileHeader: Rule = {
   id: "require-file-header",
-  severity: "warning",
-  description: "The file does not start with a `/** */` block",
-  fixable: true,
-  needsSource: true,
-  optIn: true,
+  meta: {
+    severity: "warning",
+    description: "The file does not start with a `/** */` block",
+    fixable: true,
+    needsSource: true,
+    optIn: true,
+    messages: {
+      missing: {
+        message: "file is missing a `/** */` header doc block",
+        help: "add a `/** <title> */` block at the top of the file (e.g. `{title}`)",
+      },
+    },
+  },
   create(ctx) {
     return {
       Program() {
@@ -42,8 +50,8 @@ export const requireFileHeader: Rule = {
         const title = headerTitle(ctx.file);
         ctx.report({
           span: src.span(at),
-          message: "file is missing a `/** */` header doc block",
-          help: `add a \`/** <title> */\` block at the top of the file (e.g. \`${title}\`)`,
+          messageId: "missing",
+          data: { title },
           fix: [{ span: src.span(at), replacement: `/**\n * ${title}\n */\n\n` }],
         });
       },

@@ -32,9 +32,18 @@ const SCOPED_BODIES: ReadonlySet<string> = new Set(["Pipeline", "FnDecl", "ToolD
 
 export const shadowVariable: Rule = {
   id: "shadow-variable",
-  severity: "warning",
-  description: "Redeclaring an immutable name in the same scope, or shadowing an outer-scope name",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "Redeclaring an immutable name in the same scope, or shadowing an outer-scope name",
+    fixable: false,
+    messages: {
+      redeclared: {
+        message: "cannot redeclare immutable variable `{name}` in the same scope",
+        help: "use `var {name}` for a mutable binding, or choose a different name",
+      },
+      shadows: { message: "variable `{name}` shadows a variable in an outer scope", help: "consider renaming to avoid shadowing `{name}`" },
+    },
+  },
   create(ctx) {
     // a scope's set is created on its first declaration: most blocks
     // declare nothing
@@ -48,16 +57,16 @@ export const shadowVariable: Rule = {
         if (immutable && inner.has(name)) {
           ctx.report({
             span,
-            message: `cannot redeclare immutable variable \`${name}\` in the same scope`,
-            help: `use \`var ${name}\` for a mutable binding, or choose a different name`,
+            messageId: "redeclared",
+            data: { name },
           });
         }
         for (let i = 0; i < scopes.length - 1; i++) {
           if (!scopes[i]?.has(name)) continue;
           ctx.report({
             span,
-            message: `variable \`${name}\` shadows a variable in an outer scope`,
-            help: `consider renaming to avoid shadowing \`${name}\``,
+            messageId: "shadows",
+            data: { name },
           });
           break;
         }

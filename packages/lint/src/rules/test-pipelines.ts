@@ -43,9 +43,17 @@ function testDepth(ctx: RuleContext): { inTest(): boolean; visitors: object } {
 
 export const assertOutsideTest: Rule = {
   id: "assert-outside-test",
-  severity: "warning",
-  description: "`assert`/`assert_eq`/`assert_ne` outside a test pipeline",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "`assert`/`assert_eq`/`assert_ne` outside a test pipeline",
+    fixable: false,
+    messages: {
+      assert: {
+        message: "`{name}` is intended for test pipelines, not production control flow",
+        help: "use `require` for invariants in non-test code",
+      },
+    },
+  },
   create(ctx) {
     const t = testDepth(ctx);
     return {
@@ -54,8 +62,8 @@ export const assertOutsideTest: Rule = {
         if (!ASSERTS.has(n.name) || t.inTest()) return;
         ctx.report({
           node: n,
-          message: `\`${n.name}\` is intended for test pipelines, not production control flow`,
-          help: "use `require` for invariants in non-test code",
+          messageId: "assert",
+          data: { name: n.name },
         });
       },
     };
@@ -64,9 +72,17 @@ export const assertOutsideTest: Rule = {
 
 export const requireInTest: Rule = {
   id: "require-in-test",
-  severity: "warning",
-  description: "A `require` statement inside a test pipeline",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A `require` statement inside a test pipeline",
+    fixable: false,
+    messages: {
+      require: {
+        message: "`require` in a test pipeline should usually be an assertion",
+        help: "prefer `assert(...)` or `assert_eq(...)` in test pipelines",
+      },
+    },
+  },
   create(ctx) {
     const t = testDepth(ctx);
     return {
@@ -75,8 +91,7 @@ export const requireInTest: Rule = {
         if (!t.inTest()) return;
         ctx.report({
           node: n,
-          message: "`require` in a test pipeline should usually be an assertion",
-          help: "prefer `assert(...)` or `assert_eq(...)` in test pipelines",
+          messageId: "require",
         });
       },
     };

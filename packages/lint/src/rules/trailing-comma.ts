@@ -25,10 +25,13 @@ const isKeyToken = (t: SourceToken): boolean =>
 
 export const trailingComma: Rule = {
   id: "trailing-comma",
-  severity: "warning",
-  description: "A multi-line comma list with no trailing comma",
-  fixable: true,
-  needsSource: true,
+  meta: {
+    severity: "warning",
+    description: "A multi-line comma list with no trailing comma",
+    fixable: true,
+    needsSource: true,
+    messages: { missing: { message: "multiline comma-separated list is missing a trailing comma", help: "add a trailing comma after the last item" } },
+  },
   create(ctx) {
     return {
       Program() {
@@ -65,8 +68,7 @@ export const trailingComma: Rule = {
             const at = src.span(last.end);
             ctx.report({
               span: { ...at, column: 1, endColumn: 1 },
-              message: "multiline comma-separated list is missing a trailing comma",
-              help: "add a trailing comma after the last item",
+              messageId: "missing",
               fix: [{ span: src.span(last.end), replacement: "," }],
             });
           } else if (top !== undefined) {

@@ -9,13 +9,19 @@ import type { Rule } from "../types";
 
 export const undefinedFunction: Rule = {
   id: "undefined-function",
-  severity: "warning",
-  description: "A call to a name that is not a builtin, declaration, import or variable",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A call to a name that is not a builtin, declaration, import or variable",
+    fixable: false,
+    messages: {
+      undefined: { message: "function `{name}` is not defined", help: "check the spelling or import `{name}`" },
+      undefinedNear: { message: "function `{name}` is not defined", help: "did you mean `{closest}`?" },
+    },
+  },
   create(ctx) {
     return {
       finalize() {
-        const { facts, options } = ctx;
+        const { facts, project: options } = ctx;
         const imported = new Set<string>();
         for (const w of facts.wildcardImports) {
           const names = options.wildcardExports.get(w.path);
@@ -36,8 +42,8 @@ export const undefinedFunction: Rule = {
           const closest = closestName(call.name, candidates);
           ctx.report({
             node: call,
-            message: `function \`${call.name}\` is not defined`,
-            help: closest ? `did you mean \`${closest}\`?` : `check the spelling or import \`${call.name}\``,
+            messageId: closest ? "undefinedNear" : "undefined",
+            data: { name: call.name, closest: closest ?? "" },
           });
         }
       },

@@ -28,9 +28,17 @@ function producesValue(b: BlockInfo, statementOwners: ReadonlySet<Node>): boolea
 
 export const unhandledApprovalResult: Rule = {
   id: "unhandled-approval-result",
-  severity: "warning",
-  description: "`request_approval(..)` used as a statement whose result is discarded",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "`request_approval(..)` used as a statement whose result is discarded",
+    fixable: false,
+    messages: {
+      discarded: {
+        message: "approval result from `request_approval` is discarded",
+        help: "bind the result, inspect its signed approver receipts, or explicitly assign it to `_`",
+      },
+    },
+  },
   create(ctx) {
     /** if/match/try nodes that are statements (their branches' values are dropped). */
     const statementOwners = new Set<Node>();
@@ -48,8 +56,7 @@ export const unhandledApprovalResult: Rule = {
             if (valueBlock && i === stmts.length - 1) continue;
             ctx.report({
               node: s,
-              message: "approval result from `request_approval` is discarded",
-              help: "bind the result, inspect its signed approver receipts, or explicitly assign it to `_`",
+              messageId: "discarded",
             });
           }
         }

@@ -20,9 +20,17 @@ const TARGETS: ReadonlyMap<string, { target: string; already: (n: Node) => boole
 
 export const unnecessaryCast: Rule = {
   id: "unnecessary-cast",
-  severity: "warning",
-  description: "`to_string(\"lit\")`, `to_int(3)`, `to_string(to_string(x))`, ...",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "`to_string(\"lit\")`, `to_int(3)`, `to_string(to_string(x))`, ...",
+    fixable: true,
+    messages: {
+      noop: {
+        message: "`{name}` is a no-op here \u2014 its argument is already {article} {target}",
+        help: "remove the redundant `{name}(...)` wrapper",
+      },
+    },
+  },
   create(ctx) {
     return {
       FunctionCall(n) {
@@ -34,8 +42,8 @@ export const unnecessaryCast: Rule = {
         const article = t.target === "int" ? "an" : "a";
         ctx.report({
           node: n,
-          message: `\`${n.name}\` is a no-op here \u2014 its argument is already ${article} ${t.target}`,
-          help: `remove the redundant \`${n.name}(...)\` wrapper`,
+          messageId: "noop",
+          data: { name: n.name, article, target: t.target },
           ...(ctx.sourceText ? { fix: [{ span: n.span, replacement: ctx.text(arg) }] } : {}),
         });
       },

@@ -8,9 +8,17 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 
 export const unnecessaryElseReturn: Rule = {
   id: "unnecessary-else-return",
-  severity: "warning",
-  description: "Both the `if` branch and the `else` branch end with `return`",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "Both the `if` branch and the `else` branch end with `return`",
+    fixable: true,
+    messages: {
+      elseReturn: {
+        message: "both if and else branches return \u2014 else is unnecessary",
+        help: "remove the else and place its body after the if",
+      },
+    },
+  },
   create(ctx) {
     /** `if`s that are statements; the fix is for those only (lint.md
      * §3.18 "up to the end of the `if` statement"): flattening the `if` of
@@ -28,8 +36,7 @@ export const unnecessaryElseReturn: Rule = {
         const fix = statementIfs.has(n) ? flattenFix(ctx, n) : null;
         ctx.report({
           node: n,
-          message: "both if and else branches return \u2014 else is unnecessary",
-          help: "remove the else and place its body after the if",
+          messageId: "elseReturn",
           ...(fix ? { fix: [fix] } : {}),
         });
       },

@@ -30,16 +30,24 @@ function check(ctx: RuleContext, n: Node, object: Node, form: "property" | "subs
   if (object.kind !== "FunctionCall" || !BOUNDARY.has(object.name)) return;
   ctx.report({
     node: n,
-    message: `${form} access on raw \`${object.name}()\` result without schema validation`,
-    help: "assign to a variable and validate with schema_expect() or a type annotation first",
+    messageId: "raw",
+    data: { form, name: object.name },
   });
 }
 
 export const untypedDictAccess: Rule = {
   id: "untyped-dict-access",
-  severity: "warning",
-  description: "`.field` or `[k]` applied directly to the result of a boundary call such as `json_parse(..)`",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "`.field` or `[k]` applied directly to the result of a boundary call such as `json_parse(..)`",
+    fixable: false,
+    messages: {
+      raw: {
+        message: "{form} access on raw `{name}()` result without schema validation",
+        help: "assign to a variable and validate with schema_expect() or a type annotation first",
+      },
+    },
+  },
   create(ctx) {
     return {
       PropertyAccess: (n) => check(ctx, n, n.object, "property"),

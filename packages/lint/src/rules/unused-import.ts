@@ -9,9 +9,12 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 
 export const unusedImport: Rule = {
   id: "unused-import",
-  severity: "warning",
-  description: "A name from `import { .. } from \"..\"` that is never read",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "A name from `import { .. } from \"..\"` that is never read",
+    fixable: true,
+    messages: { unused: { message: "imported name `{name}` is never used", help: "remove `{name}` from the import" } },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -24,8 +27,8 @@ export const unusedImport: Rule = {
             const fix = all ? deleteImport(ctx, imp) : deleteName(ctx, imp, i);
             ctx.report({
               node: imp,
-              message: `imported name \`${n}\` is never used`,
-              help: `remove \`${n}\` from the import`,
+              messageId: "unused",
+              data: { name: n },
               ...(fix ? { fix: [fix] } : {}),
             });
           }

@@ -6,9 +6,12 @@ import type { Rule } from "../types";
 
 export const unusedParameter: Rule = {
   id: "unused-parameter",
-  severity: "warning",
-  description: "A fn/tool/closure parameter that is never read",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A fn/tool/closure parameter that is never read",
+    fixable: false,
+    messages: { unused: { message: "parameter `{name}` is declared but never used", help: "prefix with underscore: `_{name}`" } },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -17,8 +20,8 @@ export const unusedParameter: Rule = {
           const param = owner.params.find((p) => p.name === name);
           ctx.report({
             span: param?.span ?? owner.span,
-            message: `parameter \`${name}\` is declared but never used`,
-            help: `prefix with underscore: \`_${name}\``,
+            messageId: "unused",
+            data: { name },
           });
         }
       },

@@ -8,9 +8,17 @@ import type { Rule } from "../types";
 
 export const unusedType: Rule = {
   id: "unused-type",
-  severity: "warning",
-  description: "A struct/enum/interface that is never referenced",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A struct/enum/interface that is never referenced",
+    fixable: false,
+    messages: {
+      unused: {
+        message: "{kind} `{name}` is declared but never referenced",
+        help: "remove the unused {kind} or reference `{name}` from a signature or constructor",
+      },
+    },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -18,8 +26,8 @@ export const unusedType: Rule = {
           if (ctx.facts.typeRefs.has(t.name)) continue;
           ctx.report({
             node: t.node,
-            message: `${t.kind} \`${t.name}\` is declared but never referenced`,
-            help: `remove the unused ${t.kind} or reference \`${t.name}\` from a signature or constructor`,
+            messageId: "unused",
+            data: { kind: t.kind, name: t.name },
           });
         }
       },

@@ -7,9 +7,12 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 
 export const unusedVariable: Rule = {
   id: "unused-variable",
-  severity: "warning",
-  description: "A simple `let`/`var` binding whose name is never read",
-  fixable: true,
+  meta: {
+    severity: "warning",
+    description: "A simple `let`/`var` binding whose name is never read",
+    fixable: true,
+    messages: { unused: { message: "variable `{name}` is declared but never used", help: "prefix with underscore: `_{name}`" } },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -17,11 +20,11 @@ export const unusedVariable: Rule = {
           if (b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
           // Still reported (the reference does), but a name another file of
           // the run imports is not renamed: that would break the importer.
-          const fix = ctx.options.externallyImported.has(b.name) ? null : renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
+          const fix = ctx.project.externallyImported.has(b.name) ? null : renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
           ctx.report({
             node: b.node,
-            message: `variable \`${b.name}\` is declared but never used`,
-            help: `prefix with underscore: \`_${b.name}\``,
+            messageId: "unused",
+            data: { name: b.name },
             ...(fix ? { fix: [fix] } : {}),
           });
         }
@@ -32,9 +35,17 @@ export const unusedVariable: Rule = {
 
 export const unusedPatternBinding: Rule = {
   id: "unused-pattern-binding",
-  severity: "warning",
-  description: "A destructured name that is never read",
-  fixable: false,
+  meta: {
+    severity: "warning",
+    description: "A destructured name that is never read",
+    fixable: false,
+    messages: {
+      unused: {
+        message: "pattern binding `{name}` is never used",
+        help: "rename the binding with an underscore prefix or remove it from the pattern",
+      },
+    },
+  },
   create(ctx) {
     return {
       finalize() {
@@ -42,8 +53,8 @@ export const unusedPatternBinding: Rule = {
           if (!b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
           ctx.report({
             node: b.node,
-            message: `pattern binding \`${b.name}\` is never used`,
-            help: "rename the binding with an underscore prefix or remove it from the pattern",
+            messageId: "unused",
+            data: { name: b.name },
           });
         }
       },

@@ -1,0 +1,166 @@
+/**
+ * What a user function does with long-running handles, for the handle
+ * analysis of its callers (checked-handles.ts): which parameters it settles
+ * (cancels, awaits, or hands on: returns it, or passes it to a function
+ * that settles it), and whether it returns a handle it started, so that a
+ * call to it starts long-running work for its caller.
+ *
+ * Computed per module from its top-level `fn`/`tool` declarations, to a
+ * fixed point over calls between them; imported modules are summarised
+ * once by the run's module graph (project.ts), which keeps only these
+ * summaries, never the trees. Flow-insensitive on purpose: a function that
+ * cancels its parameter on some path is trusted to (the analysis of the
+ * function itself reports the paths where it does not).
+ */
+import type { FnDecl, Node, Program, ToolDecl } from "@harn/parser";
+import { forEachChild, mentions, unwrapAttributes } from "../ast-util";
+import { isBuiltinName } from "../builtins";
+import {
+  ADOPTING_BUILTINS,
+  classifyOptions,
+  isCancelCall,
+  SETTLING_BUILTINS,
+  startingCallee,
+  type Lookup,
+} from "../long-running-calls";
+
+export interface HandleSummary {
+  /** Per parameter: a handle passed there is settled by the function. */
+  readonly settles: readonly boolean[];
+  /** The function returns a long-running handle it started (or got from
+   * another such function): its caller owns it. */
+  readonly returnsHandle: boolean;
+}
+
+type Fn = FnDecl | ToolDecl;
+const NO_BUILTINS: ReadonlySet<string> = new Set();
+
+/** Bodies a function's own statements include: not closures or nested
+ * declarations (they run some other time, if at all). */
+function walkOwn(body: readonly Node[], visit: (n: Node) => void): void {
+  const go = (n: Node): void => {
+    if (n.kind === "Closure" || n.kind === "FnDecl" || n.kind === "ToolDecl" || n.kind === "Pipeline") return;
+    visit(n);
+    forEachChild(n, go);
+  };
+  body.forEach(go);
+}
+
+/** Does a call settle what is passed as its `i`-th argument? */
+export type SettlesArg = (call: Node, i: number) => boolean;
+
+/**
+ * Settles-by-argument for calls in a module: cancels and waits settle, a
+ * summarised function settles what its summary says, another builtin does
+ * not, and a function the linter cannot see (a closure in a variable, a
+ * parameter) is trusted to.
+ */
+export function settlesArg(summaries: ReadonlyMap<string, HandleSummary>, extraBuiltins: ReadonlySet<string>, userNames: ReadonlySet<string>): SettlesArg {
+  return (call, i) => {
+    if (isCancelCall(call)) return call.kind !== "FunctionCall" || call.name !== "host_tool_call" || i > 0;
+    if (call.kind !== "FunctionCall") return false;
+    const s = summaries.get(call.name);
+    if (s) return s.settles[i] ?? false;
+    if (SETTLING_BUILTINS.has(call.name) || ADOPTING_BUILTINS.has(call.name)) return true;
+    if (userNames.has(call.name)) return false;
+    return !isBuiltinName(call.name, extraBuiltins);
+  };
+}
+
+/** Summaries of the top-level functions of `program`, given those of the
+ * functions it imports (by the names it imports them as). */
+export function handleSummaries(
+  program: Program,
+  imported: ReadonlyMap<string, HandleSummary> = new Map(),
+  extraBuiltins: ReadonlySet<string> = NO_BUILTINS,
+): Map<string, HandleSummary> {
+  const fns = new Map<string, Fn>();
+  for (const item of program.items) {
+    const n = unwrapAttributes(item);
+    if (n.kind === "FnDecl" || n.kind === "ToolDecl") fns.set(n.name, n);
+  }
+  const all = new Map<string, HandleSummary>(imported);
+  for (const [name, fn] of fns) all.set(name, { settles: fn.params.map(() => false), returnsHandle: false });
+  if (fns.size === 0) return new Map();
+  const userNames = new Set(fns.keys());
+  const settles = settlesArg(all, extraBuiltins, userNames);
+  // each round can only turn false into true: at most one round per flag
+  for (let changed = true, rounds = 0; changed && rounds < 64; rounds++) {
+    changed = false;
+    for (const [name, fn] of fns) {
+      const before = all.get(name)!;
+      const next = summarise(fn, all, settles);
+      if (next.returnsHandle !== before.returnsHandle || next.settles.some((v, i) => v !== before.settles[i])) {
+        all.set(name, next);
+        changed = true;
+      }
+    }
+  }
+  return new Map([...fns.keys()].map((n) => [n, all.get(n)!]));
+}
+
+function summarise(fn: Fn, all: ReadonlyMap<string, HandleSummary>, settles: SettlesArg): HandleSummary {
+  const lets = new Map<string, Node>();
+  walkOwn(fn.body, (n) => {
+    if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") lets.set(n.pattern.name, n.value);
+  });
+  const lookup: Lookup = (name) => (lets.has(name) ? lets.get(name)! : undefined);
+  const starts = (v: Node | undefined, depth = 0): boolean => {
+    if (!v || depth > 8) return false;
+    if (v.kind === "Identifier") return starts(lets.get(v.name), depth + 1);
+    if (v.kind === "FunctionCall" && all.get(v.name)?.returnsHandle) return true;
+    return startingCallee(v) !== null && classifyOptions((v as { args: Node[] }).args, lookup) === "true";
+  };
+
+  const result = fn.params.map(() => false);
+  fn.params.forEach((p, k) => {
+    // the parameter and what is derived from it (`let id = h.handle_id`)
+    const aliases = new Set([p.name]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [name, value] of lets) {
+        if (!aliases.has(name) && mentions(value, aliases)) {
+          aliases.add(name);
+          grew = true;
+        }
+      }
+    }
+    walkOwn(fn.body, (n) => {
+      if (result[k]) return;
+      if (n.kind === "ReturnStmt" && n.value !== null && mentions(n.value, aliases)) result[k] = true;
+      if (n.kind === "FunctionCall" && ADOPTING_BUILTINS.has(n.name) && !all.has(n.name)) result[k] = true;
+      if (n.kind === "FunctionCall" || n.kind === "MethodCall") {
+        n.args.forEach((a, i) => {
+          if (mentions(a, aliases) && settles(n, i)) result[k] = true;
+        });
+      }
+    });
+  });
+  let returnsHandle = false;
+  walkOwn(fn.body, (n) => {
+    if (n.kind === "ReturnStmt" && n.value !== null && starts(n.value)) returnsHandle = true;
+  });
+  return { settles: result, returnsHandle };
+}
+
+/** The names a module's summaries are imported as: selectively imported
+ * names, and every summarised function of a wildcard import. */
+export function importedSummaries(
+  program: Program,
+  moduleSummaries: (path: string) => ReadonlyMap<string, HandleSummary> | null,
+): Map<string, HandleSummary> {
+  const out = new Map<string, HandleSummary>();
+  for (const item of program.items) {
+    if (item.kind === "SelectiveImport") {
+      const m = moduleSummaries(item.path);
+      for (const name of item.names) {
+        const s = m?.get(name);
+        if (s) out.set(name, s);
+      }
+    } else if (item.kind === "ImportDecl") {
+      for (const [name, s] of moduleSummaries(item.path) ?? []) out.set(name, s);
+    }
+  }
+  return out;
+}
+
