@@ -17,68 +17,9 @@
  *   milliseconds, yielding to the event loop in between so timers, other
  *   tasks and Ctrl-C stay responsive.
  *
- * Why the synchronous walk does not overlap listing (thread pool) with
- * emitting (main thread), measured on the 2-core bench machine (bench/fs
- * tree, 10,000 directories): a pipelined crawler (64 `readdir`s in flight,
- * issued in emission order, the emitter yielding every millisecond) took
- * 0.72 s for `harn run` against 0.47–0.57 s for this one; each thread-pool
- * round trip costs ~40 µs of CPU (thread wake-ups) against ~15 µs of kernel
- * work per listing, so a single listing in flight is 3× slower than
- * `readdirSync`, and a Worker listing batches of 2,000 entries was no faster
- * either. The kernel side does scale to the second core: `fd -j2` lists the
- * bench tree in 90-125 ms against 132-193 ms for `fd -j1` (medians of 9,
- * 2026-11-22); that second core is what `fd` has over this crawler, which
- * is at par with single-threaded tools (`find` 142-162 ms).
- *
- * Why there is no second thread for big synchronous crawls (yet; the glob
- * figures below are from when glob still used this crawler): it wins
- * ~10% here, short of the 15% on both glob and walk_dir that would pay for
- * its code and its CPU (~40 ms per worker boot). Two designs were measured on
- * the 2-core bench machine, in process (the call alone, one crawl per
- * fresh process), medians of 7-15 runs interleaved with this crawler, load
- * 0.9-1.8 (another engineer building and testing alongside):
- * - git branch `shared-crawl`: a worker takes whole root children from the
- *   back while the main thread crawls from the front; glob 160 vs 165 ms,
- *   walk_dir 220 vs 247 ms.
- * - git branch `parcrawl-helper` (crawl_helper.ts, with tests that compare
- *   it entry for entry with this crawler, cancel it and kill its worker):
- *   the main thread offers the worker subtrees from the bottom of its
- *   stack; who lists an offered subtree is one compare-and-swap on a shared
- *   Int32Array, so the main thread takes back what the worker has not
- *   started and never waits for it (it waited 0 times in the traces); the
- *   worker answers in NUL-joined chunks read with `receiveMessageOnPort`
- *   (no yielding to get them); the helper starts ~1 ms into a crawl whose
- *   first root-to-leaf path predicts >= 4,000 directories (Knuth's
- *   estimate; a 5,000-file tree never starts one) and is niced from its
- *   boot on. Three batches of 11-15 runs: glob 195-197 -> 158-165 ms
- *   (-15..-19%), walk_dir 236-247 -> 210-224 ms (-8..-15%, median batch
- *   -9.5%); unniced -3..-13% and +6..-11%; `harn run` of the bench scripts
- *   -13% and -11%; 200- and 5,000-file trees within noise. Whole `harn run`
- *   on an idle machine, 15 rounds alternating the two builds with `fd`
- *   and `find`: glob 226 -> 209 ms (fd 96), walk_dir 288 -> 267 ms
- *   (find 155): -7% each, and glob still 2.2x `fd`.
- * Why ~10% and not the ~20% of a bare script listing the two halves of the
- * root's children, one on the main thread and one in a Worker started first
- * (96-126 vs 113-148 ms for the whole tree): the worker's boot (25-70 ms,
- * most of it Node compiling its internal modules in the new isolate) costs
- * the main thread 2.5-4 ms outright (loading worker_threads, the
- * constructor) and slows its listings during the boot and the worker's
- * warm-up: 500 directories took 28-31 ms instead of 21-23, and 50-97 instead
- * of 20-46 µs per directory between 30 and 100 ms; afterwards within ~15% of
- * the sequential rate (a plain-Node replica: 5-15%). walk_dir also keeps the
- * main thread busy emitting entries (~50 ms of its time is entry creation
- * and GC), so the worker gets under half of the tree, and after the two meet
- * the main thread emits the worker's part in order (9-48 ms) while the
- * worker idles. Not the cause: message handling, unit size, yields, V8's GC
- * threads (--single-threaded-gc, --v8-pool-size=1 and a larger worker young
- * generation changed nothing measurable). Visiting the worker's answers as
- * they arrive, into segments spliced in order afterwards (so there is no
- * emission tail), measured worse: walk_dir 263 vs 198 ms, glob 193 vs 170 ms
- * (the worker, niced and sharing the machine, was the slower side). A
- * machine with idle cores would likely see more; a persistent helper on the
- * Runtime would save the boot for a script's later crawls. Repeat: `git show
- * parcrawl-helper:bench/fs/crawl_probe.ts` (bundle it per build with
- * esbuild, run `node probe.mjs walk|glob ROOT` alternately per build).
+ * Why the synchronous walk lists with `readdirSync` instead of overlapping
+ * listing and emitting, and why big crawls get no second thread: measured,
+ * with the designs tried instead, in bench/fs/crawler-notes.md.
  *
  * Cancellation is cooperative: the abort signal is checked whenever a
  * listing arrives (async) or between slices; an aborted crawl resolves to
