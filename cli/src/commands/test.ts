@@ -6,7 +6,7 @@
  * bound loops yield to the event loop every few milliseconds (the
  * interpreter's back-edge check), so even `while true {}` times out cleanly.
  */
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { type Node, parse, renderDiagnostic } from "@harn/parser";
@@ -14,6 +14,9 @@ import { type Command, Option } from "commander";
 import { exploreCrashPoints } from "../crash-points";
 import type { Clock } from "@harn/vm";
 import { colorsFor } from "../color";
+import { collectHarnFiles } from "../targets";
+import { errorMatches, lineDiff, normalizeOutput } from "./test-compare";
+import { writeJunit } from "./test-junit";
 import { type Determinism, determinismFrom, replayLines, shellWord, virtualNote } from "../deterministic";
 import { loadEngine } from "../engine";
 import { onInterrupt, watchHarnChanges } from "../harn-changes";
@@ -174,17 +177,9 @@ async function watchTests(target: string, run: () => Promise<number>): Promise<v
 }
 
 // ---------------------------------------------------------------------------
-// Discovery
-
-/** `.harn` files below `dir`, sorted depth-first (cli.md §0.4). */
-function walk(dir: string, out: string[]): void {
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const p = resolve(dir, e.name);
-    if (e.isDirectory()) walk(p, out);
-    else if (e.name.endsWith(".harn") && !existsSync(p.slice(0, -5) + ".conformance-skip")) out.push(p);
-  }
-}
+// Discovery: the `.harn` files of a directory are collected by targets.ts
+// (cli.md §0.4, `X.conformance-skip` honoured), as check, lint and fmt do;
+// a file with a `.expected` or `.error` beside it is a golden test.
 
 function caseFor(file: string, rel: string): TestCase | null {
   const base = file.slice(0, -5);
@@ -207,59 +202,6 @@ export function filterMatches(pattern: string, rel: string): boolean {
     return new RegExp(re).test(rel);
   }
   return rel.includes(pattern);
-}
-
-// ---------------------------------------------------------------------------
-// Comparison (cli.md §5.2.2)
-
-export function normalizeOutput(text: string): string {
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((l) => {
-      if (l.endsWith("\r")) l = l.slice(0, -1);
-      const i = l.lastIndexOf(": ");
-      if (i >= 0 && l.endsWith("ms") && l.slice(0, i).startsWith("[timer] ")) return l.slice(0, i) + ": <ms>";
-      return l;
-    })
-    .join("\n");
-}
-
-export function errorMatches(spec: string, err: string): { ok: boolean; warnings: string[] } {
-  const warnings: string[] = [];
-  const matches = (p: string) => {
-    if (p.startsWith("re:")) {
-      const pattern = p.slice(3).trim();
-      try {
-        return new RegExp(pattern).test(err);
-      } catch {
-        warnings.push(`    warning: invalid regex in .error file: ${pattern}`);
-        return false;
-      }
-    }
-    return err.includes(p);
-  };
-  const trimmed = spec.trimEnd();
-  const lines = trimmed.split("\n");
-  // Empty lines in a multi-line spec are ignored (cli.md §5.2.2 FIX).
-  const ok = lines.length > 1 ? lines.map((l) => l.trim()).filter((l) => l !== "").some(matches) : matches(trimmed.trim());
-  return { ok, warnings };
-}
-
-function lineDiff(expected: string, actual: string): string {
-  const e = expected.split("\n");
-  const a = actual.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < Math.max(e.length, a.length); i++) {
-    const x = e[i] ?? "";
-    const y = a[i] ?? "";
-    if (x === y) out.push(`  ${x}`);
-    else {
-      out.push(paint.red(`- ${x}`));
-      out.push(paint.green(`+ ${y}`));
-    }
-  }
-  return out.join("\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -384,7 +326,7 @@ async function runCase(tc: TestCase, timeoutMs: number, verbose: boolean, clock?
       msg += "  expected:\n" + want.split("\n").map((l) => "    " + l).join("\n") + "\n";
       msg += "  actual:\n" + got.split("\n").map((l) => "    " + l).join("\n") + "\n  diff:\n";
     }
-    msg += lineDiff(want, got);
+    msg += lineDiff(want, got, colorsFor(process.stdout));
     return { rel: tc.rel, passed: false, ms, message: msg, timed: true };
   }
   const s = spec!;
@@ -469,27 +411,6 @@ function report(results: Result[], opts: Options, totalMs: number, plain: boolea
   return failed.length > 0 ? 1 : 0;
 }
 
-function xmlEscape(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
-}
-
-function writeJunit(path: string, results: Result[], totalMs: number): void {
-  const failures = results.filter((r) => !r.passed).length;
-  let xml = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="harn" tests="${results.length}" failures="${failures}" time="${(totalMs / 1000).toFixed(3)}">\n`;
-  for (const r of results) {
-    const t = (r.ms / 1000).toFixed(3);
-    if (r.passed) xml += `  <testcase name="${xmlEscape(r.rel)}" time="${t}" />\n`;
-    else xml += `  <testcase name="${xmlEscape(r.rel)}" time="${t}">\n    <failure message="test failed">${xmlEscape(r.message ?? "")}</failure>\n  </testcase>\n`;
-  }
-  xml += "</testsuite>\n";
-  try {
-    writeFileSync(path, xml);
-    process.stdout.write(`JUnit XML written to ${path}\n`);
-  } catch (e) {
-    process.stderr.write(`Failed to write JUnit XML to ${path}: ${(e as Error).message}\n`);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Modes
 
@@ -519,7 +440,7 @@ async function conformance(selection: string | undefined, opts: Options, timeout
   }
   const files: string[] = [];
   if (statSync(start).isFile()) files.push(start);
-  else walk(start, files);
+  else files.push(...collectHarnFiles([start]));
   if (selection !== undefined && files.length === 0) {
     process.stderr.write(`No .harn conformance tests found under ${selection}\n`);
     return 1;
@@ -546,7 +467,7 @@ async function goldenPaths(targets: string[], opts: Options, timeoutMs: number, 
     }
     const files: string[] = [];
     if (statSync(p).isFile()) files.push(p);
-    else walk(p, files);
+    else files.push(...collectHarnFiles([p]));
     for (const f of files) {
       const tc = caseFor(f, relative(process.cwd(), f).split(sep).join("/"));
       if (tc) cases.push(tc);
@@ -594,9 +515,7 @@ async function userTests(targets: string[], opts: Options, timeoutMs: number, de
     const p = resolve(t);
     if (statSync(p).isFile()) files.push(p);
     else {
-      const all: string[] = [];
-      walk(p, all);
-      for (const f of all) {
+      for (const f of collectHarnFiles([p])) {
         const text = readSourceFile(f) ?? "";
         if (text.includes("test_") || text.includes("@test")) files.push(f);
       }
