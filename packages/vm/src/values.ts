@@ -13,6 +13,7 @@
  *   (value semantics: every "mutation" builds a new array).
  * - every other kind is an instance of a class below with a numeric `tag`.
  */
+import type { ClosureImpl } from "./eval/frame";
 
 export enum Tag {
   Float = 1,
@@ -284,7 +285,8 @@ export class HClosure {
   constructor(
     readonly name: string | null,
     readonly params: string[],
-    readonly impl: unknown,
+    /** The evaluator's half: prototype, captured values, native body. */
+    readonly impl: ClosureImpl,
   ) {}
 }
 

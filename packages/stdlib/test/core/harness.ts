@@ -25,8 +25,15 @@ export interface TestRig {
   stdout(): string;
 }
 
+/** The JS body of each closure `fn` made: the rig's `call` runs it. These
+ * closures never reach the evaluator, so they have no evaluator half. */
+const BODIES = new WeakMap<HClosure, JsFn>();
+const NO_EVALUATOR = null as unknown as HClosure["impl"];
+
 export function fn(impl: JsFn, params: string[] = ["x"]): HClosure {
-  return new HClosure(null, params, impl);
+  const c = new HClosure(null, params, NO_EVALUATOR);
+  BODIES.set(c, impl);
+  return c;
 }
 
 export function rig(opts: { cwd?: string; env?: Record<string, string | undefined>; stdoutTTY?: boolean } = {}): TestRig {
@@ -43,7 +50,7 @@ export function rig(opts: { cwd?: string; env?: Record<string, string | undefine
   const ctx: CallContext = {
     runtime: rt,
     call(f: Value, args: Value[]) {
-      if (f instanceof HClosure) return (f.impl as JsFn)(...args);
+      if (f instanceof HClosure) return BODIES.get(f)!(...args);
       if (f instanceof HBuiltinRef) {
         const b = rt.builtins.get(f.name);
         if (!b) throw HarnError.undefinedBuiltin(f.name);

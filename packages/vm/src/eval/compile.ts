@@ -1132,7 +1132,7 @@ export class Compiler {
       const file = this.file;
       const span = v.right.span;
       const pipe = (fr: Frame, x: Value, f: Value): any => {
-        if (f instanceof HClosure && fr.defers === null && (f.impl as ClosureImpl).native === null) return new TailCall(f, [x], fr, site);
+        if (f instanceof HClosure && fr.defers === null && f.impl.native === null) return new TailCall(f, [x], fr, site);
         try {
           return interp.pipeInto(fr, x, f, site);
         } catch (e) {
@@ -1684,7 +1684,7 @@ export class Compiler {
     const ic = new CallSiteIC();
     const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {
       if (fn !== null) {
-        if (tail && fr.defers === null && (fn.impl as ClosureImpl).native === null) return new TailCall(fn, args, fr, site);
+        if (tail && fr.defers === null && fn.impl.native === null) return new TailCall(fn, args, fr, site);
         return interp.callClosure(fn, args, fr, site);
       }
       if (builtin === null) builtin = interp.builtinFor(name);
@@ -1720,7 +1720,7 @@ export class Compiler {
     const ev: Ev = (fr) => {
       const fn = resolve(fr);
       if (fn !== null && !(tail && fr.defers === null)) {
-        const impl = fn.impl as ClosureImpl;
+        const impl = fn.impl;
         const proto = impl.proto;
         if (proto.simple && impl.native === null) {
           if (ic.proto !== proto) ic.see(proto);

@@ -324,7 +324,7 @@ export class Concurrency {
       const child = new Task(`${parent.id}:spawn:${++parent.spawnCount}`, parent, null);
       linkToSignal(child, parent.signal);
       const handle = new HTask(`vm_task_${++parent.handleCount}`, child);
-      this.startTask(child, closure.impl as ClosureImpl, [], fr);
+      this.startTask(child, closure.impl, [], fr);
       return handle;
     };
   }
@@ -359,7 +359,7 @@ export class Concurrency {
           const parent = fr.task;
           const group = `${parent.id}:${kind}:${++parent.fanoutCount}`;
           const closure = mk(fr) as HClosure;
-          const impl = closure.impl as ClosureImpl;
+          const impl = closure.impl;
           const tasks = items.map((_, i) => {
             const t = new Task(`${group}:${i}`, parent, null);
             linkToSignal(t, parent.signal);

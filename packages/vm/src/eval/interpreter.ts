@@ -256,7 +256,7 @@ export class Interpreter {
   // The call path below creates no closures in its synchronous part: an
   // inner arrow function would make V8 allocate a context on every call.
   callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
-    const impl = fn.impl as ClosureImpl;
+    const impl = fn.impl;
     if (impl.native !== null) return impl.native(args);
     if (impl.proto.simple) return this.enterBound(this.simpleFrame(impl, args, caller, site), caller, site);
     const task = caller.task;
@@ -507,7 +507,7 @@ export class Interpreter {
   /** Frame for a tail call, or the callee's immediate result (generators,
    * natives). */
   private tailFrame(tc: TailCall): Frame | Value | Promise<Frame | Value> {
-    const impl = tc.fn.impl as ClosureImpl;
+    const impl = tc.fn.impl;
     const fr = this.newFrame(impl, tc.args, tc.from, tc.site);
     const go = (f: Frame): Frame | Value => (f.proto.generator !== "none" ? makeGenerator(this, f) : f);
     return fr instanceof Promise ? fr.then(go) : go(fr);
@@ -857,7 +857,7 @@ export class VmCallContext implements CallContext {
   }
   prepare(fn: Value): Callback {
     if (fn instanceof HClosure) {
-      const impl = fn.impl as ClosureImpl;
+      const impl = fn.impl;
       const proto = impl.proto;
       if (impl.native === null && proto.simple) {
         if (proto.leaf === null) proto.leaf = isLeaf(proto.source, NIL_EV);
