@@ -20,6 +20,7 @@ installStdlib(rt);
 const ctx: CallContext = {
   runtime: rt,
   call: () => null,
+  prepare: () => ({ one: () => null, two: () => null }),
   out() {},
   err() {},
   signal: new AbortController().signal,

@@ -77,10 +77,10 @@ export interface CallContext {
    * call their callback once per item): each call behaves exactly like
    * `call(fn, args)`, but the dispatch on `fn` happens once, and a closure
    * whose body can hold on to nothing reuses one frame for every call. Use
-   * the result only while the builtin runs. Optional (hand-made test
-   * contexts omit it): `callback(ctx, fn)` falls back to `call`.
+   * the result only while the builtin runs. (A context without the
+   * evaluator's frames can answer with plain `call`s.)
    */
-  prepare?(fn: Value): Callback;
+  prepare(fn: Value): Callback;
 }
 
 /** A callback prepared by `CallContext.prepare`. */
@@ -89,12 +89,6 @@ export interface Callback {
   one(a: Value): Value | Promise<Value>;
   /** Same as `call(fn, [a, b])`. */
   two(a: Value, b: Value): Value | Promise<Value>;
-}
-
-/** `ctx.prepare(fn)`, or plain `ctx.call` where the context has none. */
-export function callback(ctx: CallContext, fn: Value): Callback {
-  if (ctx.prepare) return ctx.prepare(fn);
-  return { one: (a) => ctx.call(fn, [a]), two: (a, b) => ctx.call(fn, [a, b]) };
 }
 
 /** A `CallContext` of its own task (see `CallContext.inSession`). */

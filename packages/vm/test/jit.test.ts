@@ -11,7 +11,7 @@
  */
 import { parse } from "@harn/parser";
 import { describe, expect, it } from "vitest";
-import { HarnError, ProgramRunner, Runtime, callback, display, isPromise, truthy, type Value } from "../src/index";
+import { HarnError, ProgramRunner, Runtime, display, isPromise, truthy, type Value } from "../src/index";
 
 type Mode = "off" | "eager" | "auto";
 
@@ -36,11 +36,11 @@ async function runIn(mode: Mode, source: string, opts: { timeoutMs?: number } = 
     const v = args[0] ?? null;
     return typeof v === "string" ? [...v].length : Array.isArray(v) ? v.length : 0;
   });
-  // A list builtin written like the stdlib's map (runtime.ts `callback`):
+  // A list builtin written like the stdlib's map (CallContext.prepare):
   // a prepared callback, synchronous until the first call that suspends.
   rt.defineBuiltin("each", (args, ctx) => {
     const xs = args[0] as Value[];
-    const cb = callback(ctx, args[1] ?? null);
+    const cb = ctx.prepare(args[1] ?? null);
     const out: Value[] = [];
     for (let i = 0; i < xs.length; i++) {
       const r = cb.one(xs[i]!);

@@ -5,7 +5,7 @@
  * run with a synchronous fast path that turns async only when a callback
  * actually suspends.
  */
-import { callback, compare, HDict, isPromise, truthy, type CallContext, type Callback, type MethodFn, type Runtime, type Value } from "@harn/vm";
+import { compare, HDict, isPromise, truthy, type CallContext, type Callback, type MethodFn, type Runtime, type Value } from "@harn/vm";
 import { arg, isCallableValue, smallIntArg, strArg } from "../core/args";
 import { chunk, flattenOnce, groupBy, indexOfEqual, tally, uniqueByKey, windows } from "../core/collections";
 import { iterList } from "../core/iter";
@@ -22,7 +22,7 @@ type ListMethod = (xs: Value[], args: Value[], ctx: CallContext) => Value | Prom
 
 /** Results of `f(x)` for every item. */
 export function mapList(xs: Value[], f: Value, ctx: CallContext): Maybe<Value[]> {
-  const cb = callback(ctx, f);
+  const cb = ctx.prepare(f);
   const n = xs.length;
   const out: Value[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -44,7 +44,7 @@ async function mapRest(xs: Value[], cb: Callback, out: Value[], i: number, pendi
 
 /** Items whose callback result is truthy (`keep`) or falsy (`!keep`). */
 export function filterList(xs: Value[], f: Value, ctx: CallContext, keep = true): Maybe<Value[]> {
-  const cb = callback(ctx, f);
+  const cb = ctx.prepare(f);
   const out: Value[] = [];
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
@@ -69,7 +69,7 @@ async function filterRest(xs: Value[], cb: Callback, keep: boolean, out: Value[]
 /** Index of the first item whose callback result is truthy (or falsy, with
  * `want` false), or -1. Stops calling the callback at the first hit. */
 export function findIndex(xs: Value[], f: Value, ctx: CallContext, want = true): Maybe<number> {
-  const cb = callback(ctx, f);
+  const cb = ctx.prepare(f);
   for (let i = 0; i < xs.length; i++) {
     const k = cb.one(xs[i]!);
     if (isPromise(k)) return findRest(xs, cb, want, i, k);
@@ -90,7 +90,7 @@ async function findRest(xs: Value[], cb: Callback, want: boolean, i: number, pen
 
 /** `acc = f(acc, x)` over the items. */
 function reduceList(xs: Value[], acc: Value, f: Value, ctx: CallContext): Maybe<Value> {
-  const cb = callback(ctx, f);
+  const cb = ctx.prepare(f);
   for (let i = 0; i < xs.length; i++) {
     const r = cb.two(acc, xs[i]!);
     if (isPromise(r)) return reduceRest(xs, cb, i, r);

@@ -58,6 +58,8 @@ export function rig(opts: { cwd?: string; env?: Record<string, string | undefine
       }
       throw HarnError.type("Cannot call " + String(f));
     },
+    // no frames to reuse: each call of a prepared callback is a plain call
+    prepare: (f: Value) => ({ one: (a) => ctx.call(f, [a]), two: (a, b) => ctx.call(f, [a, b]) }),
     out: (t) => out.push(t),
     err: (t) => err.push(t),
     signal: abort.signal,

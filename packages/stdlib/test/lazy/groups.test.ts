@@ -22,6 +22,9 @@ function ctxFor(rt: Runtime): CallContext {
     call: () => {
       throw new Error("no callbacks here");
     },
+    prepare: () => {
+      throw new Error("no callbacks here");
+    },
     out: () => undefined,
     err: () => undefined,
     signal: new AbortController().signal,

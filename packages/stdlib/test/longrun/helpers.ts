@@ -25,6 +25,9 @@ export function testRuntime(cwd = process.cwd(), env: Record<string, string | un
     call() {
       throw new Error("no evaluator in builtin tests");
     },
+    prepare() {
+      throw new Error("no evaluator in builtin tests");
+    },
     out() {},
     err() {},
     signal: opts.signal ?? new AbortController().signal,

@@ -678,6 +678,7 @@ function bindContext(ctx: CallContext): Omit<CallContext, "signal"> {
   return {
     runtime: ctx.runtime,
     call: (fn, args) => ctx.call(fn, args),
+    prepare: (fn) => ctx.prepare(fn),
     out: (t) => ctx.out(t),
     err: (t) => ctx.err(t),
     span: ctx.span,
