@@ -6,9 +6,9 @@
  * messages, so the CLI can save it and load it again.
  */
 import { HDict, type CallContext, type Value } from "@harn/vm";
-import { fromJson, isObject, toJson, type Json, type JsonObject } from "./json";
 import { runAgentLoop } from "./loop/start";
 import { isRegistry } from "./tools/spec";
+import { fromJson, isJsonObject, type Json, type JsonObject, toJson } from "../core/json";
 
 /** Tool dicts among `values`: the tools of every registry (a `tool`
  * declaration is a one-tool registry) and every list of tool dicts. A later
@@ -65,8 +65,8 @@ export async function chatExchange(ctx: CallContext, input: ChatPrompt): Promise
   if (input.tools.length > 0) options = options.with("tools", [...input.tools]);
   const result = await runAgentLoop(ctx, { task: null, system: input.system, options });
   const transcript = toJson(result.get("transcript"));
-  const messages = isObject(transcript) && Array.isArray(transcript.messages) ? transcript.messages.filter(isObject) : [];
-  return { status: String(result.get("status")), messages, transcript: isObject(transcript) ? transcript : {} };
+  const messages = isJsonObject(transcript) && Array.isArray(transcript.messages) ? transcript.messages.filter(isJsonObject) : [];
+  return { status: String(result.get("status")), messages, transcript: isJsonObject(transcript) ? transcript : {} };
 }
 
 /** The messages of a saved conversation: a transcript dict (`/save`), an
@@ -74,8 +74,8 @@ export async function chatExchange(ctx: CallContext, input: ChatPrompt): Promise
  * the value is none of these. */
 export function savedMessages(v: unknown): JsonObject[] | null {
   let list: unknown = v;
-  if (isObject(v)) list = isObject(v.transcript) ? v.transcript.messages : v.messages;
+  if (isJsonObject(v)) list = isJsonObject(v.transcript) ? v.transcript.messages : v.messages;
   if (!Array.isArray(list)) return null;
-  if (!list.every((m) => isObject(m) && typeof m.role === "string")) return null;
+  if (!list.every((m) => isJsonObject(m) && typeof m.role === "string")) return null;
   return list as JsonObject[];
 }

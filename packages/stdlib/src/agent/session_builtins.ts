@@ -12,12 +12,12 @@
 import { display, HarnError, HDict, isInt, isPromise, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { uuidV7 } from "../core/encoding";
 import { longRunState } from "../longrun/index";
-import { fromJson, type Json } from "./json";
 import { compactMessages, DEFAULT_KEEP_LAST, estimateTokens, isCallback, messageList, strategyOf, type Callback } from "./loop/compaction";
 import { agentSessions, type StoredSession } from "./sessions";
 import { builtinModule } from "../registry/define";
 import { microcompact } from "./transcript/microcompact";
 import { buildTranscript, eventKind, messagesOf, partsOf } from "./transcript/values";
+import { fromJson, type Json } from "../core/json";
 
 function fail(message: string): HarnError {
   return HarnError.thrown(message);

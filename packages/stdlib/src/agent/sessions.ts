@@ -5,9 +5,9 @@
  * loops are running now, and `agent_subscribe` callbacks.
  */
 import { isPromise, RuntimeSlot, type CallContext, type HDict, type Runtime, type Value } from "@harn/vm";
-import { toJson, type JsonObject } from "./json";
 import { messagesFromJson, type Msg } from "./loop/transcript";
 import { buildTranscript, messagesOf, partsOf } from "./transcript/values";
+import { type JsonObject, toJson } from "../core/json";
 
 export const MAX_SESSIONS = 128;
 

@@ -3,20 +3,27 @@
  * `JSON.parse` cannot tell `1` from `1.0` nor keep ints beyond 2^53 exact,
  * and because error texts follow serde_json (`expected value at line 1
  * column 1`). The serializer is compact with sorted keys and Rust-style
- * float formatting.
+ * float formatting. Also the one place where Harn values meet plain JSON
+ * (JS objects): long-running payloads, transcripts, provider data, yielded
+ * states and daemon files (`fromJson`, `toJson`, `dataOnly`).
  */
 import {
   display,
   float,
   formatFloat,
   HarnError,
+  HBuiltinRef,
   HBytes,
+  HClosure,
   HDict,
+  HDuration,
   HFloat,
   HRange,
   HSet,
   HStruct,
   compareStrings,
+  intFromNumber,
+  isInt,
   normBig,
   type Runtime,
   type Value,
@@ -581,6 +588,161 @@ export function extractJsonText(text: string): string {
     return trim(end >= 0 ? body.slice(0, end) : body);
   }
   return balanced(t, "{", "}") ?? balanced(t, "[", "]") ?? t;
+}
+
+// ---------------------------------------------------------------------------
+// Harn values <-> plain JSON (JS objects). Completion payloads are built as
+// plain objects whose key order is the contract (agents.md §0.4, §1.10), so
+// `JSON.stringify` gives the queued text directly and scripts receive the
+// same object converted without a parse round trip; transcripts, requests,
+// yielded loop states and mock records are plain JSON too (the provider
+// layer speaks it, and `agent_resume` must accept a state that went through
+// `json_stringify` / `json_parse`).
+
+/** A JSON-shaped JS value as produced by the payload builders, or parsed by
+ * `parseJsonKeepingFloats` (which marks integral floats as `JsonFloat`). */
+export type Json = null | boolean | number | JsonFloat | string | Json[] | { [key: string]: Json };
+
+/**
+ * JSON-shaped JS value → Harn value. Integral numbers become ints: every
+ * number in a payload is an integer (ids, counts, durations, exit codes), and
+ * `JSON.parse` cannot tell `1` from `1.0` anyway; a `JsonFloat` becomes a
+ * float. The agent layer uses it for transcripts and provider data too
+ * (`toJson` is the other way).
+ */
+export function fromJson(x: unknown): Value {
+  if (x === null || x === undefined) return null;
+  switch (typeof x) {
+    case "string":
+    case "boolean":
+      return x;
+    case "number":
+      return Number.isInteger(x) ? intFromNumber(x) : float(x);
+    case "bigint":
+      return normBig(x);
+    case "object": {
+      if (Array.isArray(x)) return listToValue(x);
+      if (x instanceof JsonFloat) return float(x.valueOf());
+      return objectToValue(x as Record<string, unknown>);
+    }
+    default:
+      return null;
+  }
+}
+
+/** A JSON object (not null, a list or a `JsonFloat`). */
+export function isJsonObject(x: unknown): x is JsonObject {
+  return x !== null && typeof x === "object" && !Array.isArray(x) && !(x instanceof JsonFloat);
+}
+
+function objectToValue(x: Record<string, unknown>): HDict {
+  const m = new Map<string, Value>();
+  // A key holding undefined is absent, as in the JSON text.
+  for (const k of Object.keys(x)) {
+    const v = x[k];
+    if (v !== undefined) m.set(k, fromJson(v));
+  }
+  return new HDict(m);
+}
+
+/**
+ * A list; runs of objects with the same keys in the same order (a payload's
+ * entries, built by one object literal) become compact records sharing one
+ * key array: a long-running walk_dir's 110,000 entries would otherwise be
+ * 110,000 `Map`s.
+ */
+function listToValue(x: unknown[]): Value[] {
+  const out: Value[] = new Array(x.length);
+  let previous: readonly string[] | null = null;
+  let shape: RecordShape | null = null;
+  for (let i = 0; i < x.length; i++) {
+    const e = x[i];
+    if (!isJsonObject(e)) {
+      out[i] = fromJson(e);
+      continue;
+    }
+    const o = e;
+    const names = Object.keys(o);
+    if (shape !== null && sameNames(shape.names, names)) out[i] = toRecord(o, shape);
+    else if (previous !== null && sameNames(previous, names) && (shape = recordShape(names)) !== null) out[i] = toRecord(o, shape);
+    else out[i] = objectToValue(o); // a shape seen once is not worth sorting its keys
+    previous = names;
+  }
+  return out;
+}
+
+interface RecordShape {
+  /** The keys in the objects' own order. */
+  readonly names: readonly string[];
+  /** The same keys in `keys()` order, shared by every record of the run. */
+  readonly sorted: readonly string[];
+}
+
+/** Null when the key set is not worth a record (no keys, or too many for a
+ * record's key scan). */
+function recordShape(names: string[]): RecordShape | null {
+  if (names.length === 0 || names.length > HDict.RECORD_MAX_KEYS) return null;
+  return { names, sorted: HDict.recordKeys(...names) };
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function toRecord(o: Record<string, unknown>, shape: RecordShape): HDict {
+  const keys = shape.sorted;
+  const values: Value[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const v = o[keys[i]!];
+    if (v === undefined) return objectToValue(o); // absent key: not this shape
+    values[i] = fromJson(v);
+  }
+  return HDict.record(keys, values);
+}
+
+export type JsonObject = { [key: string]: Json };
+
+/** Harn value → JSON. Dict keys come out sorted (dicts are sorted maps);
+ * values JSON cannot hold (closures, sets, …) become their display text.
+ * An integral float becomes a `JsonFloat`, so `fromJson` gives the float
+ * back (an `llm_mock` tool call's `{x: 2.0}` reaches the handler as `2.0`). */
+export function toJson(v: Value): Json {
+  if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (Array.isArray(v)) return v.map(toJson);
+  if (v instanceof HFloat) return floatToJson(v);
+  if (v instanceof HDict) {
+    const o: JsonObject = {};
+    for (const k of v.keys()) o[k] = toJson(v.get(k));
+    return o;
+  }
+  return isInt(v) ? Number(v) : display(v);
+}
+
+/** A Harn float as JSON: an integral one as a `JsonFloat`, so it is written
+ * `2.0` and read back as a float. */
+export function floatToJson(f: HFloat): Json {
+  return Number.isInteger(f.v) ? new JsonFloat(f.v) : f.v;
+}
+
+/** Data-only copy of an options dict (closures dropped), for a yielded
+ * state or a daemon's metadata that must survive `json_stringify`. A
+ * duration becomes its milliseconds, which every option taking one reads. */
+export function dataOnly(v: Value): Json | undefined {
+  if (v instanceof HClosure || v instanceof HBuiltinRef) return undefined;
+  if (v instanceof HDuration) return v.ms;
+  if (Array.isArray(v)) return v.map((x) => dataOnly(x) ?? null);
+  if (v instanceof HDict) {
+    const o: JsonObject = {};
+    for (const k of v.keys()) {
+      const d = dataOnly(v.get(k));
+      if (d !== undefined) o[k] = d;
+    }
+    return o;
+  }
+  return toJson(v);
 }
 
 export const JSON_BUILTINS = builtinModule("core/json", (def) => {

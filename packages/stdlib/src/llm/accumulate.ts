@@ -8,8 +8,7 @@
  * with a structured error.
  */
 
-import { parseJsonKeepingFloats } from "../core/json";
-import { isJsonObject } from "../longrun/json";
+import { isJsonObject, parseJsonKeepingFloats } from "../core/json";
 import type { LlmEvent, LlmResponse, LlmToolCall } from "./types";
 
 interface PendingCall {

@@ -5,8 +5,7 @@
  * render their own wire format from it.
  */
 
-import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
-import { isJsonObject } from "../longrun/json";
+import { isJsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../core/json";
 import type { LlmContentBlock, LlmMessage, LlmToolChoice, LlmToolDefinition } from "./types";
 
 export type Part =

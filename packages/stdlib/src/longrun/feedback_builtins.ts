@@ -5,9 +5,8 @@
  * (§2.12).
  */
 import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
-import { parseJson } from "../core/json";
+import { fromJson, parseJson } from "../core/json";
 import { hostlibError, typeName } from "./hostlib_errors";
-import { jsonToValue } from "./json";
 import { countOption, optionsDict } from "./options";
 import { longRunState, type FeedbackItem } from "./state";
 import { builtinModule } from "../registry/define";
@@ -49,7 +48,7 @@ function handleIdArg(v: Value | undefined, builtin: string): string {
  * itself, else the content parsed like `json_parse` (nil when it is not
  * JSON). */
 function payloadValue(item: FeedbackItem): Value {
-  if (item.payload) return jsonToValue(item.payload);
+  if (item.payload) return fromJson(item.payload);
   try {
     return parseJson(item.content);
   } catch {

@@ -32,13 +32,13 @@ import { basename, resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { compileRegex, findFirst, RegexError } from "../regex/compile";
 import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
-import type { Json } from "./json";
 import { typeName } from "./hostlib_errors";
 import { boolOption, countOption, isLongRunning, optionsDict, stringOption, textArg } from "./options";
 import type { LineMatch, MatcherSpec } from "./search_core";
 import { FileSearch, type SearchOptions, type SearchOutcome } from "./search_pool";
 import { cancelled, startStdlibOp } from "./stdlib_op";
 import { crawl } from "./tree";
+import { type Json } from "../core/json";
 
 const DEFAULT_MAX_MATCHES = 1000;
 

@@ -8,7 +8,7 @@
  * `feedback_builtins.ts`.
  */
 import { realClock, RuntimeSlot, type CancelTimer, type Clock, type Runtime } from "@harn/vm";
-import type { Json } from "./json";
+import { type Json } from "../core/json";
 
 export type HandleFamily = "stdlib" | "command";
 

@@ -6,8 +6,8 @@
  */
 import { HarnError, HDict, type CallContext, monotonicMs } from "@harn/vm";
 import { elapsedMs, rfc3339 } from "./clock";
-import type { Json } from "./json";
 import { longRunState } from "./state";
+import { type Json } from "../core/json";
 
 /** The work of one operation: resolves to its JSON result, or null once the
  * signal aborted. Errors become a `failed` payload. */

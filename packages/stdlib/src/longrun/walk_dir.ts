@@ -14,10 +14,10 @@
 import { resolve } from "node:path";
 import { HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { compileGlob, GlobPatternError, type GlobMatcher } from "./glob_pattern";
-import type { Json } from "./json";
 import { boolOption, countOption, isLongRunning, optionsDict, textArg } from "./options";
 import { cancelled, startStdlibOp } from "./stdlib_op";
 import { crawl, type CrawlOptions, type Visitor } from "./tree";
+import { type Json } from "../core/json";
 
 export function walkDir(args: Value[], ctx: CallContext): Value | Promise<Value> {
   const path = textArg(args[0]);

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { display, HarnError } from "@harn/vm";
-import { parseJsonKeepingFloats } from "../../src/core/json";
-import { fromJson, type JsonObject } from "../../src/agent/json";
+import { fromJson, type JsonObject, parseJsonKeepingFloats } from "../../src/core/json";
 import { defaultSnapshot, encodeState, parseMeta, parseSnapshot, type Snapshot } from "../../src/agent/daemon/files";
 
 function error(f: () => unknown): string {

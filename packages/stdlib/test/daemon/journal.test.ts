@@ -11,7 +11,7 @@ import { HarnError } from "@harn/vm";
 import { applyDelta, frozenSnapshot, SnapshotTracker } from "../../src/agent/daemon/delta";
 import { COMPACT_MIN_BYTES, FileStore, JOURNAL_FILE, parseJournal, readRootSync } from "../../src/agent/daemon/file-store";
 import { defaultSnapshot, type Meta, type QueuedEvent, type Snapshot } from "../../src/agent/daemon/files";
-import type { JsonObject } from "../../src/agent/json";
+import type { JsonObject } from "../../src/core/json";
 import { runHarn } from "../agent/harness";
 import { noteEdit } from "../../src/agent/loop/transcript";
 

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { display, HFloat, type Value } from "@harn/vm";
-import { JsonError, JsonFloat, jsonNumber, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../src/core/json";
-import { fromJson, isObject, toJson } from "../../src/agent/json";
+import { fromJson, isJsonObject, JsonError, JsonFloat, jsonNumber, parseJsonKeepingFloats, stringifyJsonKeepingFloats, toJson } from "../../src/core/json";
 import { num } from "../../src/llm/providers/http";
 import { LlmAccumulator, parseArguments } from "../../src/llm";
 import { argumentsObject, argumentsString } from "../../src/llm/messages";
@@ -99,7 +98,7 @@ describe("the agent layer's Json values", () => {
 
   it("does not take a marker for an object, and reads it as a number", () => {
     const f = new JsonFloat(3);
-    expect(isObject(f)).toBe(false);
+    expect(isJsonObject(f)).toBe(false);
     expect(jsonNumber(f)).toBe(3);
     expect(jsonNumber(4)).toBe(4);
     expect(jsonNumber("4")).toBeUndefined();

@@ -1,11 +1,11 @@
 /**
- * jsonToValue turns runs of same-keyed objects in a list into compact
+ * fromJson turns runs of same-keyed objects in a list into compact
  * records (HDict.record); the values must be the dicts a key-by-key
  * conversion gives, whatever the mix of shapes.
  */
 import { describe, expect, it } from "vitest";
 import { display, equals, HDict, identityKey, type Value } from "@harn/vm";
-import { jsonToValue } from "../../src/longrun/json";
+import { fromJson } from "../../src/core/json";
 
 /** The conversion without records: every object a Map-built dict. */
 function plain(x: unknown): Value {
@@ -16,11 +16,11 @@ function plain(x: unknown): Value {
     for (const [k, v] of Object.entries(x)) if (v !== undefined) m.set(k, plain(v));
     return new HDict(m);
   }
-  return jsonToValue(x);
+  return fromJson(x);
 }
 
 function same(x: unknown): Value[] {
-  const got = jsonToValue(x) as Value[];
+  const got = fromJson(x) as Value[];
   const want = plain(x) as Value[];
   expect(display(got)).toBe(display(want));
   expect(equals(got, want)).toBe(true);
@@ -41,7 +41,7 @@ function same(x: unknown): Value[] {
   return got;
 }
 
-describe("jsonToValue on lists of objects", () => {
+describe("fromJson on lists of objects", () => {
   it("converts a run of same-keyed objects (keys not in sorted order) to equal dicts", () => {
     const entries = Array.from({ length: 50 }, (_, i) => ({ path: `/r/${i}`, is_dir: i % 3 === 0, depth: i, é: [i, { n: i }] }));
     const got = same(entries);

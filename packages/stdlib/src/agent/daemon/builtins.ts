@@ -18,7 +18,6 @@ import { mkdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { declaredTools, display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
-import { fromJson } from "../json";
 import { uuidV7 } from "../../core/encoding";
 import { num } from "../llm/options";
 import { durationMs, readLoopSettings } from "../loop/options";
@@ -31,6 +30,7 @@ import { RootLock, type LockOwner } from "./lock";
 import { daemonRegistry } from "./registry";
 import { builtinModule } from "../../registry/define";
 import { snapshotValue } from "./values";
+import { fromJson } from "../../core/json";
 
 function text(v: Value): string | null {
   if (v === null) return null;

@@ -5,9 +5,9 @@
  */
 import { join } from "node:path";
 import { display, HarnError, HDict, HFloat, HSet, isCallable, isInt, typeOf, type Value } from "@harn/vm";
-import { dataOnly, floatToJson, type Json, type JsonObject } from "../json";
 import { canonicalExecutor, SHORT_CIRCUIT_TOOLS } from "../tools/spec";
 import { SNAPSHOT_FILE } from "./files";
+import { dataOnly, floatToJson, type Json, type JsonObject } from "../../core/json";
 
 /** Config keys that are not agent-loop options (§4.3; `on_existing`,
  * `store` and `lease_ms` are extensions). */

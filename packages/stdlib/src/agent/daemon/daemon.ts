@@ -32,8 +32,7 @@
 import type { DaemonJournal, DaemonJournalEntry } from "./journal";
 import { join } from "node:path";
 import { HarnError, HDict, realClock, type CallContext, type Clock, type Runtime, type SessionCallContext, type Value } from "@harn/vm";
-import { stringifyJsonKeepingFloats } from "../../core/json";
-import { fromJson, type Json, type JsonObject } from "../json";
+import { fromJson, type Json, type JsonObject, stringifyJsonKeepingFloats } from "../../core/json";
 import { runAgentLoop } from "../loop/start";
 import { SnapshotTracker } from "./delta";
 import { defaultSnapshot, nowRfc3339, SNAPSHOT_FILE, type Meta, type QueuedEvent, type Snapshot } from "./files";

@@ -18,9 +18,9 @@
  * replaces (never edits) one it changes, so an entry that is the same
  * object is the same message.
  */
-import type { Json, JsonObject } from "../json";
 import { appendedSince, markOf, type ListMark } from "../loop/transcript";
 import { Corrupt, type Snapshot } from "./files";
+import { type Json, type JsonObject } from "../../core/json";
 
 const LIST_FIELDS = ["visible_messages", "recorded_messages", "transcript_events", "all_tools_used", "rejected_tools", "deferred_user_messages"] as const;
 type ListField = (typeof LIST_FIELDS)[number];

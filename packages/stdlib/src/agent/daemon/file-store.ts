@@ -25,8 +25,7 @@ import { readFileSync } from "node:fs";
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { HarnError } from "@harn/vm";
-import { JsonError, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { isObject, type JsonObject } from "../json";
+import { isJsonObject, JsonError, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { AppendLog, splitLog } from "./appendlog";
 import { applyDelta, frozenSnapshot } from "./delta";
 import { DirectoryWriter, fileError, ioDetail } from "./durable";
@@ -254,17 +253,17 @@ export function parseJournal(text: string, path: string): DaemonRecord {
     } catch (e) {
       fail(e instanceof JsonError ? e.message : "invalid JSON");
     }
-    if (!isObject(v)) fail("expected a JSON object");
+    if (!isJsonObject(v)) fail("expected a JSON object");
     return v as JsonObject;
   };
   try {
     n = 1;
     if (lines.length === 0) fail("the journal has no checkpoint");
     const first = parseLine(lines[0]!);
-    if (first.op !== "checkpoint" || !isObject(first.meta)) fail("the first line must be a checkpoint");
+    if (first.op !== "checkpoint" || !isJsonObject(first.meta)) fail("the first line must be a checkpoint");
     const meta = metaFromObject(first.meta as JsonObject, `${path} (checkpoint)`);
     const snap0 = first.snapshot ?? null;
-    if (snap0 !== null && !isObject(snap0)) fail("the checkpoint's snapshot must be an object or null");
+    if (snap0 !== null && !isJsonObject(snap0)) fail("the checkpoint's snapshot must be an object or null");
     let work: Snapshot | null = snap0 === null ? null : frozenSnapshot(snapshotFromObject(snap0 as JsonObject, `${path} (checkpoint)`));
     const queue = new Map<number, QueuedEvent>();
     for (const e of meta.inflight_event ? [meta.inflight_event, ...meta.pending_events] : meta.pending_events) queue.set(e.seq, e);
@@ -277,7 +276,7 @@ export function parseJournal(text: string, path: string): DaemonRecord {
         queue.set(event.seq, event);
       } else if (o.op === "idle") {
         if (typeof o.ack === "number") queue.delete(o.ack);
-        if (!isObject(o.delta)) fail("an idle line needs a `delta` object");
+        if (!isJsonObject(o.delta)) fail("an idle line needs a `delta` object");
         work ??= { ...defaultSnapshot(), saved_at: "" };
         applyDelta(work, o.delta as JsonObject);
       } else fail(`unknown op ${JSON.stringify(o.op ?? null)}`);

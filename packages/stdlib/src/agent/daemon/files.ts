@@ -6,8 +6,7 @@
  * naming it, never silently treated as empty) and lenient about missing
  * keys (they load with the spec's defaults).
  */
-import { JsonError, JsonFloat, jsonNumber, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { isObject, type Json, type JsonObject } from "../json";
+import { isJsonObject, type Json, JsonError, JsonFloat, jsonNumber, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { fileError, type FileLabel } from "./durable";
 
 export const SNAPSHOT_FILE = "daemon.json";
@@ -123,7 +122,7 @@ export function parseObject(text: string, path: string, label: FileLabel): JsonO
   } catch (e) {
     throw fileError(label, "parse", `${path}: ${e instanceof JsonError ? e.message : "invalid JSON"}`);
   }
-  if (!isObject(v)) throw fileError(label, "parse", `${path}: expected a JSON object, found ${kindOf(v)}`);
+  if (!isJsonObject(v)) throw fileError(label, "parse", `${path}: expected a JSON object, found ${kindOf(v)}`);
   return v;
 }
 
@@ -144,9 +143,9 @@ function field<T extends Json, F>(o: JsonObject, key: string, check: (v: Json) =
 const isString = (v: Json): v is string => typeof v === "string";
 const isInt = (v: Json): v is number => typeof v === "number" && Number.isInteger(v);
 const isList = (v: Json): v is Json[] => Array.isArray(v);
-const isDict = (v: Json): v is JsonObject => isObject(v);
+const isDict = (v: Json): v is JsonObject => isJsonObject(v);
 const isStringList = (v: Json): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
-const isMessageList = (v: Json): v is JsonObject[] => Array.isArray(v) && v.every((x) => isObject(x) && typeof x.role === "string");
+const isMessageList = (v: Json): v is JsonObject[] => Array.isArray(v) && v.every((x) => isJsonObject(x) && typeof x.role === "string");
 
 export function parseSnapshot(text: string, path: string): Snapshot {
   return snapshotFromObject(parseObject(text, path, "snapshot"), path);
@@ -195,7 +194,7 @@ export function snapshotFromObject(o: JsonObject, path: string): Snapshot {
  * the file was damaged or edited, and delivering from it could repeat or
  * reorder events). */
 export function parseEvent(v: Json, where: string, after = 0): QueuedEvent {
-  if (!isObject(v)) throw new Corrupt(`${where} must be an object, found ${kindOf(v)}`);
+  if (!isJsonObject(v)) throw new Corrupt(`${where} must be an object, found ${kindOf(v)}`);
   if (!isInt(v.seq ?? null) || (v.seq as number) < 1) throw new Corrupt(`${where} needs a positive integer \`seq\``);
   const seq = v.seq as number;
   if (seq <= after) throw new Corrupt(`${where} has ${seq === after ? "duplicate" : "out-of-order"} sequence number ${seq} (after ${after})`);

@@ -22,7 +22,6 @@ import { watch as fsWatch, promises as fsp, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { display, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { longRunState } from "../../longrun/index";
-import type { JsonObject } from "../json";
 import { num } from "../llm/options";
 import { durationMs } from "../loop/options";
 import { newProgress, type LoopProgress, type LoopStatus } from "../loop/result";
@@ -30,6 +29,7 @@ import { feedbackMessage, messagesFromJson, userMessage, type Msg } from "../loo
 import { DirectoryWriter, fileError, ioDetail, readStateFile } from "./durable";
 import { encodeState, nowRfc3339, parseSnapshot, type Snapshot } from "./files";
 import type { DaemonInbox } from "./inbox";
+import { type JsonObject } from "../../core/json";
 
 /** The daemon builtins' side of a loop they run (see `Daemon`). */
 export interface DaemonHost {

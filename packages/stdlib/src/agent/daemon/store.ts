@@ -13,8 +13,8 @@
  *   event is gone from the queue), never a mix;
  * - `close` leaves the state where a later resume, or a reader, finds it.
  */
-import type { JsonObject } from "../json";
 import type { Meta, QueuedEvent, Snapshot } from "./files";
+import { type JsonObject } from "../../core/json";
 
 /** Everything persisted about a daemon: its identity and queue (§4.4) and
  * its last snapshot (§4.2; null before the first idle boundary). */

@@ -5,8 +5,8 @@
  * delta.ts) and the dict is rebuilt only for a new commit.
  */
 import { HDict, type Value } from "@harn/vm";
-import { fromJson, type Json, type JsonObject } from "../json";
 import type { Snapshot } from "./files";
+import { fromJson, type Json, type JsonObject } from "../../core/json";
 
 const MESSAGE_LISTS = new Set(["visible_messages", "recorded_messages"]);
 

@@ -3,10 +3,9 @@
  * §3.8): one model call, its result dict, and the thrown error dict.
  */
 import { display, float, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { extractJsonText, parseJson } from "../../core/json";
+import { extractJsonText, fromJson, type JsonObject, parseJson, toJson } from "../../core/json";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
 import type { LlmResponse } from "../../llm/types";
-import { fromJson, toJson, type JsonObject } from "../json";
 import { uuidV7 } from "../../core/encoding";
 import { transcriptDict } from "../loop/result";
 import { replyEvents } from "../transcript/events";

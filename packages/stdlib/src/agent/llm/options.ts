@@ -8,10 +8,10 @@ import { LlmSetupError } from "../../llm/errors";
 import { RetryBudget } from "../../llm/retry";
 import type { LlmEvent, LlmToolChoice } from "../../llm/types";
 import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
-import type { JsonObject } from "../json";
 import { mockState } from "../mock/state";
 import { readBudget, type Budget } from "./budget";
 import { agentClient } from "./client";
+import { type JsonObject } from "../../core/json";
 
 export const TRANSCRIPT_REMOVED =
   "llm_call / agent_loop: the `transcript` option was removed. Open or open-and-resume a session with agent_session_open(id) and pass `session_id: id` instead.";

@@ -18,12 +18,12 @@
  */
 import { channelSend, display, HDict, makeChannel, type CallContext, type HChannel, type Runtime, type Value } from "@harn/vm";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
-import { toJson } from "../json";
 import { messagesFromJson, requestMessages, userMessage } from "../loop/transcript";
 import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { callModel } from "./call";
 import { readLlmSettings, setupError } from "./options";
 import { builtinModule } from "../../registry/define";
+import { toJson } from "../../core/json";
 
 const CAPACITY = 256;
 

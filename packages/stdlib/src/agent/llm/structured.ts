@@ -5,12 +5,11 @@
  * retries, and `llm_call_structured` / `_safe` / `_result`.
  */
 import { display, float, HarnError, HDict, RuntimeSlot, typeOf, type Runtime, type Value } from "@harn/vm";
-import { extractJsonText, parseJson } from "../../core/json";
+import { extractJsonText, fromJson, parseJson } from "../../core/json";
 import { errorFromMessage } from "../../llm/classify";
 import { LlmError } from "../../llm/errors";
 import type { LlmMessage, LlmResponse } from "../../llm/types";
 import { validate } from "../../schema/validate";
-import { fromJson } from "../json";
 import { callModel, type ModelRequest } from "./call";
 import type { LlmSettings } from "./options";
 

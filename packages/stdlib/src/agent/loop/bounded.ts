@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Runtime } from "@harn/vm";
 import { runScope } from "../../core/run_scope";
-import { isObject, type Json, type JsonObject } from "../json";
+import { isJsonObject, type Json, type JsonObject } from "../../core/json";
 
 export const DEFAULT_FEEDBACK_MAX_BYTES = 50_000;
 
@@ -55,7 +55,7 @@ export class FeedbackBound {
   payload(text: string, payload: JsonObject | null, name: string): string {
     if (!this.over(text)) return text;
     const result = payload?.result;
-    const list = Array.isArray(result) ? result : isObject(result) && Array.isArray(result.matches) ? result.matches : null;
+    const list = Array.isArray(result) ? result : isJsonObject(result) && Array.isArray(result.matches) ? result.matches : null;
     if (payload === null || list === null) return this.text(text, name);
     let path: string;
     try {

@@ -4,9 +4,8 @@
  * and `agent_session_current_id` (§2.11).
  */
 import { display, HarnError, HBuiltinRef, HClosure, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
+import { fromJson, isJsonObject, type Json, jsonNumber, type JsonObject, stringifyJsonKeepingFloats, toJson } from "../../core/json";
 import { longRunState } from "../../longrun/index";
-import { fromJson, isObject, toJson, type Json, type JsonObject } from "../json";
 import { agentSessions } from "../sessions";
 import { resultText } from "../tools/dispatch";
 import { newProgress, resultDict, type LoopProgress, type PendingCall } from "./result";
@@ -56,12 +55,12 @@ function yieldedState(rt: Runtime, state: Value, builtin: string): Yielded {
     stored = sessions.messages(state);
   } else if (state instanceof HDict) {
     const j = toJson(state);
-    if (isObject(j) && isObject(j.resume)) {
+    if (isJsonObject(j) && isJsonObject(j.resume)) {
       const t = j.transcript;
-      dict = { ...j.resume, messages: isObject(t) ? (t.messages ?? []) : [] };
+      dict = { ...j.resume, messages: isJsonObject(t) ? (t.messages ?? []) : [] };
     }
   }
-  if (!dict || !isObject(dict.progress)) {
+  if (!dict || !isJsonObject(dict.progress)) {
     throw HarnError.runtime(`${builtin}: expected the result of a loop that stopped with status "input_required" (or its session id)`);
   }
   if (typeof dict.session_id !== "string" || dict.session_id === "") {
@@ -86,13 +85,13 @@ function progressFrom(x: JsonObject, builtin: string): LoopProgress {
   const rawPending = x.pending ?? [];
   if (!Array.isArray(rawPending)) throw HarnError.runtime(`${builtin}: malformed yielded state: progress.pending must be a list`);
   const pending: PendingCall[] = rawPending.map((c, i) => {
-    if (!isObject(c) || typeof c.call_id !== "string" || typeof c.tool !== "string") {
+    if (!isJsonObject(c) || typeof c.call_id !== "string" || typeof c.tool !== "string") {
       throw HarnError.runtime(`${builtin}: malformed yielded state: pending call ${i + 1} needs a string call_id and tool`);
     }
     return {
       call_id: c.call_id,
       tool: c.tool,
-      args: isObject(c.args) ? c.args : {},
+      args: isJsonObject(c.args) ? c.args : {},
       initial: c.initial ?? null,
       handle_id: typeof c.handle_id === "string" ? c.handle_id : null,
     };
@@ -167,11 +166,11 @@ async function agentResume(args: Value[], ctx: CallContext): Promise<Value> {
       messages: y.messages,
       progress: y.progress,
       durationMs: 0,
-      toolMode: (isObject(r.options) && r.options.tool_format === "native") ? "native" : "text",
+      toolMode: (isJsonObject(r.options) && r.options.tool_format === "native") ? "native" : "text",
       resume,
     });
   }
-  const base = fromJson(isObject(r.options) ? r.options : {}) as HDict;
+  const base = fromJson(isJsonObject(r.options) ? r.options : {}) as HDict;
   const m = new Map(base.map);
   for (const k of extra.keys()) if (k !== "partial") m.set(k, extra.get(k));
   if (!anonymous) m.set("session_id", sessionId);
@@ -184,7 +183,7 @@ async function agentResume(args: Value[], ctx: CallContext): Promise<Value> {
       anonymous,
       messages: y.messages,
       progress: y.progress,
-      tools: Array.isArray(r.tools) ? r.tools.filter(isObject) : [],
+      tools: Array.isArray(r.tools) ? r.tools.filter(isJsonObject) : [],
     },
   });
 }
@@ -220,7 +219,7 @@ function agentUpdate(args: Value[], ctx: CallContext, builtin: string, final: bo
     messages: y.messages,
     progress: y.progress,
     durationMs: 0,
-    toolMode: isObject(y.resume.options) && y.resume.options.tool_format === "native" ? "native" : "text",
+    toolMode: isJsonObject(y.resume.options) && y.resume.options.tool_format === "native" ? "native" : "text",
     resume,
   });
 }

@@ -18,10 +18,10 @@ import { dirname } from "node:path";
 import { osErrorText } from "../../core/oserror";
 import { sourceDir } from "../../core/paths";
 import { toJson as prettyJson } from "../../template/json";
-import { fromJson, isObject, toJson, type Json } from "../json";
 import { callModel } from "../llm/call";
 import { num, type LlmSettings } from "../llm/options";
 import { noteEdit, toolResultOf, type Msg } from "./transcript";
+import { fromJson, isJsonObject, type Json, toJson } from "../../core/json";
 
 export type CompactStrategy = "llm" | "truncate" | "custom" | "observation_mask";
 
@@ -306,5 +306,5 @@ export function joinSummary(earlier: string | null, next: string): string {
 export function messageList(v: Value, error: string): Msg[] {
   const j = toJson(v);
   if (!Array.isArray(j)) throw HarnError.runtime(error);
-  return j.filter(isObject).map((m) => ({ ...m, role: typeof m.role === "string" ? m.role : "user" }) as Msg);
+  return j.filter(isJsonObject).map((m) => ({ ...m, role: typeof m.role === "string" ? m.role : "user" }) as Msg);
 }

@@ -4,10 +4,10 @@
  * (extensions.md §1.3–§1.4).
  */
 import { HDict, type Runtime, type Value } from "@harn/vm";
-import { fromJson, type Json, type JsonObject } from "../json";
 import type { Msg } from "./transcript";
 import { visibleText } from "../tools/text_protocol";
 import { buildTranscript } from "../transcript/values";
+import { fromJson, type Json, type JsonObject } from "../../core/json";
 
 export type LoopStatus = "done" | "stuck" | "budget_exhausted" | "failed" | "input_required" | "idle" | "watchdog" | "interrupted";
 

@@ -12,8 +12,7 @@ import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
 import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
-import { parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import { dataOnly, isObject, toJson, type Json, type JsonObject } from "../json";
+import { dataOnly, isJsonObject, type Json, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats, toJson } from "../../core/json";
 import { isTotalBudget } from "../llm/budget";
 import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
 import { agentClient } from "../llm/client";
@@ -127,8 +126,8 @@ export class AgentLoop {
       if (typeof m.tool_call_id === "string") this.usedIds.add(m.tool_call_id);
       const result = toolResultOf(m);
       if (result !== undefined) this.usedIds.add(result.id);
-      if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
-      if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
+      if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isJsonObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
+      if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isJsonObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
     }
     this.nativeTools = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
   }
@@ -702,7 +701,7 @@ function pendingCall(call: ToolCall, initial: Value): PendingCall {
 function parseObject(text: string): JsonObject | null {
   try {
     const v = parseJsonKeepingFloats(text) as Json;
-    return isObject(v) ? v : null;
+    return isJsonObject(v) ? v : null;
   } catch {
     return null;
   }

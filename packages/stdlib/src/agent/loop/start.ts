@@ -12,7 +12,6 @@ import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
 import { longRunState, type HandleRecord } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { uuidV7 } from "../../core/encoding";
-import { toJson } from "../json";
 import { scriptEventHandler } from "../llm/events";
 import { readLlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
@@ -24,6 +23,7 @@ import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./op
 import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
 import { messagesFromJson, userMessage, type Msg } from "./transcript";
+import { toJson } from "../../core/json";
 
 export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
   const rt = ctx.runtime;

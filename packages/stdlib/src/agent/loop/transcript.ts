@@ -13,7 +13,7 @@
  *   entry of a text-format message, or on a native tool message).
  */
 import type { LlmMessage } from "../../llm/types";
-import { isObject, type Json, type JsonObject } from "../json";
+import { isJsonObject, type Json, type JsonObject } from "../../core/json";
 
 export type Msg = JsonObject & { role: string };
 
@@ -84,7 +84,7 @@ export function toolResultOf(m: Msg): { id: string; text: string | null; shape: 
   }
   if (m.role === "user" && Array.isArray(m.content) && m.content.length === 1) {
     const b = m.content[0];
-    if (isObject(b) && b.type === "tool_result" && typeof b.tool_use_id === "string") {
+    if (isJsonObject(b) && b.type === "tool_result" && typeof b.tool_use_id === "string") {
       return { id: b.tool_use_id, text: typeof b.content === "string" ? b.content : null, shape: "anthropic" };
     }
   }
@@ -107,8 +107,8 @@ export function appendUpdate(messages: Msg[], id: string, text: string): void {
       messages[i] = { ...m, superseded: true };
       shape = r.shape;
     }
-    if (Array.isArray(m.tool_results) && m.tool_results.some((r) => isObject(r) && r.tool_call_id === id)) {
-      const results = m.tool_results.map((r) => (isObject(r) && r.tool_call_id === id ? { ...r, superseded: true } : r));
+    if (Array.isArray(m.tool_results) && m.tool_results.some((r) => isJsonObject(r) && r.tool_call_id === id)) {
+      const results = m.tool_results.map((r) => (isJsonObject(r) && r.tool_call_id === id ? { ...r, superseded: true } : r));
       messages[i] = { ...messages[i]!, tool_results: results };
     }
   }
@@ -130,7 +130,7 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
     if (r !== undefined && r.text !== null) latest.set(r.id, r.text);
     if (Array.isArray(m.tool_results)) {
       for (const r of m.tool_results) {
-        if (isObject(r) && typeof r.tool_call_id === "string" && typeof r.text === "string") latest.set(r.tool_call_id, r.text);
+        if (isJsonObject(r) && typeof r.tool_call_id === "string" && typeof r.text === "string") latest.set(r.tool_call_id, r.text);
       }
     }
   }
@@ -145,7 +145,7 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
       const text = latest.get(result.id);
       if (text !== undefined) copy.content = result.shape === "openai" ? text : [{ ...(m.content as JsonObject[])[0]!, content: text }];
     } else if (Array.isArray(m.tool_results)) {
-      const rs = m.tool_results.filter(isObject).map((r) => ({
+      const rs = m.tool_results.filter(isJsonObject).map((r) => ({
         name: String(r.name),
         text: latest.get(String(r.tool_call_id)) ?? String(r.text),
       }));
@@ -160,7 +160,7 @@ export function requestMessages(messages: readonly Msg[]): LlmMessage[] {
 function resultIds(m: Msg): string[] {
   const r = toolResultOf(m);
   const ids = r !== undefined ? [r.id] : [];
-  if (Array.isArray(m.tool_results)) for (const x of m.tool_results) if (isObject(x) && typeof x.tool_call_id === "string") ids.push(x.tool_call_id);
+  if (Array.isArray(m.tool_results)) for (const x of m.tool_results) if (isJsonObject(x) && typeof x.tool_call_id === "string") ids.push(x.tool_call_id);
   return ids;
 }
 
@@ -242,7 +242,7 @@ export function messagesFromJson(x: Json): Msg[] {
   if (!Array.isArray(x)) return [];
   const out: Msg[] = [];
   for (const m of x) {
-    if (!isObject(m)) continue;
+    if (!isJsonObject(m)) continue;
     // Already role-first (a daemon's own snapshot): the same object, which
     // lets the daemon see that these messages are the ones it stored.
     if (typeof m.role === "string" && firstKey(m) === "role") {

@@ -3,9 +3,8 @@
  * `llm_mock_pop_scope` (spec/agents.md §3.2, §3.7).
  */
 import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
-import { fromJson, isObject, toJson, type JsonObject } from "../json";
 import { ERROR_CATEGORIES } from "../../core/assert";
-import { parseJsonKeepingFloats } from "../../core/json";
+import { fromJson, isJsonObject, type JsonObject, parseJsonKeepingFloats, toJson } from "../../core/json";
 import { mockState, type MockEntry, type MockError } from "./state";
 import { builtinModule } from "../../registry/define";
 
@@ -58,7 +57,7 @@ export function parseMockEntry(config: Value): MockEntry {
       const args = toJson(c.get("arguments"));
       entry.toolCalls.push({
         name: typeof name === "string" && name !== "" ? name : "unknown",
-        arguments: isObject(args) ? args : {},
+        arguments: isJsonObject(args) ? args : {},
       });
     }
   }

@@ -9,10 +9,9 @@
  */
 import { cpArray, realClock, type Clock } from "@harn/vm";
 import { errorFromMessage, retryAfterFromMessage } from "../../llm/classify";
-import { JsonFloat, stringifyJsonKeepingFloats } from "../../core/json";
+import { isJsonObject, type Json, JsonFloat, type JsonObject, stringifyJsonKeepingFloats } from "../../core/json";
 import { LlmSetupError } from "../../llm/errors";
 import type { LlmCompletedEvent, LlmEvent, LlmProvider, LlmRequest, LlmToolDefinition } from "../../llm/types";
-import { isObject, type Json, type JsonObject } from "../json";
 import { matchText, type MockEntry, type MockState } from "./state";
 
 export class MockProvider implements LlmProvider {
@@ -110,7 +109,7 @@ function errorMessage(e: { message: string; retryAfterMs?: number }): string {
 
 function thinkingOf(request: LlmRequest): JsonObject {
   const t = request.extra?.thinking;
-  return isObject(t as Json) ? (t as JsonObject) : { mode: "disabled" };
+  return isJsonObject(t as Json) ? (t as JsonObject) : { mode: "disabled" };
 }
 
 /**
@@ -141,7 +140,7 @@ function* defaultReply(request: LlmRequest): Iterable<LlmEvent> {
 export function lastPromptText(messages: readonly unknown[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (!isObject(m as Json)) continue;
+    if (!isJsonObject(m as Json)) continue;
     const leaves: string[] = [];
     collectStrings((m as JsonObject).content, leaves);
     const t = leaves.join("\n");
@@ -175,13 +174,13 @@ const PLACEHOLDERS: Readonly<Record<string, () => Json>> = {
 /** Every required parameter filled with a placeholder of its type. */
 function placeholderArgs(tool: LlmToolDefinition): JsonObject {
   const schema = tool.parameters ?? {};
-  const props = isObject(schema.properties as Json) ? (schema.properties as JsonObject) : {};
+  const props = isJsonObject(schema.properties as Json) ? (schema.properties as JsonObject) : {};
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
   const out: JsonObject = {};
   for (const name of required) {
     if (typeof name !== "string") continue;
     const p = props[name];
-    const type = isObject(p as Json) && typeof (p as JsonObject).type === "string" ? ((p as JsonObject).type as string) : "string";
+    const type = isJsonObject(p as Json) && typeof (p as JsonObject).type === "string" ? ((p as JsonObject).type as string) : "string";
     out[name] = (PLACEHOLDERS[type] ?? PLACEHOLDERS.string!)();
   }
   return out;

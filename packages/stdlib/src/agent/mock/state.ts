@@ -3,7 +3,7 @@
  * scripted responses, the log of intercepted calls and the saved scopes.
  */
 import { RuntimeSlot, type Runtime } from "@harn/vm";
-import type { Json, JsonObject } from "../json";
+import { type Json, type JsonObject } from "../../core/json";
 
 export interface MockToolCall {
   name: string;

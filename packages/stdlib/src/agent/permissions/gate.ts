@@ -7,8 +7,7 @@
  * `PermissionDeny` or `PermissionEscalation` events.
  */
 import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { stringifyJson } from "../../core/json";
-import { fromJson } from "../json";
+import { fromJson, stringifyJson } from "../../core/json";
 import type { ToolCall } from "../tools/dispatch";
 import { runtimeEvent } from "../transcript/values";
 import { decide, escalate, type Decision } from "./dynamic";

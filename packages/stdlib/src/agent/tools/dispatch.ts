@@ -7,9 +7,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { display, HarnError, HDict, isPromise, type CallContext, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
 import { resolvePath } from "../../core/paths";
-import { fromJson, type JsonObject } from "../json";
 import { deniedBy, limitOutput } from "./hooks";
 import { isCallable, isRequired, type ToolSpec } from "./spec";
+import { fromJson, type JsonObject } from "../../core/json";
 
 export interface ToolCall {
   id: string;

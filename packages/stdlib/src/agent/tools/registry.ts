@@ -5,8 +5,7 @@
  * `{_type: "tool_registry", tools: [...]}`; every helper returns a new one.
  */
 import { display, HarnError, HDict, type Value } from "@harn/vm";
-import { quoteJson } from "../../core/json";
-import { fromJson, toJson } from "../json";
+import { fromJson, quoteJson, toJson } from "../../core/json";
 import { inputSchema, isRegistry, KNOWN_EXECUTORS, LONG_RUNNING_NOTE, SHORT_CIRCUIT_TOOLS, signature, specOf } from "./spec";
 import { parseJsonToolCalls } from "./text_protocol";
 import { builtinModule } from "../../registry/define";

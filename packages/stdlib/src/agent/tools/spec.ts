@@ -5,7 +5,7 @@
  */
 import { display, HarnError, HBuiltinRef, HClosure, HDict, isToolDeclHandler, type Value } from "@harn/vm";
 import type { LlmToolDefinition } from "../../llm/types";
-import { isObject, toJson, type Json, type JsonObject } from "../json";
+import { isJsonObject, type Json, type JsonObject, toJson } from "../../core/json";
 
 export const TOOLS_SHAPE_ERROR = "tools must be a tool_registry or a list of tool definition dicts";
 
@@ -153,7 +153,7 @@ export function isCallable(v: Value): v is HClosure | HBuiltinRef {
 function paramSchema(v: Value): JsonObject {
   if (typeof v === "string") return { type: v };
   const j = toJson(v);
-  return isObject(j) ? j : { type: "any" };
+  return isJsonObject(j) ? j : { type: "any" };
 }
 
 /** Whether a call must supply this parameter (§2.6 step 2). */

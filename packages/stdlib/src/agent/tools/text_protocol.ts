@@ -5,9 +5,7 @@
  * `{name, arguments}` body), `<assistant_prose>`, `<user_response>` and
  * `<done>…</done>` blocks; plus the visible-text sanitiser.
  */
-import { JsonFloat, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
-import type { Json, JsonObject } from "../json";
-import { isObject } from "../json";
+import { isJsonObject, type Json, JsonFloat, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 
 export interface TextToolCall {
   name: string;
@@ -53,9 +51,9 @@ export function parseJsonToolCalls(text: string): Json[] {
 function parseCallBody(body: string): TextToolCall {
   if (body.startsWith("{")) {
     const v = parseJsonKeepingFloats(body) as Json;
-    if (!isObject(v) || typeof v.name !== "string") throw new Error("expected {name, arguments}");
+    if (!isJsonObject(v) || typeof v.name !== "string") throw new Error("expected {name, arguments}");
     const args = v.arguments ?? v.args ?? {};
-    return { name: v.name, arguments: isObject(args) ? args : {} };
+    return { name: v.name, arguments: isJsonObject(args) ? args : {} };
   }
   const p = new LiteralParser(body);
   const name = p.ident();
@@ -68,7 +66,7 @@ function parseCallBody(body: string): TextToolCall {
   p.expect(")");
   p.ws();
   if (!p.atEnd()) throw new Error(`unexpected text after the call: ${JSON.stringify(p.rest().slice(0, 20))}`);
-  if (!isObject(args)) throw new Error("arguments must be an object literal");
+  if (!isJsonObject(args)) throw new Error("arguments must be an object literal");
   return { name, arguments: args };
 }
 

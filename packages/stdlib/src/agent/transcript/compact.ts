@@ -6,7 +6,6 @@
  */
 import { display, HarnError, HDict, isInt, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { LlmSetupError } from "../../llm/errors";
-import { fromJson, type Json } from "../json";
 import { callModel } from "../llm/call";
 import { readLlmSettings, setupError, num, type LlmSettings } from "../llm/options";
 import { compactMessages, DEFAULT_KEEP_LAST, estimateTokens, messageList, readCompactionSettings, strategyOf } from "../loop/compaction";
@@ -17,6 +16,7 @@ import { transcriptArg } from "./builtins";
 import { buildTranscript, isTranscript, mergeSummary, messagesOf, partsOf, runtimeEvent, summaryOf } from "./values";
 import { uuidV7 } from "../../core/encoding";
 import { builtinModule } from "../../registry/define";
+import { fromJson, type Json } from "../../core/json";
 
 /** LLM settings read only when a strategy calls the model. */
 function lazyLlm(rt: Runtime, options: HDict): () => LlmSettings {

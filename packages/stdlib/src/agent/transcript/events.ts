@@ -7,8 +7,8 @@
  */
 import { HDict, type Runtime, type Value } from "@harn/vm";
 import type { LlmResponse } from "../../llm/types";
-import { fromJson, type JsonObject } from "../json";
 import { runtimeEvent } from "./values";
+import { fromJson, type JsonObject } from "../../core/json";
 
 /** `provider_payload` and, when the reply had them, `private_reasoning`
  * and `thinking_summary`. `extra` adds metadata (the loop's

@@ -15,9 +15,8 @@
  */
 import { join } from "node:path";
 import { display, HarnError, HDict, isPromise, raceSignal, type CallContext, type Runtime, type Value } from "@harn/vm";
-import { stringifyJson } from "../../core/json";
+import { dataOnly, fromJson, type Json, stringifyJson } from "../../core/json";
 import { backgroundPool } from "../background/pool";
-import { dataOnly, fromJson, type Json } from "../json";
 import { compactMessages, messageList } from "../loop/compaction";
 import { PolicyParseError, parsePolicy, policyDict, toolsPolicy, intersect, governanceOf, type CapabilityPolicy } from "../permissions/policy";
 import { agentSessions } from "../sessions";

@@ -6,8 +6,7 @@
  * one accumulator gives identical results for both (spec §5.2).
  */
 
-import { jsonNumber } from "../../core/json";
-import { isJsonObject } from "../../longrun/json";
+import { isJsonObject, jsonNumber } from "../../core/json";
 import { DEFAULT_TIMEOUT_MS, HttpExchange } from "../transport";
 import type { LlmEvent, LlmProvider, LlmRequest } from "../types";
 

@@ -10,12 +10,12 @@ import { HDict, raceSignal, RuntimeSlot, type CallContext, type Value } from "@h
 import { runScope } from "../../core/run_scope";
 import { rfc3339 } from "../clock";
 import { hostlibError, typeName } from "../hostlib_errors";
-import type { Json } from "../json";
 import { longRunState } from "../state";
 import { ArtifactWriter, artifactPaths, type ArtifactPaths, type ArtifactSummary } from "./artifacts";
 import { signalNumberName, spawnProcess, SpawnError, type ProcessOutcome, type RunningProcess } from "./process";
 import { parseDiagnostics, parseTestSummary } from "./report_parsers";
 import { parseCommandRequest, type CommandSpec, type CommandTool } from "./request";
+import { type Json } from "../../core/json";
 
 /** Artifacts by command id and background handle id, for read_command_output. */
 interface ArtifactIndex {
