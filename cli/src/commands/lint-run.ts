@@ -1,6 +1,6 @@
 /** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { parse, type Diagnostic } from "@harn/parser";
+import { checkStructure, parse, type Diagnostic } from "@harn/parser";
 import {
   applyFixes,
   ConfigError,
@@ -12,7 +12,6 @@ import {
   MAIN_THREAD_DEPTH,
   renderReport,
   RunContext,
-  typeErrorFixes,
   unusedFunctionName,
   type FileJob,
   type FileOutcome,
@@ -69,6 +68,10 @@ export async function runtimeKnowledge(): Promise<Knowledge> {
   const rt = createRuntime({ stdout: sink, stderr: sink, cwd: process.cwd(), env: {}, argv: null });
   return { builtins: [...rt.builtins.keys()], stdModules: [...rt.stdModules] };
 }
+
+/** Fix rounds per file before --fix gives up on a fixed point (a round
+ * whose fixes enable others; none needs more than a few). */
+const MAX_FIX_ROUNDS = 10;
 
 /** `HARN_LINT_THREADS=N` pins the number of threads (1: no workers). */
 function threadsFromEnv(): number | undefined {
@@ -151,10 +154,12 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       if (o.readError) exit = 2;
     }
   } else {
-    // The type checker supplies fixes of its own (lint.md §5.5 step 1);
-    // loaded only for --fix.
+    // Fixes must not change what a program does (issue 18): a file that
+    // does not compile is left as it is (any edit would change its error,
+    // and the checker's own fixes, lint.md §5.5 step 1, would make it run:
+    // `harn check` shows them), and the fixes of a file are applied until
+    // none is left, so one --fix reaches a fixed point.
     const { check } = await import("@harn/checker");
-    const builtinSet = new Set(known.builtins);
     const ctx = new RunContext(settings);
     imported = ctx.graph.externallyImported;
     // Every target joins the module graph before any file is fixed, so a
@@ -182,25 +187,32 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         process.stderr.write(`${o.file}: nested too deeply (${parsed.depth} levels) for --fix; linted only\n`);
         continue;
       }
-      o.diagnostics = ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config);
-      // Type-check findings count only for their fixes; they are not printed.
-      const typeFixes = typeErrorFixes(parsed.program, o.source, check(parsed.program, { file: o.file, builtins: builtinSet, resolveImport: () => null }));
-      const fixed = applyFixes(o.source, [...o.diagnostics, ...typeFixes]);
-      if (fixed.applied === 0) {
-        // nothing to fix: the reference prints nothing for the file
-        reports.push({ path: o.file, source: o.source, diagnostics: o.diagnostics, fatal: false });
-        continue;
+      const compiles =
+        checkStructure(parsed.program).length === 0 &&
+        check(parsed.program, { file: o.file, builtins: new Set(), resolveImport: () => null }).length === 0;
+      let text = o.source;
+      let current = parsed;
+      let applied = 0;
+      let broken: string | null = null;
+      for (let round = 0; compiles && round < MAX_FIX_ROUNDS; round++) {
+        const fixed = applyFixes(text, ctx.lint(o.file, text, current.program, current.tokens, job.config));
+        if (fixed.applied === 0) break;
+        // A fix that breaks the syntax is a linter bug, and the user's file
+        // must not pay for it: such a text is never written.
+        const again = parse(fixed.text, { file: o.file, flatChains: true });
+        if (again.errors.length > 0) {
+          broken = again.errors[0]!.message;
+          break;
+        }
+        text = fixed.text;
+        current = again;
+        applied += fixed.applied;
       }
-      // The reference writes first and re-parses after. A fix that breaks
-      // the syntax is a linter bug, and the user's file must not pay for
-      // it: such a text is never written.
-      const again = parse(fixed.text, { file: o.file });
-      if (again.errors.length > 0) {
-        const first = again.errors[0]!;
+      if (broken !== null) {
         const d: Diagnostic = {
           code: "io",
           severity: "error",
-          message: `${o.file}: the fixes would make the file unparsable (${first.message}), so it was left unchanged; please report this`,
+          message: `${o.file}: the fixes would make the file unparsable (${broken}), so it was left unchanged; please report this`,
           span: null,
         };
         const r = { path: o.file, source: o.source, diagnostics: [d], fatal: true };
@@ -209,8 +221,14 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         exit = 1;
         continue;
       }
+      if (applied === 0) {
+        // nothing to fix: the reference prints nothing for the file
+        if (!compiles) process.stderr.write(`${o.file}: not fixed: it does not compile (\`harn check\` shows why)\n`);
+        reports.push({ path: o.file, source: o.source, diagnostics: ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config), fatal: false });
+        continue;
+      }
       try {
-        writeFileSync(o.file, fixed.text);
+        writeFileSync(o.file, text);
       } catch (e) {
         const d: Diagnostic = { code: "io", severity: "error", message: `Failed to write ${o.file}: ${reason(e)}`, span: null };
         const r = { path: o.file, source: o.source, diagnostics: [d], fatal: true };
@@ -219,12 +237,11 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         exit = 1;
         continue;
       }
-      const applied = `${o.file}: applied ${fixed.applied} fix(es)\n`;
-      const diagnostics = ctx.lint(o.file, fixed.text, again.program, again.tokens, job.config);
-      const r = { path: o.file, source: fixed.text, diagnostics, fatal: false };
+      const diagnostics = ctx.lint(o.file, text, current.program, current.tokens, job.config);
+      const r = { path: o.file, source: text, diagnostics, fatal: false };
       reports.push(r);
       shown.add(r);
-      appliedLines.set(r, applied);
+      appliedLines.set(r, `${o.file}: applied ${applied} fix(es)\n`);
     }
   }
 

@@ -76,6 +76,7 @@ export class RunContext {
       externallyImported: this.graph.externallyImported,
       wildcardExports: this.graph.wildcardExports(file, program),
       importedHandles: this.graph.importedHandles(file, program),
+      modules: (path) => this.graph.moduleAt(file, path),
       builtins: this.builtins,
       rules: this.settings.requireFileHeader ? { ...config.rules, "require-file-header": { ...config.rules["require-file-header"], severity: "warning" } } : config.rules,
     });

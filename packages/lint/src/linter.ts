@@ -40,6 +40,7 @@ export function lintProgram(program: Program, options: LintOptions = {}): Diagno
     // a Set is shared as is: the CLI passes the same one for every file
     extraBuiltins: options.builtins instanceof Set ? options.builtins : new Set(options.builtins ?? []),
     importedHandles: options.importedHandles ?? EMPTY_MAP,
+    module: options.modules ?? (() => null),
   };
   const facts = new Facts();
   const dispatch = new Dispatch();

@@ -9,6 +9,10 @@ import { parse } from "@harn/parser";
 import type { Node, Program } from "@harn/parser";
 import { unwrapAttributes, patternNames } from "./ast-util";
 import { handleSummaries, importedSummaries, type HandleSummary } from "./handles/summaries";
+import type { ModuleFacts } from "./types";
+
+/** Binding values that run nothing when a module loads. */
+const LITERALS = new Set(["IntLiteral", "FloatLiteral", "StringLiteral", "RawStringLiteral", "BoolLiteral", "NilLiteral", "DurationLiteral"]);
 
 export interface ProjectOptions {
   /** Sources of the bundled `std/...` modules by import path. */
@@ -77,6 +81,8 @@ export class ProjectGraph {
   private readonly exports = new Map<string, string[] | null>();
   /** Handle summaries of every imported module seen (handles/summaries.ts). */
   private readonly summaries = new Map<string, ReadonlyMap<string, HandleSummary>>();
+  /** What importing each module seen gives and does. */
+  private readonly facts = new Map<string, ModuleFacts>();
   private readonly readFile: (path: string) => string;
 
   constructor(private readonly options: ProjectOptions = {}) {
@@ -89,6 +95,7 @@ export class ProjectGraph {
     if (this.exports.get(key)) return;
     this.exports.set(key, moduleExports(program));
     this.scanImports(key, program);
+    this.facts.set(key, this.factsOf(key, program));
     // another linted file may import this one
     this.summaries.set(key, handleSummaries(program, this.importedHandles(key, program)));
   }
@@ -98,9 +105,59 @@ export class ProjectGraph {
       if (item.kind === "SelectiveImport") for (const n of item.names) this.externallyImported.add(n);
       if ((item.kind === "SelectiveImport" || item.kind === "ImportDecl") && !item.path.startsWith("std/")) {
         const target = resolveImport(file, item.path);
-        if (target) this.load(target);
+        // a wildcard import uses every name the module exports: none of
+        // them is unused, or renamed by a fix
+        const names = target ? this.load(target) : null;
+        if (item.kind === "ImportDecl") for (const n of names ?? []) this.externallyImported.add(n);
       }
     }
+  }
+
+  /** Exports and effects of a parsed module (the runtime's rules,
+   * vm eval/program.ts: a module runs its bindings and declarations, and
+   * one that marks anything `pub` exports only those names). */
+  private factsOf(file: string, program: Program): ModuleFacts {
+    const pubs: string[] = [];
+    const all: string[] = [];
+    let pure = true;
+    for (const item of program.items) {
+      const n = unwrapAttributes(item);
+      if (n.kind === "ImportDecl" || n.kind === "SelectiveImport") {
+        if (!(this.moduleAt(file, n.path)?.pure ?? false)) pure = false;
+        if (n.kind === "SelectiveImport") all.push(...n.names);
+        continue;
+      }
+      if (n.kind === "LetBinding" || n.kind === "VarBinding") {
+        all.push(...patternNames(n.pattern));
+        if (!LITERALS.has(n.value.kind)) pure = false;
+        continue;
+      }
+      if ("name" in n && typeof n.name === "string") {
+        all.push(n.name);
+        if ((n as { isPub?: boolean }).isPub === true) pubs.push(n.name);
+      }
+    }
+    return { exports: new Set(pubs.length > 0 ? pubs : all), pure };
+  }
+
+  /** The module `path` names from `file`: its facts, or null when it does
+   * not resolve or parse. */
+  moduleAt(file: string, path: string): ModuleFacts | null {
+    if (path.startsWith("std/")) {
+      const known = this.facts.get(path);
+      if (known) return known;
+      const src = this.options.stdModules?.get(path);
+      if (src === undefined) return null;
+      const r = parse(src, { file: path });
+      if (r.errors.length > 0) return null;
+      const facts = this.factsOf(path, r.program);
+      this.facts.set(path, facts);
+      return facts;
+    }
+    const target = resolveImport(resolve(file), path);
+    if (!target) return null;
+    this.load(target);
+    return this.facts.get(target) ?? null;
   }
 
   private load(path: string): string[] | null {
@@ -118,6 +175,7 @@ export class ProjectGraph {
     this.exports.set(path, names);
     if (program) {
       this.scanImports(path, program);
+      this.facts.set(path, this.factsOf(path, program));
       this.summaries.set(path, handleSummaries(program, this.importedHandles(path, program)));
     }
     return names;

@@ -113,6 +113,18 @@ export interface ProjectFacts {
   /** What imported functions do with the handles passed to them
    * (handles/summaries.ts), by the name the file imports them as. */
   readonly importedHandles: ReadonlyMap<string, import("./handles/summaries").HandleSummary>;
+  /** What the module an import path of this file names exports, and
+   * whether loading it can have effects; null when unknown. */
+  module(path: string): ModuleFacts | null;
+}
+
+/** A module as an importer sees it. */
+export interface ModuleFacts {
+  /** The names an import can take (its `pub` names, or all of them). */
+  readonly exports: ReadonlySet<string>;
+  /** Loading it runs nothing but declarations and literal bindings (its
+   * own imports included). */
+  readonly pure: boolean;
 }
 
 export interface RuleContext<O extends object = object> {
@@ -159,6 +171,9 @@ export interface LintOptions {
   builtins?: Iterable<string>;
   /** Handle summaries of the functions this file imports. */
   importedHandles?: ReadonlyMap<string, import("./handles/summaries").HandleSummary>;
+  /** The modules this file's import paths name (ProjectGraph.moduleFacts);
+   * without it no fix removes an import. */
+  modules?: (path: string) => ModuleFacts | null;
   /** Per-rule severity and options, by rule id (`unreachable-code` is an
    * alias of `dead-code-after-return`). */
   rules?: Readonly<Record<string, RuleSetting>>;

@@ -12,6 +12,15 @@ test("severity overrides apply to every finding of the rule", () => {
 });
 
 describe("unused-variable / unused-pattern-binding", () => {
+  test.each([
+    ["a write-only var (its assignments would set an undeclared name)", "  var total = 3\n  total = 4"],
+    ["a name declared twice", "  var total = 3\n  var total = 4"],
+    ["a name one typo from a name read elsewhere (`let name` .. `nme`)", "  let name = 3\n  log(nme)"],
+  ])("reported, but not renamed: %s", (_n, body) => {
+    const ds = only("unused-variable", inMain(body));
+    expect(ds.length).toBeGreaterThan(0);
+    expect(ds.every((d) => d.fix === undefined)).toBe(true);
+  });
   test("an unread let fires; the message and help follow the spec", () => {
     const [d] = only("unused-variable", inMain("  let total = 3"));
     expect(d!.message).toBe("variable `total` is declared but never used");
@@ -63,25 +72,37 @@ describe("unused-parameter", () => {
   });
 });
 
+/** The module graph's facts for "store" and "x": everything exported, loading runs nothing. */
+const pureModules = { modules: () => ({ exports: new Set(["load", "save", "drop", "valid", "id", "a", "b"]), pure: true }) };
+
 describe("unused-import", () => {
   test("one diagnostic per unused name; the partial fix removes the name and its separator", () => {
     const src = 'import { load, save, drop } from "store"\npipeline main() {\n  load()\n  drop()\n}\n';
     const ds = only("unused-import", src);
     expect(ds.map((d) => d.message)).toEqual(["imported name `save` is never used"]);
-    expect(fixed(src, {}, "unused-import")).toBe('import { load, drop } from "store"\npipeline main() {\n  load()\n  drop()\n}\n');
+    expect(fixed(src, pureModules, "unused-import")).toBe('import { load, drop } from "store"\npipeline main() {\n  load()\n  drop()\n}\n');
   });
   test("the last name takes the comma before it", () => {
     const src = 'import { load, save } from "store"\npipeline main() { load() }\n';
-    expect(fixed(src, {}, "unused-import")).toBe('import { load } from "store"\npipeline main() { load() }\n');
+    expect(fixed(src, pureModules, "unused-import")).toBe('import { load } from "store"\npipeline main() { load() }\n');
   });
   test("names are matched as whole identifiers (`id` is not found inside `valid`)", () => {
     const src = 'import { valid, id } from "store"\npipeline main() { valid() }\n';
-    expect(fixed(src, {}, "unused-import")).toBe('import { valid } from "store"\npipeline main() { valid() }\n');
+    expect(fixed(src, pureModules, "unused-import")).toBe('import { valid } from "store"\npipeline main() { valid() }\n');
   });
   test("all names unused: every diagnostic deletes the whole statement, applied once", () => {
     const src = 'import { a, b } from "x"\npipeline main() { log(1) }\n';
     expect(only("unused-import", src)).toHaveLength(2);
-    expect(fixed(src, {}, "unused-import")).toBe("pipeline main() { log(1) }\n");
+    expect(fixed(src, pureModules, "unused-import")).toBe("pipeline main() { log(1) }\n");
+  });
+  test("no fix when the module is not known, does not export the name, or (for the whole import) runs code as it loads", () => {
+    const src = 'import { a, b } from "x"\npipeline main() { log(a) }\n';
+    const fixOf = (o: object) => only("unused-import", src, o)[0]!.fix;
+    expect(fixOf({})).toBeUndefined();
+    expect(fixOf({ modules: () => ({ exports: new Set(["a"]), pure: true }) })).toBeUndefined();
+    expect(fixOf({ modules: () => ({ exports: new Set(["a", "b"]), pure: false }) })).toHaveLength(1);
+    const whole = 'import { b } from "x"\npipeline main() { log(1) }\n';
+    expect(only("unused-import", whole, { modules: () => ({ exports: new Set(["b"]), pure: false }) })[0]!.fix).toBeUndefined();
   });
   test("wildcard imports and pub re-exports are not checked", () => {
     expect(only("unused-import", 'import "std/math"\npub import { a } from "x"\n')).toEqual([]);

@@ -165,7 +165,7 @@ test("source-aware rules do not run without the source text", () => {
 });
 
 test("without the source only the two source-free fixes are produced (lint.md §1.1)", () => {
-  const src = "pipeline main() {\n  var n = 1\n  let xs: list<int> = items.map(f)\n  log(n == n, ready == true, to_int(3), xs)\n}\n";
+  const src = "pipeline main() {\n  var n = 1\n  let xs: list<int> = items.map(f)\n  log(3 == 3, ready == true, to_int(3), xs)\n}\n";
   const withFix = lintProgram(parse(src).program, {})
     .filter((d) => d.fix)
     .map((d) => d.code);

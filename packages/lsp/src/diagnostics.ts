@@ -101,6 +101,7 @@ function lint(ws: Workspace, a: Analysis, config: LintConfig): Diagnostic[] {
     externallyImported: ws.importedElsewhere(a.file),
     wildcardExports: graph.wildcardExports(a.file, a.parsed.program),
     importedHandles: graph.importedHandles(a.file, a.parsed.program),
+    modules: (path) => graph.moduleAt(a.file, path),
     builtins: ws.builtinNames,
     rules: config.rules,
   });

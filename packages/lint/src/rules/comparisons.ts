@@ -10,6 +10,30 @@ export function isSelfComparison(n: BinaryOp): boolean {
   return (n.op === "==" || n.op === "!=") && leafEqual(n.left, n.right) && isPure(n.left) && isPure(n.right);
 }
 
+/** Is `n` surely a bool? Only then is `x == false` the same as `!x`
+ * (`nil == false` is false, `!nil` true) and `x == true` the same as `x`
+ * in a condition. */
+export function surelyBool(n: Node): boolean {
+  switch (n.kind) {
+    case "BoolLiteral":
+      return true;
+    case "UnaryOp":
+      return n.op === "!";
+    case "BinaryOp":
+      if (n.op === "&&" || n.op === "||") return surelyBool(n.left) && surelyBool(n.right);
+      return ["==", "!=", "<", ">", "<=", ">=", "in", "not in"].includes(n.op);
+    default:
+      return false;
+  }
+}
+
+/** Is `x == x` surely true for this operand? Not for a float (NaN), a
+ * duration or a function, which the language compares otherwise: only for
+ * int, string, bool and nil literals. */
+function reflexive(n: Node): boolean {
+  return n.kind === "IntLiteral" || n.kind === "StringLiteral" || n.kind === "RawStringLiteral" || n.kind === "BoolLiteral" || n.kind === "NilLiteral";
+}
+
 /** Operands that need parentheses after a prefix `!`. */
 function needsParens(n: Node): boolean {
   return n.kind === "BinaryOp" || n.kind === "Ternary" || n.kind === "RangeExpr";
@@ -39,7 +63,7 @@ export const comparisonToBool: Rule = {
         const keeps = (n.op === "==") === lit.value;
         const messageId = `${n.op === "==" ? "eq" : "ne"}${keeps ? "Keep" : "Negate"}`;
         let fix;
-        if (ctx.sourceText) {
+        if (ctx.sourceText && surelyBool(other)) {
           const e = ctx.text(other);
           const replacement = keeps ? e : needsParens(other) ? `!(${e})` : `!${e}`;
           fix = [{ span: n.span, replacement }];
@@ -70,7 +94,7 @@ export const pointlessComparison: Rule = {
           node: n,
           messageId: "self",
           data: { op: n.op, value },
-          fix: [{ span: n.span, replacement: value }],
+          ...(reflexive(n.left) ? { fix: [{ span: n.span, replacement: value }] } : {}),
         });
       },
       IfElse(n) {

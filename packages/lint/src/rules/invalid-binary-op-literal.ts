@@ -16,11 +16,15 @@ export const invalidBinaryOpLiteral: Rule = {
   meta: {
     severity: "warning",
     description: "Arithmetic with a `true`/`false`/`nil` literal operand",
-    fixable: true,
+    fixable: false,
     messages: {
       literal: {
         message: "operator '{op}' used with boolean or nil literal \u2014 this will cause a runtime error",
         help: "use to_string() or string interpolation to convert values explicitly",
+      },
+      literalInterpolate: {
+        message: "operator '{op}' used with boolean or nil literal \u2014 this will cause a runtime error",
+        help: "use string interpolation to convert values explicitly: `{suggestion}`",
       },
     },
   },
@@ -28,13 +32,11 @@ export const invalidBinaryOpLiteral: Rule = {
     return {
       BinaryOp(n) {
         if (!ARITHMETIC.has(n.op) || !(isBoolOrNil(n.left) || isBoolOrNil(n.right))) return;
+        // The interpolated form is shown, not applied by --fix: the
+        // expression fails at run time, and a fix must not change what a
+        // program does (issue 18), failing included.
         const fix = interpolationFix(ctx, n);
-        ctx.report({
-          node: n,
-          messageId: "literal",
-          data: { op: n.op },
-          ...(fix ? { fix: [fix] } : {}),
-        });
+        ctx.report({ node: n, messageId: fix ? "literalInterpolate" : "literal", data: { op: n.op, suggestion: fix?.replacement ?? "" } });
       },
     };
   },

@@ -1,7 +1,9 @@
 /** `let-then-return` (lint.md §3.19). */
+import type { Node } from "@harn/parser";
 import { joinSpans } from "../ast-util";
+import { isBuiltinName } from "../builtins";
 import { definitelyExits } from "../walker";
-import type { Rule } from "../types";
+import type { Rule, RuleContext } from "../types";
 
 export const letThenReturn: Rule = {
   id: "let-then-return",
@@ -28,10 +30,21 @@ export const letThenReturn: Rule = {
             span,
             messageId: "returned",
             data: { name },
-            ...(ctx.sourceText ? { fix: [{ span, replacement: `return ${ctx.text(a.value)}` }] } : {}),
+            ...(ctx.sourceText && !becomesTailCall(ctx, a.value) ? { fix: [{ span, replacement: `return ${ctx.text(a.value)}` }] } : {}),
           });
         }
       },
     };
   },
 };
+
+/** `return f(x)` of a user function (and `return v |> f`) is a tail call
+ * (semantics.md §7.6): it does not grow the stack, so deep recursion that
+ * overflowed through `let r = f(x); return r` would run on. Such a value
+ * is reported but not rewritten: a fix must not change what a program
+ * does. */
+function becomesTailCall(ctx: RuleContext, value: Node): boolean {
+  if (value.kind === "BinaryOp") return value.op === "|>";
+  if (value.kind !== "FunctionCall") return false;
+  return ctx.facts.knownFunctions.has(value.name) || !isBuiltinName(value.name, ctx.project.extraBuiltins);
+}

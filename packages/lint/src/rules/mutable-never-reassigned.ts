@@ -14,7 +14,10 @@ export const mutableNeverReassigned: Rule = {
       finalize() {
         for (const b of ctx.facts.bindings) {
           if (!b.mutable || ctx.facts.assignments.has(b.name)) continue;
-          const src = ctx.sourceText;
+          // `var b = 1` .. `var b = 2` may declare a name twice; two `let`s
+          // may not: no fix for a name declared more than once
+          const once = ctx.facts.bindings.filter((x) => x.name === b.name).length === 1;
+          const src = once ? ctx.sourceText : null;
           const at = src ? ctx.text(b.node).indexOf("var") : -1;
           const fix =
             src && at >= 0 ? [{ span: src.span(b.node.span.start + at, b.node.span.start + at + 3), replacement: "let" }] : undefined;

@@ -23,8 +23,14 @@ export const unusedImport: Rule = {
           if (imp.isPub) continue;
           const unused = imp.names.map((n, i) => ({ n, i })).filter(({ n }) => !references.has(n) && !typeRefs.has(n));
           const all = unused.length === imp.names.length;
+          // Removing an import must not change what the program does: the
+          // import of a name the module does not export fails at load, and
+          // removing the whole import skips loading the module, whose
+          // bindings may have effects.
+          const mod = ctx.project.module(imp.path);
           for (const { n, i } of unused) {
-            const fix = all ? deleteImport(ctx, imp) : deleteName(ctx, imp, i);
+            const safe = mod !== null && mod.exports.has(n) && (!all || mod.pure);
+            const fix = !safe ? null : all ? deleteImport(ctx, imp) : deleteName(ctx, imp, i);
             ctx.report({
               node: imp,
               messageId: "unused",

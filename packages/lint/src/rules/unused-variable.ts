@@ -2,7 +2,7 @@
  * `unused-variable` and `unused-pattern-binding` (lint.md §3.4): a `let`/
  * `var` name (or destructured name) that nothing in the file reads.
  */
-import type { LetBinding, VarBinding } from "@harn/parser";
+import { closestName, type LetBinding, type VarBinding } from "@harn/parser";
 import type { FixEdit, Rule, RuleContext } from "../types";
 
 export const unusedVariable: Rule = {
@@ -20,7 +20,7 @@ export const unusedVariable: Rule = {
           if (b.destructured || b.name.startsWith("_") || ctx.facts.references.has(b.name)) continue;
           // Still reported (the reference does), but a name another file of
           // the run imports is not renamed: that would break the importer.
-          const fix = ctx.project.externallyImported.has(b.name) ? null : renameFix(ctx, b.node as LetBinding | VarBinding, b.name);
+          const fix = renameIsSafe(ctx, b.name) ? renameFix(ctx, b.node as LetBinding | VarBinding, b.name) : null;
           ctx.report({
             node: b.node,
             messageId: "unused",
@@ -66,6 +66,23 @@ const IDENT_CHAR = /[\p{L}\p{N}_]/u;
 
 /** `let NAME` -> `let _NAME`, only when the statement text has exactly that
  * shape (lint.md §3.4). */
+/**
+ * Renaming the declaration must not change what the program does, so no
+ * fix when: another file imports the name (by name or through a wildcard
+ * import: the importer would break); the name is assigned somewhere (a
+ * write-only `var`: the assignments would then set an undeclared name);
+ * it is declared more than once (the rename would take one of them); or a
+ * name read somewhere is one typo away (`let name` .. `nme`: the binding
+ * is probably meant there, and errors suggesting it would change).
+ */
+function renameIsSafe(ctx: RuleContext, name: string): boolean {
+  const { facts } = ctx;
+  if (ctx.project.externallyImported.has(name) || facts.assignments.has(name)) return false;
+  if (facts.bindings.filter((b) => b.name === name).length > 1) return false;
+  const others = [...facts.references].filter((r) => r !== name);
+  return closestName(name, others) === null;
+}
+
 function renameFix(ctx: RuleContext, n: LetBinding | VarBinding, name: string): FixEdit | null {
   const src = ctx.sourceText;
   if (!src) return null;
