@@ -8,7 +8,7 @@ import { resolveModulePath } from "./module-path";
 import { readSourceText } from "./source-file";
 import { check, hasImports } from "@harn/checker";
 import { checkStructure, parse, plainStyle, renderDiagnostic, sourceLine, type Diagnostic, type DiagnosticStyle, type Node, type Program, type Span } from "@harn/parser";
-import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins } from "@harn/stdlib";
+import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins, setScriptFile } from "@harn/stdlib";
 import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
 // What the commands need from the engine, reachable through one dynamic
@@ -219,6 +219,7 @@ export interface RunHandle {
 export function runSource(rt: Runtime, source: string | Program, file: string, entry?: string, checkOnlyEntry = false): RunHandle {
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
+  setScriptFile(rt, file);
   const outcome = (async (): Promise<Outcome> => {
     let program: Program;
     if (typeof source === "string") {

@@ -4,7 +4,7 @@
  * (trailing whitespace, CRLF, timer lines, `re:` specs), failure messages,
  * exit codes, timeouts of hanging tests, --filter, --jobs and --junit.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +119,31 @@ describe("harn test conformance", () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuite name="harn" tests="4" failures="2" time="\d+\.\d{3}">/);
     expect(xml).toContain('<testcase name="tests/a_pass.harn" time=');
     expect(xml).toContain('<failure message="test failed">tests/d_fails.harn: runtime error: Thrown: boom</failure>');
+  });
+});
+
+describe("state roots", () => {
+  it("gives every test a state root of its own and removes it afterwards", () => {
+    const other = mkdtempSync(join(tmpdir(), "harn-test-state-"));
+    // the same script name in two directories: checkpoints are named after
+    // the script, so only distinct state roots keep them apart
+    for (const d of ["one", "two"]) {
+      mkdirSync(join(other, "conformance/tests", d), { recursive: true });
+      writeFileSync(
+        join(other, "conformance/tests", d, "same.harn"),
+        `checkpoint("seen", "${d}")\nprintln(checkpoint_list())\nwrite_file("${other}/${d}.txt", env("HARN_STATE_DIR"))\n`,
+      );
+      writeFileSync(join(other, "conformance/tests", d, "same.expected"), "[seen]\n");
+    }
+    const r = harn(["test", "conformance", "--jobs", "2"], { cwd: other });
+    const roots = ["one", "two"].map((d) => readFileSync(join(other, `${d}.txt`), "utf8"));
+    const leftovers = roots.filter((root) => existsSync(root));
+    const local = existsSync(join(other, ".harn"));
+    rmSync(other, { recursive: true, force: true });
+    expect(r.stdout).toContain("2 passed, 0 failed, 2 total");
+    expect(roots[0]).not.toBe(roots[1]);
+    expect(leftovers).toEqual([]);
+    expect(local).toBe(false);
   });
 });
 

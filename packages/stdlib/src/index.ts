@@ -122,6 +122,7 @@ export { preloadBuiltins, preloadAllBuiltins, isGroupLoaded, type LazyGroup } fr
 export { builtinNamesIn, builtinNamesOfStdModule } from "./lazy/scan";
 export { LAZY_GROUPS } from "./lazy/groups";
 export { builtinModule, installModule, installModules, type BuiltinModule, type BuiltinOptions, type Define } from "./registry/define";
+export { setScriptFile } from "./core/script";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
 /** What a killed harn left running (core/run_registry.ts): hosts reap it

@@ -20,6 +20,7 @@ import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
 import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
 import { COMPACTION_BUILTINS } from "./transcript/compact";
 import { WORKER_BUILTINS } from "./workers/builtins";
+import { CHECKPOINT_BUILTINS } from "./checkpoint/builtins";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
@@ -44,6 +45,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   SESSION_BUILTINS,
   BACKGROUND_BUILTINS,
   WORKER_BUILTINS,
+  CHECKPOINT_BUILTINS,
   DAEMONS_BUILTINS,
 ];
 

@@ -22,7 +22,8 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "agent_session_snapshot", "agent_session_inject", "agent_session_fork", "agent_session_fork_at",
     "agent_session_reset", "agent_session_close", "agent_session_trim", "agent_session_ancestry",
     "agent_session_compact", "background_tasks", "background_task_wait", "sub_agent_run", "spawn_agent",
-    "wait_agent", "send_input", "worker_trigger", "close_agent", "resume_agent", "list_agents",
+    "wait_agent", "send_input", "worker_trigger", "close_agent", "resume_agent", "list_agents", "checkpoint",
+    "checkpoint_get", "checkpoint_exists", "checkpoint_list", "checkpoint_delete", "checkpoint_clear",
     "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait",
   ],
   http: [

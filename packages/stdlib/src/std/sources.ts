@@ -252,7 +252,38 @@ pub fn worker_verification_steps(w) {
 }
 `;
 
+// std/checkpoint (agents-surface.md §7): stages cached in checkpoints.
+const CHECKPOINT = `// std/checkpoint: bundled with the runtime
+pub fn checkpoint_stage(name, f) {
+  if checkpoint_exists(name) {
+    return checkpoint_get(name)
+  }
+  let v = f()
+  checkpoint(name, v)
+  return v
+}
+
+pub fn checkpoint_stage_retry(name, max_retries, f) {
+  if checkpoint_exists(name) {
+    return checkpoint_get(name)
+  }
+  var last = nil
+  var attempt = 0
+  while attempt < max_retries {
+    attempt = attempt + 1
+    let outcome = try { {ok: true, value: f()} } catch (e) { {ok: false, error: e} }
+    if outcome.ok {
+      checkpoint(name, outcome.value)
+      return outcome.value
+    }
+    last = outcome.error
+  }
+  throw "checkpoint_stage_retry failed after " + to_string(max_retries) + " attempts: " + to_string(last)
+}
+`;
+
 export function installSourceStdModules(rt: Runtime): void {
+  rt.stdModules.set("std/checkpoint", CHECKPOINT);
   rt.stdModules.set("std/agents", AGENTS);
   rt.stdModules.set("std/runtime", RUNTIME);
   rt.stdModules.set("std/testing", TESTING);
