@@ -17,7 +17,7 @@ import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { CANCELLED_TEXT, HarnError, VirtualClock } from "@harn/vm";
 export { readDaemonRootSync, reapDeadRuns, setDaemonJournal } from "@harn/stdlib";
-export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setTurnObserver } from "@harn/stdlib";
+export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setInteractive, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
  * loads the agent layer. Rejects with the fixture's error. */

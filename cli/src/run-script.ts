@@ -174,6 +174,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     renderRuntimeError,
     runSource,
     setBackgroundGrace,
+    setInteractive,
     setTurnObserver,
   } = await loadEngine();
   // what an earlier harn could not clean up (it was SIGKILLed) goes first
@@ -188,6 +189,8 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     for (const name of rt.builtins.keys()) if (!allowed.has(name)) rt.denied.add(name);
   }
   setBackgroundGrace(rt, args.backgroundGraceMs ?? DEFAULT_BACKGROUND_GRACE_MS);
+  // Human-in-the-loop requests without a host or mock ask at the terminal.
+  setInteractive(rt, process.stdin.isTTY === true);
   if (args.llmMock !== undefined) {
     let text: string;
     try {

@@ -123,6 +123,7 @@ export { builtinNamesIn, builtinNamesOfStdModule } from "./lazy/scan";
 export { LAZY_GROUPS } from "./lazy/groups";
 export { builtinModule, installModule, installModules, type BuiltinModule, type BuiltinOptions, type Define } from "./registry/define";
 export { setScriptFile } from "./core/script";
+export { setInteractive } from "./core/interactive";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
 /** What a killed harn left running (core/run_registry.ts): hosts reap it

@@ -21,11 +21,13 @@ import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
 import { COMPACTION_BUILTINS } from "./transcript/compact";
 import { WORKER_BUILTINS } from "./workers/builtins";
 import { CHECKPOINT_BUILTINS } from "./checkpoint/builtins";
+import { HITL_BUILTINS } from "./hitl/builtins";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
 export { mockState, globMatch, matchText } from "./mock/state";
 export { runAgentLoop } from "./loop/start";
+export { respondHitl, onHitlRequested } from "./hitl/requests";
 export { loadMockFixtures } from "./mock/builtins";
 export { chatExchange, collectTools, savedMessages, type ChatExchange, type ChatPrompt } from "./chat";
 
@@ -46,6 +48,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   BACKGROUND_BUILTINS,
   WORKER_BUILTINS,
   CHECKPOINT_BUILTINS,
+  HITL_BUILTINS,
   DAEMONS_BUILTINS,
 ];
 

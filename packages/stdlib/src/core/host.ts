@@ -253,6 +253,24 @@ function paramsMatch(filter: HDict | null, params: HDict): boolean {
   return true;
 }
 
+/**
+ * The result of the newest host mock for `cap.op` whose params match (the
+ * call is recorded, and a mock with `error` throws it), or undefined when
+ * none does. Also how human-in-the-loop requests find mocked responses
+ * (agents-surface.md §6.1).
+ */
+export function hostMockResult(rt: Runtime, cap: string, op: string, params: HDict): Value | undefined {
+  const st = rt.slot(HOST);
+  for (let i = st.mocks.length - 1; i >= 0; i--) {
+    const m = st.mocks[i]!;
+    if (m.capability !== cap || m.operation !== op || !paramsMatch(m.params, params)) continue;
+    st.calls.push(HDict.of({ capability: cap, operation: op, params }));
+    if (m.error !== null) throw HarnError.thrown(m.error);
+    return m.result;
+  }
+  return undefined;
+}
+
 export const HOST_BUILTINS = builtinModule("core/host", (def) => {
   def("host_call", (args, ctx) => {
     const name = strArg(args, 0);
@@ -262,15 +280,8 @@ export const HOST_BUILTINS = builtinModule("core/host", (def) => {
     const op = name.slice(dot + 1);
     const p = arg(args, 1);
     const params = p instanceof HDict ? p : HDict.empty();
-    const st = ctx.runtime.slot(HOST);
-    for (let i = st.mocks.length - 1; i >= 0; i--) {
-      const m = st.mocks[i]!;
-      if (m.capability !== cap || m.operation !== op || !paramsMatch(m.params, params)) continue;
-      st.calls.push(HDict.of({ capability: cap, operation: op, params }));
-      if (m.error !== null) throw HarnError.thrown(m.error);
-      return m.result;
-    }
-    return localCall(cap, op, params, ctx);
+    const mocked = hostMockResult(ctx.runtime, cap, op, params);
+    return mocked !== undefined ? mocked : localCall(cap, op, params, ctx);
   });
 
   def("host_mock", (args, ctx) => {

@@ -233,7 +233,7 @@ function takeLine(st: TerminalState, eof: boolean): string | null | undefined {
 }
 
 /** The next line without its terminator, or null at EOF. */
-function readLine(rt: Runtime, signal: AbortSignal): string | null | Promise<string | null> {
+export function readLine(rt: Runtime, signal: AbortSignal): string | null | Promise<string | null> {
   const st = rt.slot(TERMINAL);
   if (st.stdinMock !== null) {
     if (st.stdinMock === "") return null;
