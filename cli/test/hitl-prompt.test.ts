@@ -77,7 +77,7 @@ describe("human in the loop at the terminal", () => {
       ["> ", "Ada"],
       ["How many?", "41"],
       ["Approve? [y/N] ", "y"],
-      ["drop the database", "n"],
+      ["Approve? [y/N] ", "n"],
       ["Reviewer: ", "ann"],
       ["Approve? [y/N] ", "y"],
       ["Reviewer: ", "bob"],
