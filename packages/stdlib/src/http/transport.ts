@@ -6,6 +6,7 @@
  * runtime, closed at shutdown so idle keep-alive sockets never hold the
  * process open.
  */
+import type { Socket } from "node:net";
 import { pipeline, type Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { HDict, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
@@ -32,17 +33,41 @@ type Undici = typeof import("undici");
 interface Pools {
   undici: Promise<Undici> | null;
   agents: Map<string, Dispatcher>;
+  /** Every socket the pools opened and that is not closed yet. */
+  sockets: Set<Socket>;
 }
 
 const poolSlot = new RuntimeSlot<Pools>("http.pools", (rt) => {
-  const pools: Pools = { undici: null, agents: new Map() };
+  const pools: Pools = { undici: null, agents: new Map(), sockets: new Set() };
   rt.onShutdown(async () => {
     const all = [...pools.agents.values()];
     pools.agents.clear();
     await Promise.all(all.map((a) => a.destroy().catch(() => undefined)));
+    // undici's destroy() can miss a socket whose connection completed
+    // while the request on it was being aborted (Ctrl-C during http_get,
+    // about one run in five on a loaded machine): it stayed open, and
+    // harn with it, until the peer hung up.
+    for (const socket of pools.sockets) socket.destroy();
+    pools.sockets.clear();
   });
   return pools;
 });
+
+/** undici's `connect` option: its own connector, remembering each socket
+ * it opens until the socket closes, so shutdown can end them all. */
+function trackedConnect(u: Undici, rt: Runtime, options: object | undefined): ReturnType<Undici["buildConnector"]> {
+  const sockets = rt.slot(poolSlot).sockets;
+  const connector = u.buildConnector({ ...options });
+  return (opts, callback) => {
+    // the type says void, but the connector returns the socket it made
+    const socket = (connector as (...a: Parameters<typeof connector>) => Socket | undefined)(opts, callback);
+    if (socket) {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+    }
+    return socket;
+  };
+}
 
 /** The undici package, loaded once per runtime. */
 export function undici(rt: Runtime): Promise<Undici> {
@@ -66,7 +91,7 @@ export async function extraCaDispatcher(rt: Runtime): Promise<Dispatcher | undef
   const u = await undici(rt);
   const pools = rt.slot(poolSlot);
   let d = pools.agents.get("extra-ca");
-  if (!d) pools.agents.set("extra-ca", (d = new u.Agent({ connect: tls })));
+  if (!d) pools.agents.set("extra-ca", (d = new u.Agent({ connect: trackedConnect(u, rt, tls) })));
   return d;
 }
 
@@ -84,13 +109,13 @@ async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promi
     // no context built, when nothing was deferred or nothing is TLS).
     const tlsFor = (url: string | URL) => (new URL(url).protocol === "https:" ? extraCaConnectOptions(rt) : undefined);
     if (proxy && target.protocol === "http:") {
-      d = forwardingProxy(u, proxy.url, proxyToken(proxy), withTls(connect, tlsFor(proxy.url)), timeouts);
+      d = forwardingProxy(u, proxy.url, proxyToken(proxy), trackedConnect(u, rt, withTls(connect, tlsFor(proxy.url))), timeouts);
     } else if (proxy) {
       const requestTls = tlsFor(target);
       const proxyTls = tlsFor(proxy.url);
       d = new u.ProxyAgent({ uri: proxy.url, token: proxyToken(proxy), connect, ...timeouts, ...(requestTls && { requestTls }), ...(proxyTls && { proxyTls }) });
     } else {
-      d = new u.Agent({ connect: withTls(connect, tlsFor(target)), ...timeouts });
+      d = new u.Agent({ connect: trackedConnect(u, rt, withTls(connect, tlsFor(target))), ...timeouts });
     }
     pools.agents.set(key, d);
   }
@@ -218,13 +243,19 @@ export async function open(ctx: CallContext, spec: RequestSpec, readAll: boolean
   try {
     for (let redirects = 0; ; redirects++) {
       const target = new URL(url);
+      const dispatcher = await dispatcherFor(rt, spec, target);
+      // A cancel that landed while undici or the pool was being set up: the
+      // task may already have ended and the runtime shut its pools down, so
+      // dispatching now would open a connection nothing ever closes (undici
+      // connects even for an aborted request, and aborts it only then).
+      if (abort.signal.aborted) throw abort.signal.reason;
       const res = await untilAborted(u.request(target, {
         method: method as Dispatcher.HttpMethod,
         headers: requestHeaders(sent, spec.decompress),
         // reqwest sends a body with any method (fetch refused GET/HEAD ones)
         body: body ?? undefined,
         signal: abort.signal,
-        dispatcher: await dispatcherFor(rt, spec, target),
+        dispatcher,
       }), abort.signal);
       const location = headerText(res.headers["location"]);
       if (spec.followRedirects && location !== null && [301, 302, 303, 307, 308].includes(res.statusCode)) {
