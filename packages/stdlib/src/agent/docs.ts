@@ -45,6 +45,10 @@ export const AGENT_DOCS: BuiltinDocs = {
   clear_tool_hooks: ["clear_tool_hooks()", "Removes all tool hooks."],
   close_agent: ["close_agent(h)", "Cancels a worker: aborts its running task, status `cancelled`, snapshot persisted; returns the handle. Waiters are released and see `cancelled`."],
   conversation: ["conversation()", "Returns `[]`."],
+  daemon_connect: [
+    "daemon_connect(store, name) -> handle",
+    "A handle on daemon `name` in PostgreSQL store `store` (a `postgresql://` URL) for a process that only triggers and observes it: `daemon_trigger` is committed when it returns, `daemon_snapshot` and `daemon_wait` read the shared state.",
+  ],
   daemon_resume: [
     "daemon_resume(path, options?) -> handle",
     "Restarts the daemon persisted under root directory `path` (its journal, else `daemon.json` and `daemon.meta.json`); its tools are found by name among the script's `tool` declarations, `options` overrides loop options.",
@@ -52,13 +56,13 @@ export const AGENT_DOCS: BuiltinDocs = {
   daemon_snapshot: ["daemon_snapshot(handle_or_path) -> dict", "The daemon's last committed state (`daemon_state`, queue, counters, `iterations_left`, `stop_reason`, ...); a folder path reads that root from disk."],
   daemon_spawn: [
     "daemon_spawn(config) -> handle",
-    "Starts a persistent agent daemon (`task` or `prompt`, `persist_path` or `state_dir`, provider options); its state and queue live under the root directory. A root whose daemon has queued events needs `on_existing: \"resume\"` or `\"replace\"`.",
+    "Starts a persistent agent daemon (`task` or `prompt`, `persist_path` or `state_dir`, provider options); its state and queue live under the root directory. A root whose daemon has queued events needs `on_existing: \"resume\"` or `\"replace\"`. With `store: \"postgresql://…\"` (or `HARN_DAEMON_STORE`) and a `name`, the daemon lives in PostgreSQL: of the processes that spawn it, the one holding its lease (`lease_ms`) runs it and the others return `status: \"standby\"` and take over when the lease lapses.",
   ],
   daemon_stop: ["daemon_stop(handle) -> handle", "Stops the daemon after its current work; its state stays on disk for `daemon_resume`."],
   daemon_trigger: ["daemon_trigger(handle, event) -> handle", "Queues an event for the daemon; it is durable on disk before the call returns."],
   daemon_wait: [
     "daemon_wait(handle, options?) -> handle",
-    "Waits until the daemon is idle (`until: \"idle\"`) or idle with an empty queue (`\"drained\"`, the default), it stops, or `timeout_ms` passes (then `timed_out: true`).",
+    "Waits until the daemon is idle (`until: \"idle\"`) or idle with an empty queue (`\"drained\"`, the default), it stops (`\"stopped\"` waits only for that: a standby keeps waiting through takeovers), or `timeout_ms` passes (then `timed_out: true`).",
   ],
   dual_control: ["dual_control(n, m, action, approvers?)", "Requires `n` approvals out of `m`, then runs `action()` and returns its value."],
   escalate_to: ["escalate_to(role, reason)", "Waits (no timeout) for an acceptance and returns `{request_id, role, reason, trace_id, status: \"accepted\", accepted_at, reviewer}`."],

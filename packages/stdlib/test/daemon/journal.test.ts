@@ -107,8 +107,8 @@ describe("the journal of a running daemon", () => {
   it("a reader sees every trigger and boundary; a torn last line (a crash mid-write) is dropped", async () => {
     const root = fresh();
     const store = await FileStore.open(root, { meta: META, snapshot: null }, true);
-    await store.enqueue(event(1));
-    await store.enqueue(event(2, "text"));
+    expect((await store.enqueue(event(1).payload)).seq).toBe(1);
+    expect((await store.enqueue("text")).seq).toBe(2);
     const c = new SnapshotTracker(null).commit(snap([{ role: "user", content: "t" }, { role: "user", content: '{"n":1}' }], { total_iterations: 2 }), []);
     await store.commitIdle(c.snapshot, c.delta, 1);
     const state = readRootSync(root, "test");
@@ -127,14 +127,14 @@ describe("the journal of a running daemon", () => {
   it("the state at rest: the two files, and no journal", async () => {
     const root = fresh();
     const store = await FileStore.open(root, { meta: META, snapshot: null }, true);
-    await store.enqueue(event(1));
+    expect((await store.enqueue(event(1).payload)).seq).toBe(1);
     const { snapshot: s, delta } = new SnapshotTracker(null).commit(snap([{ role: "user", content: "t" }], { stop_reason: "budget_exhausted" }), []);
     await store.commitIdle(s, delta, null);
     await store.close({ meta: { ...META, next_event_seq: 2, pending_events: [event(1)] }, snapshot: s });
     expect(existsSync(join(root, JOURNAL_FILE))).toBe(false);
     const state = readRootSync(root, "test");
     expect(state.journal).toBe(false);
-    expect(state.meta.pending_events).toEqual([event(1)]);
+    expect(state.meta.pending_events.map((e) => [e.seq, e.payload])).toEqual([[1, { n: 1 }]]);
     expect(state.snapshot!.stop_reason).toBe("budget_exhausted");
     expect(JSON.parse(readFileSync(join(root, "daemon.json"), "utf8")).stop_reason).toBe("budget_exhausted");
   });
@@ -144,7 +144,7 @@ describe("the journal of a running daemon", () => {
     const store = await FileStore.open(root, { meta: META, snapshot: null }, true);
     const big = "x".repeat(64 * 1024);
     const n = Math.ceil((2 * COMPACT_MIN_BYTES) / big.length);
-    for (let i = 1; i <= n; i++) await store.enqueue(event(i, big));
+    for (let i = 1; i <= n; i++) await store.enqueue(big);
     // acknowledge all but the last two
     const messages: JsonObject[] = [{ role: "user", content: "t" }];
     const tracker = new SnapshotTracker(null);

@@ -239,7 +239,7 @@ pipeline main() {
   println(unwrap_err(try { daemon_wait(d, {until: "soon"}) }))
 }
 `);
-    expect(out).toEqual(["true true", "false 0", "6", "false", "stopped", 'Runtime error: daemon_wait: `until` must be "idle" or "drained"']);
+    expect(out).toEqual(["true true", "false 0", "6", "false", "stopped", 'Runtime error: daemon_wait: `until` must be "idle", "drained" or "stopped"']);
   });
 });
 

@@ -11,6 +11,8 @@
  *   unless `on_existing` says `"resume"` or `"replace"`.
  * - `daemon_snapshot(path)` reads a daemon's state from its root.
  * - `daemon_wait(handle, {until, timeout_ms})`.
+ * - A PostgreSQL store (`store`, `HARN_DAEMON_STORE`, `daemon_connect`):
+ *   pg/spawn.ts.
  */
 import { DAEMON_JOURNAL } from "./journal";
 import { existsSync, statSync } from "node:fs";
@@ -20,14 +22,15 @@ import { declaredTools, display, HarnError, HDict, type CallContext, type Runtim
 import { osErrorText } from "../../core/oserror";
 import { uuidV7 } from "../../core/encoding";
 import { num } from "../llm/options";
-import { durationMs, readLoopSettings } from "../loop/options";
-import { loopOptions, payloadJson, restoreTools, storedOptions } from "./config";
+import { durationMs } from "../loop/options";
+import { loopOptions, maxIterationsOf, payloadJson, restoreTools, storedOptions } from "./config";
 import { Daemon, queueFields, SETTLE_MS, type DaemonIdentity } from "./daemon";
 import { DIR_MODE, fileError, ioDetail } from "./durable";
 import { DEFAULT_QUEUE_CAPACITY, defaultSnapshot, META_FILE, SNAPSHOT_FILE } from "./files";
 import { FileStore, JOURNAL_FILE, readRoot, type RootState } from "./file-store";
 import { RootLock, type LockOwner } from "./lock";
 import { daemonRegistry } from "./registry";
+import { daemonConnect, spawnShared, storeOf } from "./pg/spawn";
 import { builtinModule } from "../../registry/define";
 import { snapshotValue } from "./values";
 import { fromJson } from "../../core/json";
@@ -42,14 +45,6 @@ function lockedBy(owner: LockOwner | null): string {
   return owner && owner.pid > 0 ? ` (locked by process ${owner.pid})` : " (locked by another process)";
 }
 
-function maxIterationsOf(options: HDict): number {
-  try {
-    return readLoopSettings(options).maxIterations;
-  } catch {
-    return 0; // the loop reports the bad option when it starts
-  }
-}
-
 /** A root holds a daemon's state (at rest or running). */
 function holdsDaemon(root: string): boolean {
   return [JOURNAL_FILE, META_FILE, SNAPSHOT_FILE].some((f) => existsSync(join(root, f)));
@@ -62,11 +57,29 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   const prompt = text(config.get("task")) ?? text(config.get("prompt"));
   if (prompt === null) throw HarnError.runtime("daemon_spawn: config must include `task` or `prompt`");
   const given = text(config.get("persist_path")) ?? text(config.get("state_dir"));
-  if (given === null) throw HarnError.runtime("daemon_spawn: config must include `persist_path` or `state_dir`");
   const onExisting = config.get("on_existing");
   if (onExisting !== null && onExisting !== "resume" && onExisting !== "replace") {
     throw HarnError.runtime('daemon_spawn: `on_existing` must be "resume" or "replace"');
   }
+  const nested = config.get("options");
+  const source = nested instanceof HDict ? nested : config;
+  const cap = num(config.get("event_queue_capacity") ?? config.get("queue_capacity"));
+  const capacity = cap !== undefined && Number.isInteger(cap) && cap > 0 ? cap : DEFAULT_QUEUE_CAPACITY;
+  const url = storeOf(config, rt.env, given !== null);
+  if (url !== null) {
+    return spawnShared(ctx, {
+      url,
+      name: text(config.get("name")),
+      prompt,
+      system: text(config.get("system")),
+      sessionId: text(config.get("session_id")),
+      capacity,
+      onExisting,
+      source,
+      leaseMs: config.get("lease_ms"),
+    });
+  }
+  if (given === null) throw HarnError.runtime("daemon_spawn: config must include `persist_path` or `state_dir`");
   const root = resolve(rt.cwd, given);
   const registry = daemonRegistry(rt);
   const busy = `daemon_spawn: a daemon is already running for '${root}'`;
@@ -79,8 +92,6 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   }
   const locked = RootLock.acquire(root);
   if (!locked.ok) throw HarnError.runtime(busy + lockedBy(locked.owner));
-  const nested = config.get("options");
-  const source = nested instanceof HDict ? nested : config;
   let daemon: Daemon;
   try {
     // An earlier daemon's queue is never dropped without being asked to.
@@ -97,7 +108,6 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
     }
     const id = `daemon_${uuidV7(rt)}`;
     const session = text(config.get("session_id")) ?? `daemon_session_${uuidV7(rt)}`;
-    const cap = num(config.get("event_queue_capacity") ?? config.get("queue_capacity"));
     const options = loopOptions(source, null, session, root);
     const identity: DaemonIdentity = {
       id,
@@ -105,7 +115,7 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
       prompt,
       system: text(config.get("system")),
       sessionId: session,
-      capacity: cap !== undefined && Number.isInteger(cap) && cap > 0 ? cap : DEFAULT_QUEUE_CAPACITY,
+      capacity,
       root,
       storedOptions: storedOptions(options),
       maxIterations: maxIterationsOf(options),
@@ -171,7 +181,7 @@ async function resumeFrom(ctx: CallContext, root: string, lock: RootLock, state:
   const meta = state.meta;
   const id = meta.id || `daemon_${uuidV7(rt)}`;
   const other = registry.daemons.get(id);
-  if (other?.running) throw HarnError.runtime(`daemon_resume: daemon '${id}' is already running from '${other.identity.root}'`);
+  if (other?.running) throw HarnError.runtime(`daemon_resume: daemon '${id}' is already running from '${other.place}'`);
   const session = meta.session_id || `daemon_session_${uuidV7(rt)}`;
   const stored = fromJson(meta.options);
   let options = loopOptions(stored instanceof HDict ? stored : HDict.empty(), overrides, session, root);
@@ -199,7 +209,7 @@ async function resumeFrom(ctx: CallContext, root: string, lock: RootLock, state:
   };
   // The in-flight event of the stopped or crashed run goes first (§4.5).
   const pending = meta.inflight_event ? [meta.inflight_event, ...meta.pending_events] : meta.pending_events;
-  const store = await FileStore.open(root, { meta: { ...meta, pending_events: pending, inflight_event: null }, snapshot: state.snapshot }, false);
+  const store = await FileStore.open(root, { meta: { ...meta, id, pending_events: pending, inflight_event: null }, snapshot: state.snapshot }, false);
   const daemon = new Daemon(identity, options, { pending, nextSeq: meta.next_event_seq, snapshot: state.snapshot }, store, lock, rt, rt.slot(DAEMON_JOURNAL));
   // Marked idle so the first event is handed over before the loop starts
   // and its first preflight sees it.
@@ -216,13 +226,13 @@ async function daemonTrigger(args: Value[], ctx: CallContext): Promise<Value> {
   if (args[1] === undefined || args[1] === null) throw HarnError.runtime("daemon_trigger: missing event payload");
   const daemon = daemonRegistry(ctx.runtime).resolve("daemon_trigger", args[0]);
   await daemon.trigger(payloadJson(args[1]));
-  return daemon.summary();
+  return await daemon.summary();
 }
 
 async function daemonStop(args: Value[], ctx: CallContext): Promise<Value> {
   const daemon = daemonRegistry(ctx.runtime).resolve("daemon_stop", args[0]);
   await daemon.stop();
-  return daemon.summary();
+  return await daemon.summary();
 }
 
 /** A string that names a folder rather than a daemon id. */
@@ -235,7 +245,7 @@ async function daemonSnapshot(args: Value[], ctx: CallContext): Promise<Value> {
   const rt = ctx.runtime;
   const registry = daemonRegistry(rt);
   const arg = args[0];
-  if (!isPathArg(rt, arg)) return registry.resolve("daemon_snapshot", arg).snapshotDict();
+  if (!isPathArg(rt, arg)) return await registry.resolve("daemon_snapshot", arg).snapshotDict();
   // Read from the root even when this process runs the daemon: what a
   // crash would leave is what the path form shows.
   const root = resolve(rt.cwd, arg);
@@ -256,12 +266,12 @@ async function daemonWait(args: Value[], ctx: CallContext): Promise<Value> {
   const opts = args[1] ?? null;
   if (opts !== null && !(opts instanceof HDict)) throw HarnError.runtime("daemon_wait: options must be a dict");
   const until = opts?.get("until") ?? "drained";
-  if (until !== "idle" && until !== "drained") throw HarnError.runtime('daemon_wait: `until` must be "idle" or "drained"');
+  if (until !== "idle" && until !== "drained" && until !== "stopped") throw HarnError.runtime('daemon_wait: `until` must be "idle", "drained" or "stopped"');
   const timeout = opts?.get("timeout_ms") ?? null;
   const ms = timeout === null ? null : durationMs(timeout);
   if (timeout !== null && ms === undefined) throw HarnError.runtime("daemon_wait: `timeout_ms` must be a duration or an int");
   const reached = await daemon.waitUntil(until, ms ?? null, ctx.signal);
-  return daemon.summary().with("timed_out", !reached);
+  return (await daemon.summary()).with("timed_out", !reached);
 }
 
 export const DAEMONS_BUILTINS = builtinModule("agent/daemon/builtins", (def) => {
@@ -271,4 +281,5 @@ export const DAEMONS_BUILTINS = builtinModule("agent/daemon/builtins", (def) => 
   def("daemon_stop", daemonStop);
   def("daemon_resume", daemonResume);
   def("daemon_wait", daemonWait);
+  def("daemon_connect", daemonConnect);
 });

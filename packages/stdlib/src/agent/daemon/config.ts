@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { display, HarnError, HDict, HFloat, HSet, isCallable, isInt, typeOf, type Value } from "@harn/vm";
 import { canonicalExecutor, SHORT_CIRCUIT_TOOLS } from "../tools/spec";
+import { readLoopSettings } from "../loop/options";
 import { SNAPSHOT_FILE } from "./files";
 import { dataOnly, floatToJson, type Json, type JsonObject } from "../../core/json";
 
@@ -15,16 +16,27 @@ const NOT_LOOP_OPTIONS = ["name", "prompt", "task", "system", "options", "event_
 
 /** The loop options: the config (or its `options` dict) minus the daemon's
  * own keys, then `extra` (a resume's overrides), with daemon mode forced
- * on. The snapshot comes from the daemon's store, not from a file. */
-export function loopOptions(source: HDict, extra: HDict | null, sessionId: string, root: string): HDict {
+ * on. The snapshot comes from the daemon's store, not from a file (`root`
+ * null: a store without one). */
+export function loopOptions(source: HDict, extra: HDict | null, sessionId: string, root: string | null): HDict {
   const m = new Map(source.map);
   for (const k of NOT_LOOP_OPTIONS) m.delete(k);
   if (extra) for (const k of extra.keys()) if (!NOT_LOOP_OPTIONS.includes(k)) m.set(k, extra.get(k));
   m.set("daemon", true);
   m.set("persistent", false);
   m.set("session_id", sessionId);
-  m.set("persist_path", join(root, SNAPSHOT_FILE));
+  if (root === null) m.delete("persist_path");
+  else m.set("persist_path", join(root, SNAPSHOT_FILE));
   return new HDict(m);
+}
+
+/** The loop's `max_iterations` (counted over the daemon's life, §4.1). */
+export function maxIterationsOf(options: HDict): number {
+  try {
+    return readLoopSettings(options).maxIterations;
+  } catch {
+    return 0; // the loop reports the bad option when it starts
+  }
 }
 
 /** Options as stored in the metadata: data only. Closures (tool handlers,

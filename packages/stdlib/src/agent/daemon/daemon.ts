@@ -6,8 +6,9 @@
  * snapshot in memory and decides what must be made durable when.
  *
  * Queue invariants:
- * - `daemon_trigger` appends and returns only once the store has made the
- *   event durable; only durable events are delivered.
+ * - `daemon_trigger` returns only once the store has made the event
+ *   durable; events reach the daemon only from the store (`queued`), so
+ *   only durable events are delivered, whichever process triggered them.
  * - At most one event is in flight; events are handed over strictly in
  *   sequence order, one per idle boundary (the loop waiting with its
  *   snapshot committed).
@@ -40,9 +41,11 @@ import { DaemonInbox } from "./inbox";
 import type { RootLock } from "./lock";
 import type { DaemonHost } from "./mode";
 import { snapshotValue, type MessageValues } from "./values";
-import type { DaemonRecord, DaemonStore } from "./store";
+import type { DaemonRecord, DaemonStore, StoreListener } from "./store";
 
 export type DaemonStatus = "running" | "stopped" | "failed";
+/** What `daemon_wait` waits for (see `waitUntil`). */
+export type WaitUntil = "idle" | "drained" | "stopped";
 
 /** How long spawn/resume wait for a first snapshot and stop waits for an
  * idle boundary (§4.3). */
@@ -57,8 +60,12 @@ export interface DaemonIdentity {
   system: string | null;
   sessionId: string;
   capacity: number;
-  /** Absolute root directory. */
+  /** Absolute root directory; for a daemon in a database, the store's
+   * URL (without its password) and the daemon's name. */
   root: string;
+  /** The store's URL without its password, for a daemon in a database;
+   * null for a root directory. */
+  store?: string | null;
   /** The loop options as the metadata stores them (data only). */
   storedOptions: JsonObject;
   /** The loop's `max_iterations` (over the daemon's life, §4.1). */
@@ -72,7 +79,7 @@ export interface DaemonState {
   snapshot: Snapshot | null;
 }
 
-export class Daemon implements DaemonHost {
+export class Daemon implements DaemonHost, StoreListener {
   readonly inbox = new DaemonInbox();
   status: DaemonStatus = "running";
   stopping = false;
@@ -85,9 +92,8 @@ export class Daemon implements DaemonHost {
   inflight: QueuedEvent | null = null;
   /** `total_iterations` of the snapshot current at delivery. */
   private inflightMark = 0;
+  /** Above every sequence number seen (the metadata's next_event_seq). */
   private nextSeq: number;
-  /** Highest sequence number known to be durable. */
-  private durableSeq: number;
   /** Triggers whose event is being made durable. */
   private enqueuing = 0;
   /** The idle commit in progress. */
@@ -125,15 +131,18 @@ export class Daemon implements DaemonHost {
   ) {
     this.pending = state.pending;
     this.nextSeq = state.nextSeq;
-    this.durableSeq = state.nextSeq - 1;
     this.committed = state.snapshot;
     this.resumeSnapshot = state.snapshot;
     this.tracker = new SnapshotTracker(state.snapshot);
     this.released = new Promise<void>((r) => (this.markReleased = r));
+    store.attach(this);
   }
 
   get id(): string {
     return this.identity.id;
+  }
+  get place(): string {
+    return this.identity.root;
   }
   get snapshotPath(): string {
     return join(this.identity.root, SNAPSHOT_FILE);
@@ -175,33 +184,43 @@ export class Daemon implements DaemonHost {
   /** §4.3 `daemon_trigger` steps 2–5; resolves once the event is durable. */
   async trigger(payload: Json): Promise<void> {
     if (!this.running) throw this.notRunning("daemon_trigger");
-    const cap = this.identity.capacity;
-    if (this.pending.length + (this.inflight ? 1 : 0) >= cap) throw HarnError.daemonQueueFull(this.id, cap);
-    const event: QueuedEvent = { seq: this.nextSeq++, enqueued_at: nowRfc3339(), payload };
-    this.pending.push(event);
     this.enqueuing++;
+    let event: QueuedEvent;
     try {
-      await this.store.enqueue(event);
-    } catch (e) {
-      // Not durable: the trigger failed and the event is withdrawn.
-      const i = this.pending.indexOf(event);
-      if (i >= 0) this.pending.splice(i, 1);
-      throw e;
+      // The store checks the capacity: with a shared store, other
+      // processes fill the same queue.
+      event = await this.store.enqueue(payload);
     } finally {
       this.enqueuing--;
     }
-    if (event.seq > this.durableSeq) this.durableSeq = event.seq;
     this.note("trigger", event.seq);
     this.clock.boundary("daemon trigger persisted");
     this.deliver();
     this.notify();
   }
 
+  // --- StoreListener (called by the store) ----------------------------------------
+
+  queued(events: readonly QueuedEvent[]): void {
+    for (const e of events) {
+      let i = this.pending.length;
+      while (i > 0 && this.pending[i - 1]!.seq > e.seq) i--;
+      this.pending.splice(i, 0, e);
+      if (e.seq >= this.nextSeq) this.nextSeq = e.seq + 1;
+    }
+    this.deliver();
+    this.notify();
+  }
+
+  deliverable(): void {
+    this.deliver();
+  }
+
   /** Hand the oldest durable event to an idle loop (§4.3 "Delivery"). */
   deliver(): boolean {
     if (!this.running || this.stopping || this.inflight !== null || !this.inbox.idle) return false;
     const head = this.pending[0];
-    if (!head || head.seq > this.durableSeq) return false;
+    if (!head || !this.store.mayDeliver()) return false;
     this.pending.shift();
     this.inflight = head;
     this.inflightMark = this.committed?.total_iterations ?? 0;
@@ -292,6 +311,9 @@ export class Daemon implements DaemonHost {
   private budgetNotice(): string {
     const d = this.identity;
     const more = (this.committed?.total_iterations ?? d.maxIterations) + Math.max(d.maxIterations, 1);
+    if (d.store) {
+      return `daemon '${d.name}' stopped: its max_iterations (${d.maxIterations} model turns, counted over the daemon's life) are used up; to go on, spawn it again with a higher limit: daemon_spawn({name: ${JSON.stringify(d.name)}, store: …, max_iterations: ${more}, …})\n`;
+    }
     return `daemon '${d.name}' stopped: its max_iterations (${d.maxIterations} model turns, counted over the daemon's life) are used up; to go on, resume it with a higher limit: daemon_resume(${JSON.stringify(d.root)}, {max_iterations: ${more}})\n`;
   }
 
@@ -326,9 +348,11 @@ export class Daemon implements DaemonHost {
    * queued (`drained`), or the daemon is no longer running. False when
    * `ms` (null: no limit) passed first; rejects when `signal` aborts.
    */
-  async waitUntil(until: "idle" | "drained", ms: number | null, signal: AbortSignal): Promise<boolean> {
+  async waitUntil(until: WaitUntil, ms: number | null, signal: AbortSignal): Promise<boolean> {
     const ready = () =>
-      this.ended || !this.running || (this.inbox.idle && this.inflight === null && (until === "idle" || (this.pending.length === 0 && this.enqueuing === 0)));
+      this.ended ||
+      !this.running ||
+      (until !== "stopped" && this.inbox.idle && this.inflight === null && (until === "idle" || (this.pending.length === 0 && this.enqueuing === 0)));
     let reached = false;
     await this.waitOn(this.idleWaiters, ms, () => (reached = ready()), signal);
     return reached;
@@ -383,6 +407,29 @@ export class Daemon implements DaemonHost {
     return this.stopDone;
   }
 
+  /**
+   * The store lost the right to change the daemon's state (with a shared
+   * store: another process holds its lease now). The loop ends at once and
+   * nothing is written: the events are the store's, and the new holder
+   * replays the one in flight. Called before the store fails the write
+   * that found out, so the loop's error is not the daemon's failure.
+   */
+  fence(): Promise<void> {
+    if (this.stopDone) return this.stopDone;
+    this.stopping = true;
+    this.stopDone = (async () => {
+      this.inflight = null;
+      this.pending = [];
+      this.session?.cancel();
+      let cancelTimer: (() => void) | undefined;
+      await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
+      cancelTimer?.();
+      this.status = "stopped";
+      this.releaseLock();
+    })();
+    return this.stopDone;
+  }
+
   /** Script end: stop if running, and let every write finish. */
   async shutdown(): Promise<void> {
     try {
@@ -410,12 +457,13 @@ export class Daemon implements DaemonHost {
       ["name", d.name],
       ["status", this.status],
       ["session_id", d.sessionId],
-      ["persist_path", d.root],
-      ["snapshot_path", this.snapshotPath],
+      ["persist_path", d.store ? null : d.root],
+      ["snapshot_path", d.store ? null : this.snapshotPath],
       ["pending_event_count", this.pending.length],
       ["queued_event_count", this.pending.length + (this.inflight ? 1 : 0)],
       ["event_queue_capacity", d.capacity],
     ]);
+    if (d.store) m.set("store", d.store);
     if (this.error !== null) m.set("error", this.error);
     if (this.stopReason !== null) m.set("stop_reason", this.stopReason);
     if (this.result !== null) m.set("result", this.result);

@@ -25,7 +25,7 @@ import { readFileSync } from "node:fs";
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { HarnError } from "@harn/vm";
-import { isJsonObject, JsonError, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
+import { isJsonObject, type Json, JsonError, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats } from "../../core/json";
 import { AppendLog, splitLog } from "./appendlog";
 import { applyDelta, frozenSnapshot } from "./delta";
 import { DirectoryWriter, fileError, ioDetail } from "./durable";
@@ -35,22 +35,22 @@ import {
   encodeState,
   META_FILE,
   metaFromObject,
+  nowRfc3339,
   parseEvent,
   parseMeta,
   parseSnapshot,
   snapshotFromObject,
   SNAPSHOT_FILE,
   type Meta,
+  type MetaHeader,
   type QueuedEvent,
   type Snapshot,
 } from "./files";
-import type { DaemonRecord, DaemonStore } from "./store";
+import type { DaemonRecord, DaemonStore, StoreListener } from "./store";
 
 export const JOURNAL_FILE = "daemon.journal";
 /** A journal smaller than this is never compacted. */
 export const COMPACT_MIN_BYTES = 1 << 20;
-
-type Header = Omit<Meta, "next_event_seq" | "pending_events" | "inflight_event">;
 
 function encodeLine(v: JsonObject): string {
   return stringifyJsonKeepingFloats(v);
@@ -62,9 +62,10 @@ export class FileStore implements DaemonStore {
   private base: Snapshot | null;
   private readonly queue = new Map<number, QueuedEvent>();
   private nextSeq: number;
-  private readonly header: Header;
+  private readonly header: MetaHeader;
   private checkpointBytes = 0;
   private readonly views: DirectoryWriter;
+  private listener: StoreListener | null = null;
 
   private constructor(
     readonly root: string,
@@ -120,14 +121,33 @@ export class FileStore implements DaemonStore {
     return encodeLine({ op: "checkpoint", meta: this.meta() as unknown as JsonObject, snapshot: this.base as unknown as JsonObject }) + "\n";
   }
 
-  enqueue(event: QueuedEvent): Promise<void> {
+  attach(listener: StoreListener): void {
+    this.listener = listener;
+  }
+
+  mayDeliver(): boolean {
+    return true;
+  }
+
+  /** Sequence numbers are taken in call order and groups are written in
+   * order, so events reach the listener in sequence order. */
+  enqueue(payload: Json): Promise<QueuedEvent> {
+    const cap = this.header.event_queue_capacity;
+    // The queue holds pending, in-flight and still-being-written events.
+    if (this.queue.size >= cap) return Promise.reject(HarnError.daemonQueueFull(this.header.id, cap));
+    const event: QueuedEvent = { seq: this.nextSeq++, enqueued_at: nowRfc3339(), payload };
     this.queue.set(event.seq, event);
-    if (event.seq >= this.nextSeq) this.nextSeq = event.seq + 1;
-    const line = encodeLine({ op: "trigger", seq: event.seq, enqueued_at: event.enqueued_at, payload: event.payload });
-    return this.append(line).catch((e: unknown) => {
-      this.queue.delete(event.seq);
-      throw e;
-    });
+    const line = encodeLine({ op: "trigger", seq: event.seq, enqueued_at: event.enqueued_at, payload });
+    return this.append(line).then(
+      () => {
+        this.listener?.queued([event]);
+        return event;
+      },
+      (e: unknown) => {
+        this.queue.delete(event.seq);
+        throw e;
+      },
+    );
   }
 
   commitIdle(snapshot: Snapshot, delta: JsonObject, ack: number | null): Promise<void> {
@@ -159,7 +179,8 @@ export class FileStore implements DaemonStore {
    * loses nothing. */
   async close(record: DaemonRecord): Promise<void> {
     await this.log.close();
-    await this.views.write(META_FILE, "meta", () => encodeState(record.meta));
+    const meta = { ...record.meta, next_event_seq: this.nextSeq };
+    await this.views.write(META_FILE, "meta", () => encodeState(meta));
     const snap = record.snapshot;
     if (snap !== null) await this.views.write(SNAPSHOT_FILE, "snapshot", () => encodeState(snap));
     try {

@@ -85,6 +85,9 @@ export interface Meta {
   inflight_event: QueuedEvent | null;
 }
 
+/** The metadata without the queue: who the daemon is and how it runs. */
+export type MetaHeader = Omit<Meta, "next_event_seq" | "pending_events" | "inflight_event">;
+
 /** Pretty-printed, as the reference writes both files. */
 export function encodeState(v: Snapshot | Meta): string {
   if (v._type === "daemon_snapshot" && v.recorded_messages === v.visible_messages) return encodeSharedSnapshot(v);

@@ -6,26 +6,55 @@
  * continues where it left off.
  */
 import { HarnError, HDict, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
-import type { Daemon } from "./daemon";
+import type { Json } from "../../core/json";
+import type { WaitUntil } from "./daemon";
+
+/** What the daemon builtins use of a daemon: one this process runs from
+ * a root directory (`Daemon`), or one in a shared store that it runs,
+ * stands by for, or only feeds and observes (pg/shared.ts). */
+export interface DaemonHandle {
+  readonly id: string;
+  /** Where its state lives: a root directory, or a store URL and name. */
+  readonly place: string;
+  /** This process runs it or stands by for it. */
+  readonly running: boolean;
+  /** Resolves once this process no longer touches its state. */
+  readonly released: Promise<void>;
+  trigger(payload: Json): Promise<void>;
+  stop(): Promise<void>;
+  /** Script end: stop, never throw. */
+  shutdown(): Promise<void>;
+  summary(): HDict | Promise<HDict>;
+  snapshotDict(): HDict | Promise<HDict>;
+  waitUntil(until: WaitUntil, ms: number | null, signal: AbortSignal): Promise<boolean>;
+}
+
+/** Something closed once every daemon of the runtime has stopped (a
+ * store's connections). */
+export interface DaemonResource {
+  close(): Promise<void>;
+}
 
 export class DaemonRegistry {
-  readonly daemons = new Map<string, Daemon>();
+  readonly daemons = new Map<string, DaemonHandle>();
+  /** Per-runtime resources by key, closed after the daemons at shutdown. */
+  readonly resources = new Map<string, DaemonResource>();
 
-  /** The running daemon of a root directory, if any. */
-  runningFor(root: string): Daemon | undefined {
-    for (const d of this.daemons.values()) if (d.running && d.identity.root === root) return d;
+  /** The running daemon of a place, if any. */
+  runningFor(place: string): DaemonHandle | undefined {
+    for (const d of this.daemons.values()) if (d.running && d.place === place) return d;
     return undefined;
   }
 
-  /** Wait until no daemon of this process still holds `root` (one that
+  /** Wait until no daemon of this process still holds `place` (one that
    * just stopped may be finishing its last write). */
-  async released(root: string): Promise<void> {
-    await Promise.all([...this.daemons.values()].filter((d) => d.identity.root === root && !d.running).map((d) => d.released));
+  async released(place: string): Promise<void> {
+    await Promise.all([...this.daemons.values()].filter((d) => d.place === place && !d.running).map((d) => d.released));
   }
 
   /** A daemon builtin's handle argument: the handle dict (its `id`) or an
    * id string. */
-  resolve(builtin: string, arg: Value | undefined): Daemon {
+  resolve(builtin: string, arg: Value | undefined): DaemonHandle {
     if (arg === undefined || arg === null) throw HarnError.runtime(`${builtin}: missing daemon handle`);
     let id: string;
     if (arg instanceof HDict) {
@@ -41,6 +70,9 @@ export class DaemonRegistry {
 
   async shutdown(): Promise<void> {
     await Promise.all([...this.daemons.values()].map((d) => d.shutdown()));
+    const resources = [...this.resources.values()];
+    this.resources.clear();
+    await Promise.all(resources.map((r) => r.close().catch(() => undefined)));
   }
 }
 
