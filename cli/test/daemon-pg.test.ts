@@ -8,13 +8,12 @@
  * Without PostgreSQL binaries the file is skipped with a message, except
  * in CI (`CI` set by .ci/run, which installs them), where that fails.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a plain .mjs script shared with .ci/run and bench/daemon
-import { createDatabase, pgBinDir, startPgServer } from "../../scripts/pg-test-server.mjs";
+import { createDatabase, pgBinDir, startPgServer, type PgServer } from "../../scripts/pg-test-server.mjs";
 import { alive } from "./hang-harness";
 import { bundleHarn } from "./harn-bundle";
 
@@ -27,7 +26,7 @@ if (!haveServer) {
 const LEASE_MS = 1000;
 let work: string;
 let harnBin: string;
-let server: { url: string; stop: () => Promise<void> } | null = null;
+let server: PgServer | null = null;
 let databases = 0;
 const children = new Set<ChildProcess>();
 
@@ -46,7 +45,7 @@ afterAll(async () => {
 
 /** A fresh database of the test server. */
 function database(): string {
-  return createDatabase(server!.url, `t${++databases}`) as string;
+  return createDatabase(server!.url, `t${++databases}`);
 }
 
 interface Run {
@@ -57,8 +56,8 @@ interface Run {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function harn(file: string, args: string[]): Run {
-  const child = spawn(process.execPath, [harnBin, "run", file, "--", ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+function harn(file: string, args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [harnBin, "run", file, "--", ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   children.add(child);
   let out = "";
   let err = "";
@@ -109,7 +108,9 @@ pipeline main() {
     llm_mock({match: "*\\"n\\":" + to_string(n) + "}", tool_calls: [{name: "record", arguments: {n: n}}]})
   }
   llm_mock({match: "*", text: "idle"})
-  let d = daemon_spawn({name: "w", store: argv[0], lease_ms: ${LEASE_MS}, task: "Record every event.", provider: "mock",
+  // "env": the store comes from HARN_DAEMON_STORE
+  let store = if argv[0] == "env" { nil } else { argv[0] }
+  let d = daemon_spawn({name: "w", store: store, lease_ms: ${LEASE_MS}, task: "Record every event.", provider: "mock",
                         tools: record, max_iterations: 1000000})
   println("status " + d.status)
   let stop = argv[2]
@@ -143,20 +144,21 @@ async function produce(url: string, first: number, last: number, gapMs: number, 
 }
 
 let workers = 0;
-async function startWorker(url: string, log: string, expected: "running" | "standby"): Promise<Run & { stopFile: string }> {
+async function startWorker(url: string, log: string, expected: "running" | "standby", fromEnv = false): Promise<Run & { stopFile: string }> {
   const stopFile = join(work, `stop-${++workers}`);
-  const w = Object.assign(harn(script("worker.harn", WORKER), [url, log, stopFile]), { stopFile });
+  const args = [fromEnv ? "env" : url, log, stopFile];
+  const w = Object.assign(harn(script("worker.harn", WORKER), args, fromEnv ? { HARN_DAEMON_STORE: url } : {}), { stopFile });
   await eventually(() => w.stdout().includes("status ") || w.child.exitCode !== null, "a worker's spawn");
   expect(w.stdout().trim(), w.stderr()).toBe(`status ${expected}`);
   return w;
 }
 
 describe.skipIf(!haveServer)("daemons in PostgreSQL", () => {
-  it("one worker runs it, another stands by; a producer's events are handled in order; daemon_stop hands over at once", async () => {
+  it("one worker runs it, another (store from HARN_DAEMON_STORE) stands by; a producer's events are handled in order; daemon_stop hands over at once", async () => {
     const url = database();
     const log = join(work, "basic.log");
     const a = await startWorker(url, log, "running");
-    const b = await startWorker(url, log, "standby");
+    const b = await startWorker(url, log, "standby", true);
     expect(await produce(url, 1, 10, 0)).toBe("triggered\ndrained true 0\n");
     expect(handled(log)).toEqual(Array.from({ length: 10 }, (_, i) => [a.pid, i + 1]));
 
@@ -247,4 +249,66 @@ describe.skipIf(!haveServer)("daemons in PostgreSQL", () => {
     expect(a.stdout()).toBe("status running\nended stopped\n");
     expect([a.pid, b.pid].filter(alive)).toEqual([]);
   }, 120_000);
+
+  it("errors keep their texts; a store's password is never shown; payloads stay exact; a newer schema is refused", async () => {
+    const url = database();
+    const port = new URL(url).port;
+    const errors = harn(
+      script(
+        "errors.harn",
+        `
+pipeline main() {
+  let url = argv[0]
+  println(unwrap_err(try { daemon_connect(url, "nope") }))
+  println(unwrap_err(try { daemon_spawn({task: "t", store: url, provider: "mock"}) }))
+  println(unwrap_err(try { daemon_spawn({task: "t", name: "x", store: "postgresql://harn:s3cret@127.0.0.1:1/x", provider: "mock"}) }))
+  println(unwrap_err(try { daemon_spawn({task: "t", name: "x", store: "/tmp/x", provider: "mock"}) }))
+  // The loop is stuck on the first event: one in flight, one pending.
+  llm_mock({text: "idle"})
+  llm_mock({text: "", delay_ms: 3600000})
+  let d = daemon_spawn({task: "t", name: "full", store: url, provider: "mock", event_queue_capacity: 2, lease_ms: 60s})
+  daemon_trigger(d, {n: 1})
+  daemon_trigger(d, {big: 9007199254740993})
+  let s = daemon_snapshot(daemon_connect(url, "full"))
+  println(to_string(s.queued_event_count) + " " + to_string(s.event_queue_capacity))
+  println(json_stringify(daemon_snapshot(d).pending_events.map({ e -> e.payload })))
+  try { daemon_trigger(d, "three") } catch (e: dict) { println(e.kind + ": " + e.message) }
+  println("ready")
+  while true { sleep(1000) }
+}
+`,
+      ),
+      [url],
+    );
+    await eventually(() => errors.stdout().includes("ready") || errors.child.exitCode !== null, "the error script");
+    const id = /daemon '(daemon_[^']+)' reached/.exec(errors.stdout())?.[1];
+    expect(errors.stderr()).toBe("");
+    expect(errors.stdout().split("\n")).toEqual([
+      `Runtime error: daemon_connect: no daemon 'nope' in postgresql://harn@127.0.0.1:${port}/t${databases}`,
+      "Runtime error: daemon_spawn: a daemon in a PostgreSQL store needs a `name` (it is how every process finds it)",
+      "Runtime error: daemon store postgresql://harn@127.0.0.1:1/x: connect ECONNREFUSED 127.0.0.1:1",
+      "Runtime error: daemon_spawn: `store` must be a postgresql:// URL",
+      "2 2",
+      '[{"big":9007199254740993}]',
+      `daemon_queue_full: Daemon queue full: daemon '${id}' reached its event_queue_capacity of 2`,
+      "ready",
+      "",
+    ]);
+    // A producer in another process meets the same bound.
+    const producer = harn(
+      script("full.harn", `pipeline main() { try { daemon_trigger(daemon_connect(argv[0], "full"), 3) } catch (e) { println(e) } }`),
+      [url],
+    );
+    await producer.exit;
+    expect(producer.stdout()).toBe(`Daemon queue full: daemon '${id}' reached its event_queue_capacity of 2\n`);
+    errors.child.kill("SIGKILL");
+    await errors.exit;
+
+    execFileSync(join(pgBinDir()!, "psql"), [url, "-qc", "UPDATE harn_schema SET version = 99"]);
+    const newer = harn(script("newer.harn", `pipeline main() { daemon_connect(argv[0], "full") }`), [url]);
+    await newer.exit;
+    expect(newer.stderr()).toContain(
+      `daemon store postgresql://harn@127.0.0.1:${port}/t${databases}: the daemon tables are at schema version 99, newer than this harn knows (1); upgrade harn`,
+    );
+  });
 });

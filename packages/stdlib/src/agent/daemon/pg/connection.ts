@@ -58,6 +58,11 @@ export function ownerName(): string {
   return `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/** A runtime's connection to one URL, as registered for closing. */
+interface Opening extends DaemonResource {
+  opening: Promise<PgConnection>;
+}
+
 export class PgConnection implements DaemonResource {
   private listener: Client | null = null;
   private listening: Promise<Client> | null = null;
@@ -77,20 +82,18 @@ export class PgConnection implements DaemonResource {
   }
 
   /** The connection of `url` for this runtime, its schema migrated. */
-  static async get(rt: Runtime, url: string): Promise<PgConnection> {
+  static get(rt: Runtime, url: string): Promise<PgConnection> {
     const registry = daemonRegistry(rt);
     const key = `pg ${url}`;
-    let found = registry.resources.get(key) as PgConnection | Promise<PgConnection> | undefined;
-    if (found === undefined) {
+    let entry = registry.resources.get(key) as Opening | undefined;
+    if (entry === undefined) {
       const opening = PgConnection.open(url);
-      registry.resources.set(key, { close: () => opening.then((c) => c.close(), () => undefined) });
-      found = opening;
-      opening.then(
-        (c) => registry.resources.set(key, c),
-        () => registry.resources.delete(key),
-      );
+      entry = { opening, close: () => opening.then((c) => c.close(), () => undefined) };
+      registry.resources.set(key, entry);
+      // A failed open is not kept: the next use tries again.
+      opening.catch(() => registry.resources.delete(key));
     }
-    return found;
+    return entry.opening;
   }
 
   private static async open(url: string): Promise<PgConnection> {

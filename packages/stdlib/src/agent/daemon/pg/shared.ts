@@ -14,7 +14,7 @@
  * is empty) go by the stored queue, which holds an event until the idle
  * commit that handled it.
  */
-import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { fromJson, type Json } from "../../../core/json";
 import { loopOptions, maxIterationsOf, storedOptions } from "../config";
 import { Daemon, queueFields, SETTLE_MS, type DaemonIdentity, type WaitUntil } from "../daemon";
@@ -225,13 +225,10 @@ export class SharedDaemon implements DaemonHandle {
   async trigger(payload: Json): Promise<void> {
     const run = this.run;
     if (run?.running && !run.stopping) return run.trigger(payload);
-    if (this.role === "stopped") throw (this.lastRun ?? this.standIn()).notRunning("daemon_trigger");
+    if (this.role === "stopped") {
+      throw this.lastRun ? this.lastRun.notRunning("daemon_trigger") : HarnError.runtime(`daemon_trigger: daemon ${this.id} is not running`);
+    }
     await enqueueEvent(this.conn, this.name, payload);
-  }
-
-  /** A Daemon-shaped error source for a daemon this process never ran. */
-  private standIn(): { notRunning: (b: string) => Error } {
-    return { notRunning: (b) => new Error(`${b}: daemon ${this.id} is not running`) };
   }
 
   stop(): Promise<void> {
