@@ -25,7 +25,7 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "wait_agent", "send_input", "worker_trigger", "close_agent", "resume_agent", "list_agents", "checkpoint",
     "checkpoint_get", "checkpoint_exists", "checkpoint_list", "checkpoint_delete", "checkpoint_clear",
     "ask_user", "request_approval", "dual_control", "escalate_to", "hitl_pending", "daemon_spawn",
-    "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait",
+    "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait", "daemon_connect",
   ],
   http: [
     "sse_mock", "sse_event", "sse_connect", "sse_receive", "sse_close", "websocket_mock", "websocket_connect",
