@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDatabase, pgBinDir, startPgServer, type PgServer } from "../../scripts/pg-test-server.mjs";
-import { alive } from "./hang-harness";
+import { alive, eventually } from "./hang-harness";
 import { bundleHarn } from "./harn-bundle";
 
 const haveServer = pgBinDir() !== null;
@@ -74,14 +74,6 @@ function script(name: string, source: string): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(10);
-  }
-}
 
 /** `[pid, n]` per handled event, in handling order. */
 function handled(log: string): [number, number][] {

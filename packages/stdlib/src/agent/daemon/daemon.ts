@@ -394,13 +394,7 @@ export class Daemon implements DaemonHost, StoreListener {
         this.pending.unshift(this.inflight);
         this.inflight = null;
       }
-      // Aborting runs the loop's session cleanup (§1.15) in its finally.
-      this.session?.cancel();
-      // A referenced timer: while the stop waits, something must keep Node
-      // alive, or a loop stuck on an unref'd handle ends the run silently.
-      let cancelTimer: (() => void) | undefined;
-      await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
-      cancelTimer?.();
+      await this.abortLoop();
       this.status = "stopped";
       await this.close();
     })();
@@ -420,14 +414,22 @@ export class Daemon implements DaemonHost, StoreListener {
     this.stopDone = (async () => {
       this.inflight = null;
       this.pending = [];
-      this.session?.cancel();
-      let cancelTimer: (() => void) | undefined;
-      await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
-      cancelTimer?.();
+      await this.abortLoop();
       this.status = "stopped";
       this.releaseLock();
     })();
     return this.stopDone;
+  }
+
+  /** Abort the loop task and wait (up to UNWIND_MS) for it to unwind.
+   * Aborting runs the loop's session cleanup (§1.15) in its finally. */
+  private async abortLoop(): Promise<void> {
+    this.session?.cancel();
+    // A referenced timer: while the stop waits, something must keep Node
+    // alive, or a loop stuck on an unref'd handle ends the run silently.
+    let cancelTimer: (() => void) | undefined;
+    await Promise.race([this.loopDone, new Promise<void>((r) => (cancelTimer = this.clock.timer(UNWIND_MS, r)))]);
+    cancelTimer?.();
   }
 
   /** Script end: stop if running, and let every write finish. */

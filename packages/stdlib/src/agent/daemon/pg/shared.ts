@@ -314,10 +314,10 @@ export class SharedDaemon implements DaemonHandle {
         const run = this.run;
         if (run) {
           if (!(await run.waitUntil(until, left(), signal))) return false;
-          // The run reached it, or ended: standing by again keeps a
-          // "stopped" wait going.
-          if (this.run === run && run.running) return true;
-          if (until !== "stopped") return true;
+          if (until !== "stopped" && run.running && !run.stopping) return true;
+          // The run ended or is ending (stopped, or fenced: then this
+          // process stands by again and the wait goes on).
+          await run.released;
           continue;
         }
         if (this.role === "stopped") return true;
