@@ -142,7 +142,10 @@ export class SharedDaemon implements DaemonHandle {
       this.row = row;
       const snapshot = await readSnapshot(this.conn.pool, this.name);
       const events = await readEvents(this.conn.pool, this.name);
-      store = new PgStore(this.conn, this.name, lease, events.at(-1)?.seq ?? 0, () => this.lostLease());
+      // Sequence numbers have no gaps: the next event after these is
+      // row.nextSeq or later (a later one queued meanwhile is fetched).
+      const last = Math.max(events.at(-1)?.seq ?? 0, row.nextSeq - 1);
+      store = new PgStore(this.conn, this.name, lease, last, () => this.lostLease());
       await store.loadSizes();
       if (this.stopping) throw new Error("stopping");
       const h = row.header;
@@ -228,8 +231,13 @@ export class SharedDaemon implements DaemonHandle {
     if (this.role === "stopped") {
       throw this.lastRun ? this.lastRun.notRunning("daemon_trigger") : HarnError.runtime(`daemon_trigger: daemon ${this.id} is not running`);
     }
-    await enqueueEvent(this.conn, this.name, payload);
+    const { queued } = await enqueueEvent(this.conn, this.name, payload);
+    this.justQueued = queued;
   }
+
+  /** The queue length the last remote trigger saw (its summary needs no
+   * other round trip). */
+  private justQueued: number | null = null;
 
   stop(): Promise<void> {
     if (this.stopDone) return this.stopDone;
@@ -265,9 +273,11 @@ export class SharedDaemon implements DaemonHandle {
 
   async summary(): Promise<HDict> {
     if (this.run) return this.run.summary().with("runner", this.owner);
-    const row = await readRow(this.conn, this.name);
+    const just = this.justQueued;
+    this.justQueued = null;
+    const row = just === null ? await readRow(this.conn, this.name) : this.row;
     if (row !== null) this.row = row;
-    const queued = row === null ? 0 : Number((await this.conn.query<{ q: number }>("SELECT queued AS q FROM harn_daemons WHERE name = $1", [this.name]))[0]?.q ?? 0);
+    const queued = just ?? row?.queued ?? 0;
     const status = this.role === "connected" ? (row?.leased ? "running" : "stopped") : this.role === "stopped" && this.lastRun?.status === "failed" ? "failed" : this.role;
     const m = new Map<string, Value>([
       ["id", this.id],

@@ -38,6 +38,8 @@ export interface DaemonRow {
   header: MetaHeader;
   capacity: number;
   nextSeq: number;
+  /** Events in the queue (pending and in flight). */
+  queued: number;
   stopReason: string | null;
   /** Someone holds an unexpired lease. */
   leased: boolean;
@@ -45,7 +47,7 @@ export interface DaemonRow {
   leaseGeneration: number;
 }
 
-const ROW_COLUMNS = `name, id, header, capacity, next_seq::float8 AS next_seq, stop_reason, lease_owner, lease_generation::float8 AS lease_generation,
+const ROW_COLUMNS = `name, id, header, capacity, next_seq::float8 AS next_seq, queued, stop_reason, lease_owner, lease_generation::float8 AS lease_generation,
   (lease_owner IS NOT NULL AND lease_expires_at > clock_timestamp()) AS leased`;
 
 interface RawRow {
@@ -54,6 +56,7 @@ interface RawRow {
   header: string;
   capacity: number;
   next_seq: number;
+  queued: number;
   stop_reason: string | null;
   lease_owner: string | null;
   lease_generation: number;
@@ -78,6 +81,7 @@ function toRow(r: RawRow): DaemonRow {
     header,
     capacity: r.capacity,
     nextSeq: r.next_seq,
+    queued: r.queued,
     stopReason: r.stop_reason,
     leased: r.leased,
     leaseOwner: r.lease_owner,
@@ -231,9 +235,16 @@ export class PgStore implements DaemonStore {
     return false;
   }
 
+  /** One round trip: the event comes back from the statement that
+   * queued it, and when it directly follows the last one seen (no other
+   * process queued one in between) it goes to the daemon as it is;
+   * otherwise a fetch brings it with the ones before it. */
   async enqueue(payload: Json): Promise<QueuedEvent> {
     const { event } = await enqueueEvent(this.conn, this.name, payload);
-    await this.refill();
+    if (event.seq === this.lastSeq + 1 && this.holding) {
+      this.lastSeq = event.seq;
+      this.listener?.queued([event]);
+    } else if (event.seq > this.lastSeq) await this.refill();
     return event;
   }
 
@@ -259,9 +270,11 @@ export class PgStore implements DaemonStore {
     } catch (e) {
       throw this.conn.error(e);
     }
-    if (events.length === 0 || !this.holding) return;
-    this.lastSeq = events[events.length - 1]!.seq;
-    this.listener?.queued(events);
+    // Events queued by this process may have been handed over meanwhile.
+    const fresh = events.filter((e) => e.seq > this.lastSeq);
+    if (fresh.length === 0 || !this.holding) return;
+    this.lastSeq = fresh[fresh.length - 1]!.seq;
+    this.listener?.queued(fresh);
   }
 
   private scheduleRenew(): void {
