@@ -73,6 +73,13 @@ export interface CallContext {
    */
   inSession?(sessionId: string, options?: { detached?: boolean }): SessionCallContext;
   /**
+   * A context whose calls run in a new child task of the current one (the
+   * general form of `inSession`): supervisors and `parallel_race` run
+   * closures this way. `buffered`: the task's output is kept (read it
+   * through the vm's `Task.output()`), not written to the parent.
+   */
+  inTask?(options?: TaskOptions): SessionCallContext;
+  /**
    * `fn` prepared for many calls during this builtin call (list methods
    * call their callback once per item): each call behaves exactly like
    * `call(fn, args)`, but the dispatch on `fn` happens once, and a closure
@@ -89,6 +96,19 @@ export interface Callback {
   one(a: Value): Value | Promise<Value>;
   /** Same as `call(fn, [a, b])`. */
   two(a: Value, b: Value): Value | Promise<Value>;
+}
+
+/** What a task started by `CallContext.inTask` is: its id (default
+ * `PARENT:session`), kind name and fan-out group (core-gaps.md §6.4), the
+ * agent session owning it (default the caller's), whether it outlives the
+ * caller, and whether its output is kept instead of written out. */
+export interface TaskOptions {
+  id?: string;
+  name?: string;
+  groupId?: string | null;
+  sessionId?: string;
+  detached?: boolean;
+  buffered?: boolean;
 }
 
 /** A `CallContext` of its own task (see `CallContext.inSession`). */

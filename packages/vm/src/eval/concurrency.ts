@@ -322,6 +322,7 @@ export class Concurrency {
       const parent = fr.task;
       const closure = mk(fr) as HClosure;
       const child = new Task(`${parent.id}:spawn:${++parent.spawnCount}`, parent, null);
+      child.name = "spawn";
       linkToSignal(child, parent.signal);
       const handle = new HTask(`vm_task_${++parent.handleCount}`, child);
       this.startTask(child, closure.impl, [], fr);
@@ -338,6 +339,7 @@ export class Concurrency {
     const maxEv = maxOpt ? c.expr(maxOpt[1]) : null;
     const mode = n.mode;
     const kind = mode === "count" ? "parallel" : mode === "each" ? "parallel_each" : mode === "settle" ? "parallel_settle" : "parallel_each_stream";
+    const taskName = mode === "count" ? "parallel" : mode === "each" ? "parallel each" : mode === "settle" ? "parallel settle" : "parallel each as stream";
     const file = c.file;
     const span = n.span;
     return (fr) =>
@@ -362,6 +364,8 @@ export class Concurrency {
           const impl = closure.impl;
           const tasks = items.map((_, i) => {
             const t = new Task(`${group}:${i}`, parent, null);
+            t.name = taskName;
+            t.groupId = group;
             linkToSignal(t, parent.signal);
             return t;
           });

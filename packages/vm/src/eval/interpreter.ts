@@ -8,7 +8,7 @@ import type { Span, TypeExpr } from "@harn/parser";
 import { HarnError } from "../errors";
 import { monotonicMs } from "../clock";
 import * as ops from "../ops";
-import type { BuiltinFn, CallContext, Callback, MethodFn, Runtime, SessionCallContext } from "../runtime";
+import type { BuiltinFn, CallContext, Callback, MethodFn, Runtime, SessionCallContext, TaskOptions } from "../runtime";
 import {
   HBuiltinRef,
   HChannel,
@@ -824,16 +824,23 @@ export class VmCallContext implements CallContext {
   get sessionId(): string {
     return this.fr.task.sessionId;
   }
-  /** See `CallContext.inSession`. Calls go through a stand-in for the
-   * calling frame (same function, a copy of its slots) that lives in the
-   * session's task, so late-bound names resolve exactly as in `call`. */
+  /** See `CallContext.inSession`. */
   inSession(sessionId: string, options: { detached?: boolean } = {}): SessionCallContext {
+    return this.inTask({ sessionId, detached: options.detached });
+  }
+  /** See `CallContext.inTask`. Calls go through a stand-in for the
+   * calling frame (same function, a copy of its slots) that lives in the
+   * new task, so late-bound names resolve exactly as in `call`. */
+  inTask(options: TaskOptions = {}): SessionCallContext {
     const parent = this.fr.task;
     const rt = this.interp.rt;
+    const id = options.id ?? `${parent.id}:session`;
     const task = options.detached
-      ? new Task(`${parent.id}:session`, null, (t) => rt.stdout.write(t))
-      : new Task(`${parent.id}:session`, parent, (t) => parent.write(t));
-    task.sessionId = sessionId;
+      ? new Task(id, null, options.buffered ? null : (t) => rt.stdout.write(t))
+      : new Task(id, parent, options.buffered ? null : (t) => parent.write(t));
+    task.sessionId = options.sessionId ?? parent.sessionId;
+    if (options.name !== undefined) task.name = options.name;
+    if (options.groupId !== undefined) task.groupId = options.groupId;
     task.depth = parent.depth;
     const stand = new Frame(this.fr.proto, task, this.fr.dynFr, this.fr.dynSite);
     for (let i = 0; i < this.fr.s.length; i++) stand.s[i] = this.fr.s[i]!;

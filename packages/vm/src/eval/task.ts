@@ -39,6 +39,13 @@ export class Task {
    * the root scope. Spawned tasks inherit it; `CallContext.inSession` sets
    * it for the code an agent loop runs. */
   sessionId: string;
+  /** What `runtime_context()` reports (core-gaps.md §6.3–§6.4): the task's
+   * kind (`root`, `spawn`, `parallel each`, ...) and its fan-out group. */
+  name = "root";
+  groupId: string | null = null;
+  /** Context values (`runtime_context_set`): a child starts with a copy of
+   * its parent's. */
+  contextValues: Map<string, Value> | null;
 
   constructor(
     readonly id: string,
@@ -49,6 +56,7 @@ export class Task {
     this.tree = parent ? parent.tree : { cancelling: null };
     this.signal = this.ac.signal;
     this.sessionId = parent ? parent.sessionId : "";
+    this.contextValues = parent?.contextValues ? new Map(parent.contextValues) : null;
     if (parent) {
       parent.children.add(this);
       if (parent.ac.signal.aborted) this.ac.abort(parent.ac.signal.reason);
