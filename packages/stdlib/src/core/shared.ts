@@ -1,245 +1,189 @@
 /**
- * Shared state between tasks (spec/stdlib.md §18.4, semantics.md §9):
- * shared cells, shared maps and actor mailboxes. Tasks run on snapshots of
- * their creator's variables, so mutable state they share goes through
- * handles like these, which are shared by reference.
- *
- * The spec names these builtins without describing them; the behaviour
- * below is this implementation's documented choice:
- * - writes return the previous value; `*_cas` compares with `==` and
- *   returns whether it swapped (an absent map key compares as nil);
- * - mailboxes are bounded FIFO queues registered by name; `mailbox_send`
- *   never waits (false when the mailbox is full or closed);
- *   `mailbox_receive(mb, timeout?)` waits for the next message and returns
- *   nil on timeout or once the mailbox is closed and drained.
+ * Shared cells and shared maps (spec/core-gaps.md §6.1): scoped handles
+ * with versions, snapshots and compare-and-swap, shared by every task of
+ * the run. Addressing and scopes are shared-state.ts; mailboxes are
+ * mailbox.ts.
  */
-import { display, equals, HarnError, HDict, HDuration, HOpaque, RuntimeSlot, typeOf, type CallContext, type CancelTimer, type Clock, type Value } from "@harn/vm";
+import { display, equals, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { arg } from "./args";
 import { builtinModule } from "../registry/define";
+import { address, Cell, counters, entryKey, handle, mailboxMetrics, openAddress, resolveScope, SHARED, SharedMap, type Counters, type Mailbox, type SharedKind } from "./shared-state";
 
-class Cell {
-  constructor(public value: Value) {}
+function required(fn: string, args: Value[], n: number, text: string): void {
+  if (args.length < n) throw HarnError.runtime(`${fn}: ${text}`);
 }
 
-class SharedMap {
-  constructor(readonly entries: Map<string, Value>) {}
+function snapshot(value: Value, version: number): HDict {
+  return HDict.of({ _type: "shared_snapshot", value, version });
 }
 
-class Mailbox {
-  readonly queue: Value[] = [];
-  closed = false;
-  sent = 0;
-  received = 0;
-  private waiters: (() => void)[] = [];
-  constructor(
-    readonly name: string,
-    readonly capacity: number,
-  ) {}
-
-  wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-
-  /** Resolves at the next send or close, at the deadline, or rejects when
-   * the task is cancelled; never leaves a timer behind. */
-  wait(signal: AbortSignal, timeoutMs: number | null, clock: Clock): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      let timer: CancelTimer | null = null;
-      const done = () => {
-        if (timer) timer();
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        if (timer) timer();
-        this.waiters = this.waiters.filter((w) => w !== done);
-        reject(signal.reason);
-      };
-      if (timeoutMs !== null) timer = clock.timer(timeoutMs, done);
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiters.push(done);
-    });
-  }
-}
-
-interface SharedState {
-  mailboxes: Map<string, Mailbox>;
-  cells: number;
-  maps: number;
-  reads: number;
-  writes: number;
-  casFailures: number;
-}
-
-const SHARED = new RuntimeSlot<SharedState>("stdlib.shared", () => ({ mailboxes: new Map(), cells: 0, maps: 0, reads: 0, writes: 0, casFailures: 0 }));
-
-function payload<T>(v: Value, kind: new (...a: never[]) => T): T | null {
-  return v instanceof HOpaque && v.payload instanceof kind ? (v.payload as T) : null;
-}
-
-function need<T>(fn: string, v: Value, kind: new (...a: never[]) => T, what: string): T {
-  const p = payload(v, kind);
-  if (p === null) throw HarnError.thrown(`${fn}: first argument must be a ${what}, got ${typeOf(v)}`);
-  return p;
-}
-
-function timeoutArg(v: Value): number | null {
-  if (typeof v === "number") return v;
-  if (v instanceof HDuration) return v.ms;
-  return null;
-}
-
-function mailboxHandle(mb: Mailbox): HOpaque {
-  return new HOpaque("mailbox", `<mailbox:${mb.name}>`, mb);
-}
-
-function receive(mb: Mailbox, ctx: CallContext, deadline: number | null): Value | Promise<Value> {
-  if (mb.queue.length > 0) {
-    mb.received++;
-    const v = mb.queue.shift()!;
-    return v;
-  }
-  if (mb.closed) return null;
-  const clock = ctx.runtime.clock;
-  const left = deadline === null ? null : deadline - clock.monotonic();
-  if (left !== null && left <= 0) return null;
-  return mb.wait(ctx.signal, left, clock).then(() => receive(mb, ctx, deadline));
+/** Compare-and-swap's test (§6.1): a snapshot must match in version and
+ * value, anything else in value (`==`). Counts the failure. */
+function casMatches(c: Counters, current: Value, expected: Value): boolean {
+  let ok: boolean;
+  if (expected instanceof HDict && expected.get("_type") === "shared_snapshot") {
+    const version = expected.get("version") ?? null;
+    const stale = version !== c.version;
+    ok = !stale && equals(current, expected.get("value") ?? null);
+    if (!ok && stale) c.staleReads++;
+  } else ok = equals(current, expected);
+  if (ok) {
+    c.casSuccesses++;
+    c.writes++;
+    c.version++;
+  } else c.casFailures++;
+  return ok;
 }
 
 export const SHARED_BUILTINS = builtinModule("core/shared", (def) => {
+  const cell = (fn: string, args: Value[], ctx: CallContext, create: boolean): Cell | undefined => {
+    required(fn, args, 1, "handle is required");
+    const a = address(fn, "shared_cell", args[0]!, ctx);
+    const table = ctx.runtime.slot(SHARED).shared_cell;
+    let c = table.get(entryKey(a.scope, a.key));
+    if (!c && create) table.set(entryKey(a.scope, a.key), (c = new Cell(null)));
+    return c;
+  };
+  const map = (fn: string, args: Value[], ctx: CallContext, create: boolean): SharedMap | undefined => {
+    required(fn, args, 1, "handle is required");
+    const a = address(fn, "shared_map", args[0]!, ctx);
+    const table = ctx.runtime.slot(SHARED).shared_map;
+    let m = table.get(entryKey(a.scope, a.key));
+    if (!m && create) table.set(entryKey(a.scope, a.key), (m = new SharedMap(new Map())));
+    return m;
+  };
+
   def("shared_cell", (args, ctx) => {
-    ctx.runtime.slot(SHARED).cells++;
-    return new HOpaque("shared_cell", "<shared_cell>", new Cell(arg(args, 0)));
+    const { addr, opts } = openAddress("shared_cell", "shared_cell", arg(args, 0), ctx);
+    const table = ctx.runtime.slot(SHARED).shared_cell;
+    const k = entryKey(addr.scope, addr.key);
+    if (!table.has(k)) table.set(k, new Cell(opts?.has("initial") ? opts.get("initial")! : arg(args, 1)));
+    return handle("shared_cell", addr);
   });
   def("shared_get", (args, ctx) => {
-    const c = need("shared_get", arg(args, 0), Cell, "shared cell");
-    ctx.runtime.slot(SHARED).reads++;
+    const c = cell("shared_get", args, ctx, false);
+    if (!c) return null;
+    c.reads++;
     return c.value;
   });
   def("shared_snapshot", (args, ctx) => {
-    const c = need("shared_snapshot", arg(args, 0), Cell, "shared cell");
-    ctx.runtime.slot(SHARED).reads++;
-    return c.value;
+    const c = cell("shared_snapshot", args, ctx, false);
+    if (!c) return snapshot(null, 0);
+    c.reads++;
+    return snapshot(c.value, c.version);
   });
   def("shared_set", (args, ctx) => {
-    const c = need("shared_set", arg(args, 0), Cell, "shared cell");
+    const c = cell("shared_set", args, ctx, true)!;
     const prev = c.value;
     c.value = arg(args, 1);
-    ctx.runtime.slot(SHARED).writes++;
+    c.version++;
+    c.writes++;
     return prev;
   });
   def("shared_cas", (args, ctx) => {
-    const c = need("shared_cas", arg(args, 0), Cell, "shared cell");
-    const st = ctx.runtime.slot(SHARED);
-    if (!equals(c.value, arg(args, 1))) {
-      st.casFailures++;
-      return false;
-    }
-    c.value = arg(args, 2);
-    st.writes++;
+    required("shared_cas", args, 3, "requires handle, expected, and new value");
+    const c = cell("shared_cas", args, ctx, true)!;
+    if (!casMatches(c, c.value, args[1]!)) return false;
+    c.value = args[2]!;
     return true;
   });
 
   def("shared_map", (args, ctx) => {
-    const init = arg(args, 0);
-    ctx.runtime.slot(SHARED).maps++;
-    return new HOpaque("shared_map", "<shared_map>", new SharedMap(new Map(init instanceof HDict ? init.map : [])));
+    const { addr, opts } = openAddress("shared_map", "shared_map", arg(args, 0), ctx);
+    const table = ctx.runtime.slot(SHARED).shared_map;
+    const k = entryKey(addr.scope, addr.key);
+    if (!table.has(k)) {
+      const init = opts?.has("initial") ? opts.get("initial")! : arg(args, 1);
+      table.set(k, new SharedMap(new Map(init instanceof HDict ? init.map : [])));
+    }
+    return handle("shared_map", addr);
   });
   def("shared_map_get", (args, ctx) => {
-    const m = need("shared_map_get", arg(args, 0), SharedMap, "shared map");
-    ctx.runtime.slot(SHARED).reads++;
-    const k = display(arg(args, 1));
+    required("shared_map_get", args, 2, "requires handle and key");
+    const m = map("shared_map_get", args, ctx, false);
+    const k = display(args[1]!);
+    if (!m) return arg(args, 2);
+    m.reads++;
     return m.entries.has(k) ? m.entries.get(k)! : arg(args, 2);
   });
+  def("shared_map_snapshot", (args, ctx) => {
+    required("shared_map_snapshot", args, 2, "requires handle and key");
+    const m = map("shared_map_snapshot", args, ctx, false);
+    if (!m) return snapshot(null, 0);
+    m.reads++;
+    return snapshot(m.entries.get(display(args[1]!)) ?? null, m.version);
+  });
   def("shared_map_set", (args, ctx) => {
-    const m = need("shared_map_set", arg(args, 0), SharedMap, "shared map");
-    const k = display(arg(args, 1));
+    required("shared_map_set", args, 3, "requires handle, key, and value");
+    const m = map("shared_map_set", args, ctx, true)!;
+    const k = display(args[1]!);
     const prev = m.entries.get(k) ?? null;
-    m.entries.set(k, arg(args, 2));
-    ctx.runtime.slot(SHARED).writes++;
+    m.entries.set(k, args[2]!);
+    m.version++;
+    m.writes++;
     return prev;
   });
   def("shared_map_delete", (args, ctx) => {
-    const m = need("shared_map_delete", arg(args, 0), SharedMap, "shared map");
-    ctx.runtime.slot(SHARED).writes++;
-    return m.entries.delete(display(arg(args, 1)));
+    required("shared_map_delete", args, 2, "requires handle and key");
+    const m = map("shared_map_delete", args, ctx, false);
+    const k = display(args[1]!);
+    if (!m || !m.entries.has(k)) return null;
+    const prev = m.entries.get(k)!;
+    m.entries.delete(k);
+    m.version++;
+    m.writes++;
+    return prev;
   });
   def("shared_map_cas", (args, ctx) => {
-    const m = need("shared_map_cas", arg(args, 0), SharedMap, "shared map");
-    const k = display(arg(args, 1));
-    const st = ctx.runtime.slot(SHARED);
-    if (!equals(m.entries.get(k) ?? null, arg(args, 2))) {
-      st.casFailures++;
-      return false;
-    }
-    m.entries.set(k, arg(args, 3));
-    st.writes++;
+    required("shared_map_cas", args, 4, "requires handle, key, expected, and new value");
+    const m = map("shared_map_cas", args, ctx, true)!;
+    const k = display(args[1]!);
+    if (!casMatches(m, m.entries.get(k) ?? null, args[2]!)) return false;
+    const next = args[3]!;
+    if (next === null) m.entries.delete(k);
+    else m.entries.set(k, next);
     return true;
   });
-  const snapshot = (m: SharedMap) => new HDict(new Map(m.entries));
-  def("shared_map_snapshot", (args) => snapshot(need("shared_map_snapshot", arg(args, 0), SharedMap, "shared map")));
-  def("shared_map_entries", (args) => {
-    const d = snapshot(need("shared_map_entries", arg(args, 0), SharedMap, "shared map"));
-    return d.keys().map((k) => HDict.of({ key: k, value: d.map.get(k)! }));
-  });
-  def("shared_metrics", (_a, ctx) => {
-    const st = ctx.runtime.slot(SHARED);
-    return HDict.of({ cells: st.cells, maps: st.maps, reads: st.reads, writes: st.writes, cas_failures: st.casFailures });
+  def("shared_map_entries", (args, ctx) => {
+    const m = map("shared_map_entries", args, ctx, false);
+    if (!m) return new HDict(new Map());
+    m.reads++;
+    return new HDict(new Map(m.entries));
   });
 
-  // -- mailboxes ------------------------------------------------------------
+  def("shared_scope_id", (args, ctx) => {
+    const raw = arg(args, 0);
+    const opts = arg(args, 1);
+    return resolveScope("shared_scope_id", raw === null ? null : display(raw), opts instanceof HDict ? opts : null, ctx);
+  });
 
-  const mailbox = (fn: string, v: Value, ctx: CallContext): Mailbox => {
-    if (typeof v === "string") {
-      const mb = ctx.runtime.slot(SHARED).mailboxes.get(v);
-      if (!mb) throw HarnError.thrown(`${fn}: no mailbox named '${v}'`);
-      return mb;
+  def("shared_metrics", (args, ctx) => {
+    const tables = ctx.runtime.slot(SHARED);
+    const h = arg(args, 0);
+    if (h instanceof HDict) {
+      const kind = h.get("_type") ?? null;
+      if (kind === null) throw HarnError.runtime("shared_metrics: handle missing _type");
+      const k = display(kind) as SharedKind;
+      const a = address("shared_metrics", k, h, ctx);
+      if (k === "mailbox") return mailboxMetrics(tables.mailbox.get(entryKey(a.scope, a.key)));
+      if (k === "shared_map") return counters(tables.shared_map.get(entryKey(a.scope, a.key)));
+      return counters(tables.shared_cell.get(entryKey(a.scope, a.key)));
     }
-    return need(fn, v, Mailbox, "mailbox");
-  };
-
-  def("mailbox_open", (args, ctx) => {
-    const name = args.length > 0 && args[0] !== null ? display(args[0]!) : "default";
-    const cap = arg(args, 1);
-    const boxes = ctx.runtime.slot(SHARED).mailboxes;
-    let mb = boxes.get(name);
-    if (!mb || mb.closed) boxes.set(name, (mb = new Mailbox(name, typeof cap === "number" && cap > 0 ? cap : 256)));
-    return mailboxHandle(mb);
-  });
-  def("mailbox_lookup", (args, ctx) => {
-    const mb = ctx.runtime.slot(SHARED).mailboxes.get(display(arg(args, 0)));
-    return mb && !mb.closed ? mailboxHandle(mb) : null;
-  });
-  def("mailbox_send", (args, ctx) => {
-    const mb = mailbox("mailbox_send", arg(args, 0), ctx);
-    if (mb.closed || mb.queue.length >= mb.capacity) return false;
-    mb.queue.push(arg(args, 1));
-    mb.sent++;
-    mb.wake();
-    return true;
-  });
-  def("mailbox_try_receive", (args, ctx) => {
-    const mb = mailbox("mailbox_try_receive", arg(args, 0), ctx);
-    if (mb.queue.length === 0) return null;
-    mb.received++;
-    return mb.queue.shift()!;
-  });
-  def("mailbox_receive", (args, ctx) => {
-    const mb = mailbox("mailbox_receive", arg(args, 0), ctx);
-    const t = timeoutArg(arg(args, 1));
-    return receive(mb, ctx, t === null ? null : ctx.runtime.clock.monotonic() + t);
-  });
-  def("mailbox_close", (args, ctx) => {
-    const mb = mailbox("mailbox_close", arg(args, 0), ctx);
-    mb.closed = true;
-    mb.wake();
-    return null;
-  });
-  def("mailbox_metrics", (args, ctx) => {
-    const mb = mailbox("mailbox_metrics", arg(args, 0), ctx);
-    return HDict.of({ name: mb.name, capacity: mb.capacity, queued: mb.queue.length, sent: mb.sent, received: mb.received, closed: mb.closed });
+    const out: Value[] = [];
+    const list = (kind: SharedKind, entries: Map<string, Counters | Mailbox>) => {
+      for (const [k, v] of entries) {
+        const [scope, key] = k.split("\0") as [string, string];
+        const metrics = kind === "mailbox" ? mailboxMetrics(v as Mailbox) : counters(v as Counters);
+        const d = new Map(metrics.map);
+        d.set("_type", kind);
+        d.set("key", key);
+        d.set("scope", scope);
+        out.push(new HDict(d));
+      }
+    };
+    list("shared_cell", tables.shared_cell);
+    list("shared_map", tables.shared_map);
+    list("mailbox", tables.mailbox);
+    return out;
   });
 });
