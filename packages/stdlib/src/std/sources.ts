@@ -7,6 +7,7 @@
  * read the same here as in a `.harn` file.
  */
 import type { Runtime } from "@harn/vm";
+import { installWaitStdModules } from "./waits";
 
 const RUNTIME = `// std/runtime: bundled with the runtime
 fn __default_shell_id() {
@@ -287,4 +288,5 @@ export function installSourceStdModules(rt: Runtime): void {
   rt.stdModules.set("std/agents", AGENTS);
   rt.stdModules.set("std/runtime", RUNTIME);
   rt.stdModules.set("std/testing", TESTING);
+  installWaitStdModules(rt);
 }
