@@ -32,6 +32,11 @@ import { RANDOM_BUILTINS } from "./core/random";
 import { RESULT_BUILTINS } from "./core/result";
 import { SETS_BUILTINS } from "./core/sets";
 import { SHARED_BUILTINS } from "./core/shared";
+import { MAILBOX_BUILTINS } from "./core/mailbox";
+import { SUPERVISOR_BUILTINS } from "./core/supervisor";
+import { RACE_BUILTINS } from "./core/race";
+import { WAITPOINT_BUILTINS } from "./core/waitpoint";
+import { MONITOR_BUILTINS } from "./core/monitor";
 import { SYNC_BUILTINS } from "./core/sync";
 import { TASK_CONTEXT_BUILTINS } from "./core/task_context";
 import { SLEEP_BUILTINS } from "./core/sleep";
@@ -82,8 +87,13 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   SLEEP_BUILTINS,
   CIRCUITS_BUILTINS,
   SHARED_BUILTINS,
+  MAILBOX_BUILTINS,
   SYNC_BUILTINS,
   TASK_CONTEXT_BUILTINS,
+  SUPERVISOR_BUILTINS,
+  RACE_BUILTINS,
+  WAITPOINT_BUILTINS,
+  MONITOR_BUILTINS,
 
   installStringMethods,
   installListMethods,
