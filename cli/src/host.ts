@@ -6,7 +6,7 @@
 import { deferredExtraCaCerts } from "./deferred-ca";
 import { resolveModulePath } from "./module-path";
 import { readSourceText } from "./source-file";
-import { check, hasImports } from "@harn/checker";
+import { check } from "@harn/checker";
 import { checkStructure, parse, plainStyle, renderDiagnostic, sourceLine, type Diagnostic, type DiagnosticStyle, type Node, type Program, type Span } from "@harn/parser";
 import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins, setScriptFile } from "@harn/stdlib";
 import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
@@ -140,8 +140,7 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
  * interpreter exists, so `rt.builtins` holds every builtin it registers;
  * imports come from what `preloadImports` parsed. */
 function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): Diagnostic[] {
-  // Builtins and imports are consulted only for files with imports.
-  const builtins = hasImports(program) ? new Set([...rt.builtins.keys(), ...rt.globals.keys()]) : new Set<string>();
+  const builtins = new Set([...rt.builtins.keys(), ...rt.globals.keys()]);
   return check(program, {
     file,
     builtins,

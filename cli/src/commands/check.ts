@@ -122,6 +122,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
   const configs = new CheckConfigResolver();
   const known = await runtimeKnowledge();
   const stdModules = new Set(known.stdModules.map(([name]) => name));
+  const knownBuiltins = new Set(known.builtins);
   const ctx = new RunContext({ requireFileHeader: false, builtins: known.builtins, stdModules: known.stdModules });
   const style = stderrStyle();
   const results: FileResult[] = [];
@@ -173,7 +174,7 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
       return 1;
     }
     const typeDiagnostics = checkStructure(program);
-    if (typeDiagnostics.length === 0) typeDiagnostics.push(...withTypeErrorFixes(program, source, await staticCheck(program, file)));
+    if (typeDiagnostics.length === 0) typeDiagnostics.push(...withTypeErrorFixes(program, source, await staticCheck(program, file, knownBuiltins)));
     const severity = flags.preflight ?? config.preflightSeverity ?? "error";
     const preflightFindings = preflightDiagnostics(program, file, { stdModules, ...(flags.bundleRoot !== undefined ? { bundleRoot: flags.bundleRoot } : {}) }, severity);
     ctx.graph.addFile(file, program);
@@ -184,10 +185,10 @@ export async function runCheck(targets: string[], flags: CheckFlags = {}): Promi
   return failed ? 1 : 0;
 }
 
-/** The checker needs the runtime's builtin names and the imported modules
- * only for a file with imports; only then is the engine loaded, so checking
- * a plain script costs no more start-up than parsing it. */
-async function staticCheck(program: Program, file: string): Promise<Diagnostic[]> {
+/** The checker needs the imported modules only for a file with imports;
+ * only then is the engine loaded, so checking a plain script costs no more
+ * start-up than parsing it (its builtin names come from the build's list). */
+async function staticCheck(program: Program, file: string, builtins: ReadonlySet<string>): Promise<Diagnostic[]> {
   if (hasImports(program)) return (await loadEngine()).checkProgram(program, file);
-  return check(program, { file, builtins: new Set(), resolveImport: () => null });
+  return check(program, { file, builtins, resolveImport: () => null });
 }

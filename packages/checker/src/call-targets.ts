@@ -8,11 +8,9 @@
  * `None` and `__`/`hostlib_`-prefixed names. An import that cannot be
  * resolved or parsed makes the whole file exempt.
  *
- * The check is import-aware (cli.md §2.2 step 2): it runs for a file with
- * at least one import, all of which resolve. A file without imports is left
- * to the runtime's `Undefined builtin: f (did you mean ...)`, which is what
- * conformance's errors/runtime/undefined_builtin case expects of a bare
- * `no_such_function(1)` script.
+ * The check runs whenever every import of the file resolves, a file
+ * without imports included (core-gaps.md §9.6); the runtime's `Undefined
+ * builtin` is then left for names computed at run time.
  */
 import type { FunctionCall, Node, Program } from "@harn/parser";
 import { closestName, forEachChild, forEachPatternName } from "@harn/parser";
@@ -25,7 +23,6 @@ import { deadRightOperand } from "./literals";
 const ALWAYS_KNOWN = new Set(["Ok", "Err", "Some", "None", "await", "cancel", "cancel_graceful", "is_cancelled"]);
 
 export function checkCallTargets(program: Program, opts: CheckOptions, out: Diagnostic[]): void {
-  if (!hasImports(program)) return;
   const calls: FunctionCall[] = [];
   const bound = new Set<string>();
   const declared = new Set<string>();
