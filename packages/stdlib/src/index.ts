@@ -37,6 +37,7 @@ import { SUPERVISOR_BUILTINS } from "./core/supervisor";
 import { RACE_BUILTINS } from "./core/race";
 import { WAITPOINT_BUILTINS } from "./core/waitpoint";
 import { MONITOR_BUILTINS } from "./core/monitor";
+import { SKILLS_BUILTINS } from "./core/skills";
 import { SYNC_BUILTINS } from "./core/sync";
 import { TASK_CONTEXT_BUILTINS } from "./core/task_context";
 import { SLEEP_BUILTINS } from "./core/sleep";
@@ -94,6 +95,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   RACE_BUILTINS,
   WAITPOINT_BUILTINS,
   MONITOR_BUILTINS,
+  SKILLS_BUILTINS,
 
   installStringMethods,
   installListMethods,

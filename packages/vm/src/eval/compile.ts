@@ -476,9 +476,10 @@ export class Compiler {
         return this.implBlock(n);
       case "AttributedDecl":
         return this.stmtInner(n.inner);
+      case "SkillDecl":
+        return this.stmtInner(skillBinding(n));
       case "TypeDecl":
       case "InterfaceDecl":
-      case "SkillDecl":
       case "EvalPackDecl":
       case "OverrideDecl":
       case "Pipeline":
@@ -2074,6 +2075,17 @@ const SCHEMA_ALIAS_ARG = new Map<string, number>([
 ]);
 
 /** Names the interpreter handles itself (§7.5) unless a closure shadows them. */
+/** `skill NAME { FIELD expr … }` binds an immutable NAME to
+ * `skill_define(skill_registry(), "NAME", {FIELD: expr, …})` (core-gaps.md
+ * §7.2). */
+function skillBinding(n: A.SkillDecl): A.LetBinding {
+  const span = n.span;
+  const str = (value: string): A.Node => ({ kind: "StringLiteral", value, span });
+  const call = (name: string, args: A.Node[]): A.Node => ({ kind: "FunctionCall", name, nameSpan: span, typeArgs: [], args, span });
+  const config: A.Node = { kind: "DictLiteral", entries: n.fields.map(([k, v]) => ({ key: str(k), value: v, computed: false })), span };
+  return { kind: "LetBinding", pattern: { kind: "ident", name: n.name, span }, type: null, value: call("skill_define", [call("skill_registry", []), str(n.name), config]), span };
+}
+
 export const SPECIAL_CALLS = new Set(["await", "cancel", "cancel_graceful", "is_cancelled"]);
 
 function binaryFn(op: string): (a: Value, b: Value) => Value {
