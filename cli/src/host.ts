@@ -139,11 +139,12 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
 /** The static checker's errors (cli.md §2.2 step 2). Runs once the
  * interpreter exists, so `rt.builtins` holds every builtin it registers;
  * imports come from what `preloadImports` parsed. */
-function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost): Diagnostic[] {
+function staticCheck(rt: Runtime, program: Program, file: string, modules: FileModuleHost, callTargets: boolean): Diagnostic[] {
   const builtins = new Set([...rt.builtins.keys(), ...rt.globals.keys()]);
   return check(program, {
     file,
     builtins,
+    callTargets,
     resolveImport(from, path) {
       const key = modules.resolve(from, path);
       if (key === null) return null;
@@ -213,9 +214,11 @@ export interface RunHandle {
  * faults. `entry` names the pipeline to run (else cli.md §2.3 chooses);
  * with `checkOnlyEntry`, static-check findings inside other pipelines are
  * ignored, as `harn test` compiles only the test pipeline plus the file's
- * top-level declarations (cli.md §5.1).
+ * top-level declarations (cli.md §5.1); `callTargets: false` skips the
+ * call-target check, as the REPL does (core-gaps.md §9.6).
  */
-export function runSource(rt: Runtime, source: string | Program, file: string, entry?: string, checkOnlyEntry = false): RunHandle {
+export function runSource(rt: Runtime, source: string | Program, file: string, entry?: string, options: { checkOnlyEntry?: boolean; callTargets?: boolean } = {}): RunHandle {
+  const checkOnlyEntry = options.checkOnlyEntry ?? false;
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
   setScriptFile(rt, file);
@@ -232,7 +235,7 @@ export function runSource(rt: Runtime, source: string | Program, file: string, e
     const preloading = preloadImports(rt, program, file, modules);
     if (preloading !== null) await preloading;
     runner = new ProgramRunner(rt, { file, modules, entry });
-    let checked = staticCheck(rt, program, file, modules);
+    let checked = staticCheck(rt, program, file, modules, options.callTargets ?? true);
     if (checkOnlyEntry && entry !== undefined) {
       const others = otherPipelineSpans(program, entry);
       checked = checked.filter((d) => d.span === null || !others.some((o) => o.start <= d.span!.start && d.span!.start < o.end));

@@ -690,7 +690,7 @@ async function runUserTestIn(
     ...(clock ? { clock } : {}),
   });
   if (journal) setDaemonJournal(rt, journal);
-  const handle = runSource(rt, t.source, t.file, t.name, true);
+  const handle = runSource(rt, t.source, t.file, t.name, { checkOnlyEntry: true });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

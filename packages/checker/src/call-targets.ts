@@ -20,7 +20,7 @@ import { deadRightOperand } from "./literals";
 
 /** Constructors every program has, and the names the interpreter handles
  * itself rather than as builtins (spec/semantics.md §7.5). */
-const ALWAYS_KNOWN = new Set(["Ok", "Err", "Some", "None", "await", "cancel", "cancel_graceful", "is_cancelled"]);
+const ALWAYS_KNOWN = new Set(["Ok", "Err", "Some", "None", "await", "cancel", "cancel_graceful", "is_cancelled", "exit"]);
 
 export function checkCallTargets(program: Program, opts: CheckOptions, out: Diagnostic[]): void {
   const calls: FunctionCall[] = [];

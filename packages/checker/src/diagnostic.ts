@@ -24,4 +24,6 @@ export interface CheckOptions {
   /** Resolve and parse an import; null when it cannot be (the runtime
    * reports that itself; the checker then gives up on call targets). */
   resolveImport: (fromFile: string, path: string) => ResolvedModule | null;
+  /** False skips the call-target check (the REPL, core-gaps.md §9.6). */
+  callTargets?: boolean;
 }
