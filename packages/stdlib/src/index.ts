@@ -38,6 +38,7 @@ import { RACE_BUILTINS } from "./core/race";
 import { WAITPOINT_BUILTINS } from "./core/waitpoint";
 import { MONITOR_BUILTINS } from "./core/monitor";
 import { SKILLS_BUILTINS } from "./core/skills";
+import { STREAM_BUILTINS } from "./core/stream";
 import { SYNC_BUILTINS } from "./core/sync";
 import { TASK_CONTEXT_BUILTINS } from "./core/task_context";
 import { SLEEP_BUILTINS } from "./core/sleep";
@@ -96,6 +97,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   WAITPOINT_BUILTINS,
   MONITOR_BUILTINS,
   SKILLS_BUILTINS,
+  STREAM_BUILTINS,
 
   installStringMethods,
   installListMethods,
