@@ -160,6 +160,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     // `harn check` shows them), and the fixes of a file are applied until
     // none is left, so one --fix reaches a fixed point.
     const { check } = await import("@harn/checker");
+    const builtins = new Set(known.builtins);
     const ctx = new RunContext(settings);
     imported = ctx.graph.externallyImported;
     // Every target joins the module graph before any file is fixed, so a
@@ -189,7 +190,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       }
       const compiles =
         checkStructure(parsed.program).length === 0 &&
-        check(parsed.program, { file: o.file, builtins: new Set(), resolveImport: () => null }).length === 0;
+        check(parsed.program, { file: o.file, builtins, resolveImport: () => null }).length === 0;
       let text = o.source;
       let current = parsed;
       let applied = 0;

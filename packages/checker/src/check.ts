@@ -35,7 +35,7 @@ export class TypeWalk {
   /** The declared return type of each enclosing function (null: none
    * declared, a closure, or a `gen fn`). */
   private returns: (Ty | null)[] = [];
-  /** Top-level functions a plain call certainly reaches: declared once,
+  /** Functions a plain call certainly reaches: declared once,
    * the name bound by nothing else, and no imports that could bring
    * another. */
   private readonly functions = new Map<string, FnDecl>();
@@ -56,10 +56,13 @@ export class TypeWalk {
     this.bound = bound;
     this.userNames = new Set([...bound, ...counts.keys()]);
     if (!hasImports(program)) {
-      for (const item of program.items) {
-        const d = item.kind === "AttributedDecl" ? item.inner : item;
-        if (d.kind === "FnDecl" && counts.get(d.name) === 1 && !bound.has(d.name)) this.functions.set(d.name, d);
-      }
+      // Functions declared anywhere, nested ones in bodies included
+      // (core-gaps.md §9.1): the name is declared once in the file.
+      const visit = (n: Node): void => {
+        if (n.kind === "FnDecl" && counts.get(n.name) === 1 && !bound.has(n.name)) this.functions.set(n.name, n);
+        forEachChild(n, visit);
+      };
+      for (const item of program.items) visit(item);
     }
   }
 
@@ -294,13 +297,9 @@ export class TypeWalk {
 
   /** A call of a top-level generic function whose literal arguments bind
    * one type parameter to two different types.
-   *
-   * The reference's `Argument N ('PARAM'): expected T, got U` is not
-   * produced: the runtime's typed-parameter check already rejects such a
-   * call with `parameter 'a' expected int, got string (hello)`, and
-   * conformance's errors/runtime/param_type_mismatch expects exactly that
-   * text for `f("hello")` (semantics.md §10 accepts the runtime text for
-   * these cases). */
+  , and a literal argument certainly not of its parameter's declared
+   * type: `Argument N ('PARAM'): expected T, got U` (core-gaps.md §9.4;
+   * the runtime check stays for values the checker cannot type). */
   private checkCall(call: FunctionCall): void {
     const fn = this.functions.get(call.name);
     if (fn === undefined || call.args.some((a) => a.kind === "Spread")) return;
@@ -322,6 +321,10 @@ export class TypeWalk {
           return;
         }
         continue;
+      }
+      if (!hasTypeParam(expected) && this.incompatible(expected, actual)) {
+        this.report(`Argument ${i + 1} ('${p.name}'): expected ${formatTy(expected)}, got ${actual}`, call.args[i]!.span, `pass a value of type ${formatTy(expected)}`);
+        return;
       }
     }
   }
@@ -377,7 +380,7 @@ export class TypeWalk {
           const bound = assoc.get(want.name)!;
           if (clash(bound, got)) return `associated type '${want.name}' resolves to '${formatTy(got)}', expected '${formatTy(bound)}'`;
         } else if (clash(want, got)) {
-          return `method '${m.name}' returns ${formatTy(got)}, expected ${formatTy(want)}`;
+          return `method '${m.name}' returns '${formatTy(got)}', expected '${formatTy(want)}'`;
         }
       }
       const ifaceParams = m.params.filter((x) => x.name !== "self");
@@ -389,7 +392,7 @@ export class TypeWalk {
         if (a.type === null || b.type === null) continue;
         const want = fromTypeExpr(a.type);
         const got = fromTypeExpr(b.type);
-        if (clash(want, got)) return `method '${m.name}' parameter '${b.name}' has type ${formatTy(got)}, expected ${formatTy(want)}`;
+        if (clash(want, got)) return `method '${m.name}' parameter ${i + 1} has type '${formatTy(got)}', expected '${formatTy(want)}'`;
       }
     }
     return null;
@@ -416,8 +419,18 @@ export class TypeWalk {
     if (value.kind === "DictLiteral" && expected.k === "shape") {
       const shape = dictLiteralShape(value);
       if (shape === null) return;
-      const missing = expected.fields.find((f) => !f.optional && !shape.fields.some((g) => g.name === f.name));
-      if (missing !== undefined) mismatch(formatTy(shape), ` (missing field '${missing.name}' (${formatTy(missing.ty)}))`);
+      // One part per non-optional declared field that is missing or
+      // certainly of another type (core-gaps.md §9.3).
+      const parts: string[] = [];
+      for (const f of expected.fields) {
+        if (f.optional) continue;
+        const got = shape.fields.find((g) => g.name === f.name);
+        if (got === undefined) parts.push(`missing field '${f.name}' (${formatTy(f.ty)})`);
+        else if (got.ty !== null && got.ty.k === "name" && got.ty.name !== "nil" && this.incompatible(f.ty, got.ty.name as Primitive)) {
+          parts.push(`field '${f.name}' has type ${formatTy(got.ty)}, expected ${formatTy(f.ty)}`);
+        }
+      }
+      if (parts.length > 0) mismatch(formatTy(shape), ` (${parts.join("; ")})`);
       return;
     }
     const other = expected.k === "list" ? this.iterType(value) : expected.k === "generator" ? this.streamCall(value) : null;

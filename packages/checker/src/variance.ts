@@ -8,6 +8,7 @@
  */
 import type { InterfaceDecl, Node, TypeDecl, TypeExpr, TypeParam } from "@harn/parser";
 import type { Diagnostic } from "@harn/parser";
+import { forEachChild } from "@harn/parser";
 import { typeError } from "./diagnostic";
 
 type Polarity = "covariant" | "contravariant";
@@ -16,12 +17,15 @@ const flip = (p: Polarity): Polarity => (p === "covariant" ? "contravariant" : "
 
 const VARIANCE_HELP = "drop the `in`/`out` marker, or use the type parameter only where the marker allows (`out`: results, `in`: parameters)";
 
+/** Declarations anywhere in the file, nested ones in bodies included
+ * (core-gaps.md §9.1). */
 export function checkVariance(items: readonly Node[], out: Diagnostic[]): void {
-  for (const item of items) {
-    const d = item.kind === "AttributedDecl" ? item.inner : item;
-    if (d.kind === "InterfaceDecl") checkInterface(d, out);
-    else if (d.kind === "TypeDecl") checkAlias(d, out);
-  }
+  const visit = (n: Node): void => {
+    if (n.kind === "InterfaceDecl") checkInterface(n, out);
+    else if (n.kind === "TypeDecl") checkAlias(n, out);
+    forEachChild(n, visit);
+  };
+  for (const item of items) visit(item);
 }
 
 function marked(params: readonly TypeParam[]): Map<string, TypeParam["variance"]> {
@@ -36,7 +40,7 @@ function checkInterface(d: InterfaceDecl, out: Diagnostic[]): void {
   for (const m of d.methods) {
     const scope = new Map(declared);
     for (const own of m.typeParams) scope.delete(own.name);
-    const where = `method '${m.name}'`;
+    const where = `interface '${d.name}'`;
     const found: string[] = [];
     for (const p of m.params) if (p.type !== null) walk(p.type, "contravariant", scope, where, found);
     if (m.returnType !== null) walk(m.returnType, "covariant", scope, where, found);

@@ -251,10 +251,10 @@ describe("Non-exhaustive match on tagged shape union", () => {
 describe("variance markers", () => {
   it("fires for a marker contradicted by a method signature or an alias body", () => {
     expect(messages("interface Source<in T> {\n  fn next(self) -> T\n}\n")).toEqual([
-      "type parameter 'T' is declared 'in' (contravariant) but appears in a covariant position in method 'next'",
+      "type parameter 'T' is declared 'in' (contravariant) but appears in a covariant position in interface 'Source'",
     ]);
     expect(messages("interface Sink<out T> {\n  fn put(self, x: T)\n}\n")).toEqual([
-      "type parameter 'T' is declared 'out' (covariant) but appears in a contravariant position in method 'put'",
+      "type parameter 'T' is declared 'out' (covariant) but appears in a contravariant position in interface 'Sink'",
     ]);
     expect(messages("type Handler<out T> = fn(T) -> nil\n")).toEqual([
       "type parameter 'T' is declared 'out' (covariant) but appears in a contravariant position in type alias 'Handler'",
@@ -318,11 +318,11 @@ describe("where-bounds on generic calls", () => {
 
   it("fires when the struct's impl method has another return or parameter type", () => {
     expect(messages(iface + 'struct Sq { side: int }\nimpl Sq {\n  fn area(self) -> string { return "big" }\n}\ntotal(Sq { side: 2 })\n')).toEqual([
-      "Type 'Sq' does not satisfy interface 'Shape': method 'area' returns string, expected int (required by constraint `where T: Shape`)",
+      "Type 'Sq' does not satisfy interface 'Shape': method 'area' returns 'string', expected 'int' (required by constraint `where T: Shape`)",
     ]);
     const named = "interface Named {\n  fn rename(self, label: string) -> nil\n}\nfn go<T>(x: T) where T: Named { return x }\n";
     expect(messages(named + "struct P { n: int }\nimpl P {\n  fn rename(self, label: int) -> nil { return nil }\n}\ngo(P({n: 1}))\n")).toEqual([
-      "Type 'P' does not satisfy interface 'Named': method 'rename' parameter 'label' has type int, expected string (required by constraint `where T: Named`)",
+      "Type 'P' does not satisfy interface 'Named': method 'rename' parameter 1 has type 'int', expected 'string' (required by constraint `where T: Named`)",
     ]);
   });
 
