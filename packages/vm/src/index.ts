@@ -4,7 +4,7 @@ export * from "./runtime";
 export { StdModuleSources } from "./std-sources";
 export * as ops from "./ops";
 export { ProgramRunner, type ModuleHost, type RunOptions } from "./eval/program";
-export { CompileError } from "./eval/compile";
+export { CompileError } from "./eval/compile/base";
 export { Task, CANCELLED_TEXT, ExitRequest, raceSignal } from "./eval/task";
 export {
   LOCKS,

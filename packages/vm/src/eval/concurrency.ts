@@ -8,7 +8,6 @@
  * promptly, and pending timers are cleared (nothing keeps Node alive).
  */
 import { setMaxListeners } from "node:events";
-import type * as A from "@harn/parser";
 import { HarnError } from "../errors";
 import type { BuiltinFn, CallContext } from "../runtime";
 import { RuntimeSlot } from "../runtime";
@@ -28,10 +27,8 @@ import {
   truthy,
   typeOf,
 } from "../values";
-import { Ctl } from "./control";
-import { type Compiler, DONE, type Stepper } from "./compile";
-import { ClosureImpl, type Ev, type Frame } from "./frame";
-import { located, thenMaybe as then } from "./helpers";
+import { DONE, type Stepper } from "./compile/loops";
+import type { ClosureImpl, Frame } from "./frame";
 import type { Interpreter, VmCallContext } from "./interpreter";
 import { CANCELLED_TEXT, ExitRequest, Task, raceSignal } from "./task";
 
@@ -63,7 +60,7 @@ export class ChannelState {
   }
 }
 
-function chanState(ch: HChannel): ChannelState {
+export function chanState(ch: HChannel): ChannelState {
   return ch.impl as ChannelState;
 }
 
@@ -313,94 +310,11 @@ export class Concurrency {
   }
 
   // -------------------------------------------------------------------------
-  // Language forms
-
-  compileSpawn(c: Compiler, n: A.SpawnExpr): Ev {
-    const proto = c.compileFunction(null, [], n.body, n.span, { returnsLast: true, allowRest: false });
-    const mk = c.makeClosure(proto);
-    return (fr) => {
-      const parent = fr.task;
-      const closure = mk(fr) as HClosure;
-      const child = new Task(`${parent.id}:spawn:${++parent.spawnCount}`, parent, null);
-      child.name = "spawn";
-      linkToSignal(child, parent.signal);
-      const handle = new HTask(`vm_task_${++parent.handleCount}`, child);
-      this.startTask(child, closure.impl, [], fr);
-      return handle;
-    };
-  }
-
-  compileParallel(c: Compiler, n: A.Parallel): Ev {
-    const params = n.variable ? [{ name: n.variable, type: null, default: null, rest: false, span: n.span }] : [];
-    const proto = c.compileFunction(null, params, n.body, n.span, { returnsLast: true, allowRest: false });
-    const mk = c.makeClosure(proto);
-    const src = c.expr(n.expr);
-    const maxOpt = n.options.find(([k]) => k === "max_concurrent");
-    const maxEv = maxOpt ? c.expr(maxOpt[1]) : null;
-    const mode = n.mode;
-    const kind = mode === "count" ? "parallel" : mode === "each" ? "parallel_each" : mode === "settle" ? "parallel_settle" : "parallel_each_stream";
-    const taskName = mode === "count" ? "parallel" : mode === "each" ? "parallel each" : mode === "settle" ? "parallel settle" : "parallel each as stream";
-    const file = c.file;
-    const span = n.span;
-    return (fr) =>
-      then(src(fr), (s) =>
-        then(maxEv ? maxEv(fr) : null, (mx): any => {
-          let items: Value[];
-          if (mode === "count") {
-            const count = typeof s === "number" && s > 0 ? s : 0;
-            items = Array.from({ length: count }, (_, i) => i);
-          } else {
-            if (!Array.isArray(s)) return null;
-            items = s;
-          }
-          let limit = 0;
-          if (mx !== null) {
-            if (typeof mx !== "number" && typeof mx !== "bigint") throw located(HarnError.type(`parallel max_concurrent must be an int; got ${typeOf(mx)}`), span, file);
-            limit = Number(mx) > 0 ? Number(mx) : 0;
-          }
-          const parent = fr.task;
-          const group = `${parent.id}:${kind}:${++parent.fanoutCount}`;
-          const closure = mk(fr) as HClosure;
-          const impl = closure.impl;
-          const tasks = items.map((_, i) => {
-            const t = new Task(`${group}:${i}`, parent, null);
-            t.name = taskName;
-            t.groupId = group;
-            linkToSignal(t, parent.signal);
-            return t;
-          });
-          if (mode === "eachStream") {
-            const stream = this.fanoutStream(tasks);
-            void this.runFanout(tasks, items, impl, fr, limit, stream.settled);
-            return stream.gen;
-          }
-          const run = this.runFanout(tasks, items, impl, fr, limit);
-          return run.then(() => {
-            if (mode === "settle") {
-              let failed = 0;
-              const results = tasks.map((t) => {
-                if (t.error !== null) {
-                  failed++;
-                  return err(t.error instanceof HarnError ? t.error.description() : String(t.error));
-                }
-                parent.write(t.output());
-                return ok(t.result);
-              });
-              return HDict.of({ failed, results, succeeded: tasks.length - failed });
-            }
-            for (const t of tasks) {
-              if (t.error !== null) throw t.error;
-              parent.write(t.output());
-            }
-            return tasks.map((t) => t.result);
-          });
-        }),
-      );
-  }
+  // Fan-out (the `parallel` forms, compile/concurrency.ts)
 
   /** Start tasks in order, at most `limit` at a time (0: unlimited);
    * `settled` hears of each task as it finishes. */
-  private runFanout(tasks: Task[], items: Value[], impl: ClosureImpl, fr: Frame, limit: number, settled?: (t: Task) => void): Promise<void> {
+  runFanout(tasks: Task[], items: Value[], impl: ClosureImpl, fr: Frame, limit: number, settled?: (t: Task) => void): Promise<void> {
     if (tasks.length === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       let next = 0;
@@ -428,7 +342,7 @@ export class Concurrency {
   /** `parallel each … as stream`: results in completion order (§9.4).
    * Tasks report through `settled` (wired by runFanout: with
    * max_concurrent, a task not started yet has no promise to wait on). */
-  private fanoutStream(tasks: Task[]): { gen: HGenerator; settled: (t: Task) => void } {
+  fanoutStream(tasks: Task[]): { gen: HGenerator; settled: (t: Task) => void } {
     const order: Task[] = [];
     const waiters: (() => void)[] = [];
     const settled = (t: Task) => {
@@ -458,160 +372,6 @@ export class Concurrency {
     return { gen, settled };
   }
 
-  compileSelect(c: Compiler, n: A.SelectExpr): Ev {
-    const chans = n.cases.map((k) => c.expr(k.channel));
-    const bodies = n.cases.map((k) => {
-      c.pushScope();
-      try {
-        const slot = k.variable === "_" ? -1 : c.declareLocal(k.variable, false);
-        return { slot, body: c.block(k.body, true) };
-      } finally {
-        c.popScope();
-      }
-    });
-    const timeout = n.timeout ? { dur: c.expr(n.timeout.duration), body: c.scopedBlock(n.timeout.body, true) } : null;
-    const dflt = n.defaultBody ? c.scopedBlock(n.defaultBody, true) : null;
-    const file = c.file;
-    const span = n.span;
-    const clock = this.interp.rt.clock;
-    return (fr) =>
-      then(evalAll(chans, fr), (cs) =>
-        then(timeout ? timeout.dur(fr) : null, (d) => {
-          const states = cs.map((ch) => {
-            if (!(ch instanceof HChannel)) throw located(HarnError.thrown("select: all arguments must be channels"), span, file);
-            return chanState(ch);
-          });
-          const poll = (): any => {
-            for (let i = 0; i < states.length; i++) {
-              const t = states[i]!.tryTake();
-              if (t) {
-                const b = bodies[i]!;
-                if (b.slot >= 0) fr.s[b.slot] = t.v;
-                return { run: b.body };
-              }
-            }
-            return null;
-          };
-          const first = poll();
-          if (first) return first.run(fr);
-          if (dflt) return dflt(fr);
-          const task = fr.task;
-          const deadlineAt = timeout ? clock.monotonic() + durationMs(d) : Infinity;
-          return (async () => {
-            for (;;) {
-              if (states.length > 0 && states.every((s) => s.closed && s.queue.length === 0) && !timeout) return null;
-              const ac = new AbortController();
-              const link = () => ac.abort(task.signal.reason);
-              task.signal.addEventListener("abort", link, { once: true });
-              const waits: Promise<unknown>[] = states.map((s) => s.changed(ac.signal).catch(() => undefined));
-              let timedOut = false;
-              if (timeout) {
-                const left = deadlineAt - clock.monotonic();
-                waits.push(
-                  clock.sleep(Math.max(0, left), ac.signal).then(
-                    () => {
-                      timedOut = true;
-                    },
-                    () => undefined,
-                  ),
-                );
-              }
-              try {
-                await Promise.race(waits);
-              } finally {
-                task.signal.removeEventListener("abort", link);
-                ac.abort();
-              }
-              task.checkAborted();
-              const got = poll();
-              if (got) {
-                const r = got.run(fr);
-                return r instanceof Promise ? await r : r;
-              }
-              if (timedOut || (timeout && clock.monotonic() >= deadlineAt)) {
-                const r = timeout!.body(fr);
-                return r instanceof Promise ? await r : r;
-              }
-            }
-          })();
-        }),
-      );
-  }
-
-  compileDeadline(c: Compiler, n: A.DeadlineBlock): Ev {
-    const dur = c.expr(n.duration);
-    const body = c.scopedBlock(n.body, true);
-    const file = c.file;
-    const span = n.span;
-    const clock = this.interp.rt.clock;
-    return (fr) =>
-      then(dur(fr), (d) => {
-        const ms = durationMs(d);
-        const task = fr.task;
-        const outer = task.signal;
-        const ac = new AbortController();
-        const onOuter = () => ac.abort(outer.reason);
-        if (outer.aborted) ac.abort(outer.reason);
-        else outer.addEventListener("abort", onOuter, { once: true });
-        const cancelTimer = clock.timer(ms, () => ac.abort(located(HarnError.thrown("Deadline exceeded"), span, file)));
-        task.signal = ac.signal;
-        const cleanup = () => {
-          cancelTimer();
-          outer.removeEventListener("abort", onOuter);
-          task.signal = outer;
-        };
-        let r;
-        try {
-          r = body(fr);
-        } catch (e) {
-          cleanup();
-          throw e;
-        }
-        if (r instanceof Promise)
-          return r.then(
-            (v) => {
-              cleanup();
-              return v;
-            },
-            (e) => {
-              cleanup();
-              throw e;
-            },
-          );
-        cleanup();
-        return r;
-      });
-  }
-
-  compileMutex(c: Compiler, n: A.MutexBlock): Ev {
-    const body = c.scopedBlock(n.body, false);
-    const rt = this.interp.rt;
-    return (fr) => {
-      const locks = rt.slot(LOCKS);
-      const run = () => {
-        let r;
-        try {
-          r = body(fr);
-        } catch (e) {
-          locks.release("__default__");
-          throw e;
-        }
-        const done = (x: unknown) => {
-          locks.release("__default__");
-          return x instanceof Ctl ? x : null;
-        };
-        if (r instanceof Promise)
-          return r.then(done, (e) => {
-            locks.release("__default__");
-            throw e;
-          });
-        return done(r);
-      };
-      if (locks.tryAcquire("__default__")) return run();
-      return locks.acquire("__default__", fr.task.signal).then(run);
-    };
-  }
-
   channelStepper(ch: HChannel, fr: Frame): Stepper {
     return {
       next: () => {
@@ -633,7 +393,7 @@ export class Concurrency {
 }
 
 /** Cancel `child` when `signal` aborts (task cancel or a `deadline`). */
-function linkToSignal(child: Task, signal: AbortSignal): void {
+export function linkToSignal(child: Task, signal: AbortSignal): void {
   if (signal.aborted) {
     child.cancel(signal.reason);
     return;
@@ -678,24 +438,6 @@ export async function selectChannels(chs: HChannel[], timeoutMs: number | null, 
   }
 }
 
-function evalAll(evs: Ev[], fr: Frame): Value[] | Promise<Value[]> {
-  const out: Value[] = [];
-  const step = (i: number): Value[] | Promise<Value[]> => {
-    for (; i < evs.length; i++) {
-      const v = evs[i]!(fr);
-      if (v instanceof Promise) {
-        const k = i;
-        return v.then((x) => {
-          out.push(x);
-          return step(k + 1);
-        });
-      }
-      out.push(v);
-    }
-    return out;
-  };
-  return step(0);
-}
 
 export { CANCELLED_TEXT, truthy };
 export type { VmCallContext };

@@ -23,7 +23,7 @@
  * prototype; `HARN_VM_JIT=off` never uses it.
  */
 import { HClosure, type Value, truthy } from "../values";
-import { NIL_EV } from "./compile";
+import { NIL_EV } from "./compile/base";
 import { type Ev, type FnProto, Frame, type Site } from "./frame";
 import type { Interpreter } from "./interpreter";
 import { shapeOf } from "./shape";

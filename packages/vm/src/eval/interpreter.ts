@@ -28,7 +28,8 @@ import {
 } from "../values";
 import { Ctl, RET, TailCall } from "./control";
 import { ClosureImpl, type FnProto, Frame, type Site } from "./frame";
-import { DONE, NIL_EV, type Stepper, Suspend } from "./compile";
+import { NIL_EV } from "./compile/base";
+import { DONE, type Stepper, Suspend } from "./compile/loops";
 import { Concurrency } from "./concurrency";
 import { makeGenerator, yieldFromFrame } from "./generator";
 import { isLeaf, writtenSlots } from "./shape";

@@ -33,7 +33,8 @@
  */
 import { type CpLengthMemo, HClosure, HDict, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
-import { NIL_EV, Suspend } from "./compile";
+import { NIL_EV } from "./compile/base";
+import { Suspend } from "./compile/loops";
 import { type Ev, type FnProto, Frame } from "./frame";
 import { BAIL, BAILX, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
