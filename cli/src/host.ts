@@ -8,7 +8,7 @@ import { resolveModulePath } from "./module-path";
 import { readSourceText } from "./source-file";
 import { check } from "@harn/checker";
 import { checkStructure, parse, plainStyle, renderDiagnostic, sourceLine, type Diagnostic, type DiagnosticStyle, type Node, type Program, type Span } from "@harn/parser";
-import { builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins, setScriptFile } from "@harn/stdlib";
+import { bindProjectSkills, builtinNamesIn, builtinNamesOfStdModule, installStdlib, preloadBuiltins, setScriptFile, usesProjectSkills } from "@harn/stdlib";
 import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type OutputSink, ProgramRunner, Runtime, type Value } from "@harn/vm";
 
 // What the commands need from the engine, reachable through one dynamic
@@ -101,7 +101,7 @@ interface FileModuleHost extends ModuleHost {
  * Imported modules are parsed here once and kept for the evaluator; one
  * that cannot be read or parsed is left for the evaluator to report.
  */
-function preloadImports(rt: Runtime, program: Program, file: string, modules: FileModuleHost): Promise<void> | null {
+function preloadImports(rt: Runtime, program: Program, file: string, modules: FileModuleHost): { names: Set<string>; loading: Promise<void> | null } {
   const names = builtinNamesIn(program);
   const seen = new Set<string>();
   const pending: { program: Program; file: string }[] = [{ program, file }];
@@ -133,7 +133,7 @@ function preloadImports(rt: Runtime, program: Program, file: string, modules: Fi
       pending.push({ program: imported, file: key });
     }
   }
-  return preloadBuiltins(rt, names);
+  return { names, loading: preloadBuiltins(rt, names) };
 }
 
 /** The static checker's errors (cli.md §2.2 step 2). Runs once the
@@ -233,7 +233,9 @@ export function runSource(rt: Runtime, source: string | Program, file: string, e
     if (structural.length > 0) return { kind: "compile", message: structural[0]!.message, span: structural[0]!.span };
     const modules = fileModuleHost(rt);
     const preloading = preloadImports(rt, program, file, modules);
-    if (preloading !== null) await preloading;
+    if (preloading.loading !== null) await preloading.loading;
+    // The project's skills are found before the program runs (workflows.md §2.3).
+    if (usesProjectSkills(preloading.names)) await bindProjectSkills(rt, file);
     runner = new ProgramRunner(rt, { file, modules, entry });
     let checked = staticCheck(rt, program, file, modules, options.callTargets ?? true);
     if (checkOnlyEntry && entry !== undefined) {

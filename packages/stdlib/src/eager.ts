@@ -16,6 +16,7 @@ import { REGEX_MODULES } from "./regex/builtins";
 import { SCHEMA_MODULES } from "./schema/builtins";
 import { TEMPLATE_MODULES } from "./template/builtins";
 import { TIME_MODULES } from "./time/builtins";
+import { WORKFLOW_MODULES } from "./workflow/index";
 
 /** The builtin modules of each lazy group, by group name. */
 export const GROUP_MODULES: Readonly<Record<string, readonly BuiltinModule[]>> = {
@@ -27,6 +28,7 @@ export const GROUP_MODULES: Readonly<Record<string, readonly BuiltinModule[]>> =
   schema: SCHEMA_MODULES,
   templates: TEMPLATE_MODULES,
   time: TIME_MODULES,
+  workflow: WORKFLOW_MODULES,
 };
 
 /** Install everything; `observe` sees each builtin definition with its

@@ -37,7 +37,6 @@ import { SUPERVISOR_BUILTINS } from "./core/supervisor";
 import { RACE_BUILTINS } from "./core/race";
 import { WAITPOINT_BUILTINS } from "./core/waitpoint";
 import { MONITOR_BUILTINS } from "./core/monitor";
-import { SKILLS_BUILTINS } from "./core/skills";
 import { STREAM_BUILTINS } from "./core/stream";
 import { SYNC_BUILTINS } from "./core/sync";
 import { TASK_CONTEXT_BUILTINS } from "./core/task_context";
@@ -96,7 +95,6 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   RACE_BUILTINS,
   WAITPOINT_BUILTINS,
   MONITOR_BUILTINS,
-  SKILLS_BUILTINS,
   STREAM_BUILTINS,
 
   installStringMethods,
@@ -114,6 +112,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   lazy("longrun"),
   installToolsNamespace,
   lazy("agent"),
+  lazy("workflow"),
   installSchemaLowering,
   lazy("schema"),
   STD_MODULE_BUILTINS,
@@ -140,6 +139,18 @@ export { setScriptFile } from "./core/script";
 export { setInteractive } from "./core/interactive";
 
 export { formatPlainFloat, JsonError, parseJson, parseJsonOrThrow, stringifyJson, quoteJson } from "./core/json";
+/** Whether a program naming `names` reads the project's discovered skills
+ * (the `skills` global, `load_skill`; workflows.md §2.3). */
+export function usesProjectSkills(names: ReadonlySet<string>): boolean {
+  return names.has("skills") || names.has("load_skill");
+}
+
+/** Bind the `skills` global of the project holding `file` (hosts call it
+ * before the program runs, when `usesProjectSkills`). */
+export function bindProjectSkills(rt: Runtime, file: string | null): Promise<void> {
+  return import("./workflow/skills/files").then((m) => m.bindProjectSkills(rt, file));
+}
+
 /** What a killed harn left running (core/run_registry.ts): hosts reap it
  * when they start. */
 export { reapDeadRuns } from "./core/run_registry";

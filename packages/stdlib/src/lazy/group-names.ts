@@ -27,6 +27,11 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "ask_user", "request_approval", "dual_control", "escalate_to", "hitl_pending", "daemon_spawn",
     "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait", "daemon_connect",
   ],
+  workflow: [
+    "skill_registry", "skill_define", "skill_find", "skill_list", "skill_select", "skill_remove",
+    "skill_count", "skill_describe", "skills_catalog_entries", "render_always_on_catalog", "skill_render",
+    "load_skill",
+  ],
   http: [
     "sse_mock", "sse_event", "sse_connect", "sse_receive", "sse_close", "websocket_mock", "websocket_connect",
     "websocket_send", "websocket_receive", "websocket_close", "transport_mock_calls", "transport_mock_clear",

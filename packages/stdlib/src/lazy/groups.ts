@@ -24,6 +24,8 @@ function group(name: string, load: () => Promise<readonly BuiltinModule[]>): Laz
 export const LAZY_GROUPS: readonly LazyGroup[] = [
   /** The agent layer: mock provider, llm_call, tools, agent_loop, background sub-agents, daemons (agents.md §2–§6). */
   group("agent", () => import("../agent/index").then((m) => m.AGENT_MODULES)),
+  /** Skills, workflow graphs and their runtime, artifacts and run records (workflows.md). */
+  group("workflow", () => import("../workflow/index").then((m) => m.WORKFLOW_MODULES)),
   /** HTTP, SSE, websockets, cookies, JWTs and signatures (stdlib.md §19). */
   group("http", () => import("../http/builtins").then((m) => m.HTTP_MODULES)),
   /** Long-running work: walk_dir/glob/find_text, handles, feedback, host tools (agents.md §1). */

@@ -4,7 +4,8 @@
  * `xs.map(to_string)`), `ns.member` of a method call on a name (a
  * namespace dict's builtin, `tools.run_command(…)`), plus the builtins the evaluator calls on a
  * program's behalf (`tool` declarations register through `tool_registry`
- * and `tool_define`). An over-approximation is harmless: a local that
+ * and `tool_define`, `skill` declarations through `skill_registry` and
+ * `skill_define`). An over-approximation is harmless: a local that
  * shares a builtin's name only loads that builtin's group early.
  */
 import { forEachChild, type Node, type Program } from "@harn/parser";
@@ -26,6 +27,10 @@ export function builtinNamesIn(program: Program | readonly Node[], into: Set<str
       case "ToolDecl":
         into.add("tool_registry");
         into.add("tool_define");
+        break;
+      case "SkillDecl":
+        into.add("skill_registry");
+        into.add("skill_define");
         break;
     }
     forEachChild(node, push);

@@ -15,6 +15,7 @@ import { REGEX_DOCS } from "../regex/docs";
 import { SCHEMA_DOCS } from "../schema/docs";
 import { TEMPLATE_DOCS } from "../template/docs";
 import { TIME_DOCS } from "../time/docs";
+import { WORKFLOW_DOCS } from "../workflow/docs";
 
 /** `name: [signature, doc]`: the signature as the spec writes the call. */
 export type BuiltinDocs = Readonly<Record<string, readonly [signature: string, doc: string]>>;
@@ -45,4 +46,5 @@ export const BUILTIN_DOCS: ReadonlyMap<string, BuiltinDoc> = collect([
   SCHEMA_DOCS,
   TEMPLATE_DOCS,
   TIME_DOCS,
+  WORKFLOW_DOCS,
 ]);

@@ -84,6 +84,7 @@ function prescan(interp: Interpreter, program: A.Program): void {
         params(n.params);
         break;
       case "StructDecl":
+      case "SkillDecl":
         late.add(n.name);
         break;
       case "Closure":

@@ -1,0 +1,10 @@
+/**
+ * The workflow layer (spec/workflows.md): skills, workflow graphs and
+ * their runtime, artifacts and run records. A lazy builtin group of its
+ * own: most agent scripts never touch it.
+ */
+import type { BuiltinModule } from "../registry/define";
+import { SKILL_BUILTINS } from "./skills/builtins";
+
+/** The workflow group's builtin modules (lazy/groups.ts), in install order. */
+export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS];
