@@ -6,7 +6,7 @@
  * trailing comma before a closer aside). See cli/test/lint-fix-safety.test.ts
  * for the other fixes.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { tokenize } from "@harn/lexer";
@@ -24,7 +24,8 @@ function code(text: string): string[] {
 
 test("layout fixes keep the code tokens of every conformance script and example", () => {
   const files = ["conformance", "examples"].flatMap((d) =>
-    (readdirSync(join(root, d), { recursive: true }) as string[]).filter((f) => f.endsWith(".harn")).map((f) => join(root, d, f)),
+    // files only: a project's `.harn` state directory ends in `.harn` too
+    (readdirSync(join(root, d), { recursive: true }) as string[]).map((f) => join(root, d, f)).filter((f) => f.endsWith(".harn") && statSync(f).isFile()),
   );
   expect(files.length).toBeGreaterThan(500);
   const rules: Record<string, RuleSetting> = { "require-file-header": { severity: "warning" } };
