@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,6 +104,8 @@ describe("environment and system info", () => {
   });
   it("system info", () => {
     expect(r.call("username")).toBe("ann");
+    // Neither USER nor USERNAME: the account's own name.
+    expect(rig({ env: {} }).call("username")).toBe(userInfo().username);
     expect(["linux", "darwin", "windows"]).toContain(r.call("platform"));
     expect(["x86_64", "aarch64"]).toContain(r.call("arch"));
     expect(r.call("pid")).toBe(process.pid);
