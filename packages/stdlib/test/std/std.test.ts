@@ -137,7 +137,8 @@ describe("std/json, std/text, std/collections, std/schema", () => {
     expect(show(r.call("__std_text_parse_cells", "text\n```python\nprint(1)\n```\n```call harn\nrun()\n```"))).toBe(
       "[{code: print(1), lang: python, type: code}, {code: run(), lang: harn, type: call}]",
     );
-    expect(r.call("__std_text_has_got_want", "got 1, want 2")).toBe(true);
+    expect(r.call("__std_text_has_got_want", "got: 1, want: 2")).toBe(true);
+    expect(r.call("__std_text_has_got_want", "got 1, want 2")).toBe(false);
     expect(r.call("__std_text_format_test_errors", "ok\nFAIL x\nfine\nassert y")).toBe("FAIL x\nassert y");
   });
   it("collections and schema builders", () => {
