@@ -277,7 +277,9 @@ const SCHEMA_FNS: NativeFn[] = [
   { name: "schema_union", params: "branches", fn: ([b = null]) => HDict.of({ union: b }) },
   { name: "schema_all_of", params: "branches", fn: ([b = null]) => HDict.of({ all_of: b }) },
   { name: "schema_nullable", params: "schema", fn: ([s = null]) => with_({}, s).with("nullable", true) },
-  { name: "schema_default", params: "schema, value", fn: ([s = null, v = null]) => with_({}, s).with("default", v) },
+  // core-gaps.md §7.9: a field with a default is optional, so schema_object
+  // leaves it out of `required`.
+  { name: "schema_default", params: "schema, value", fn: ([s = null, v = null], ctx) => builtin(ctx, "schema_extend", [s, HDict.of({ default: v, required: false })]) },
   { name: "schema_pick_keys", params: "schema, keys", fn: (a, ctx) => builtin(ctx, "schema_pick", a) },
   { name: "schema_omit_keys", params: "schema, keys", fn: (a, ctx) => builtin(ctx, "schema_omit", a) },
   { name: "schema_partial_deep", params: "schema", fn: (a, ctx) => builtin(ctx, "schema_partial", a) },
