@@ -11,13 +11,16 @@
  *
  * Modules are loaded through a host (the CLI reads files; the vm knows no
  * file system). A module's top-level bindings and declarations run once per
- * interpreter; `import` binds its exported names in the importer.
+ * interpreter; `import` binds its exported names in the importer. Two
+ * imports may not bind one name to two different functions, nor may a
+ * module define a function it also re-exports (core-gaps.md §7.10); a
+ * module with `pub` items exports them and its `pub import`s.
  */
 import type * as A from "@harn/parser";
 import { forEachChild } from "@harn/parser";
 import { HarnError } from "../errors";
 import type { Runtime } from "../runtime";
-import type { Value } from "../values";
+import { HBuiltinRef, HClosure, type Value } from "../values";
 import { type Compiler as CompilerT, CompileError, Compiler } from "./compile";
 import { Frame, type FnProto } from "./frame";
 import { convertJsError, runBlock } from "./helpers";
@@ -49,7 +52,11 @@ export interface RunOptions {
 interface LoadedModule {
   key: string;
   exports: Map<string, Value>;
+  /** Every top-level name, exported or not (for the import error texts). */
+  defined: Set<string>;
 }
+
+const isFunction = (v: Value | undefined): boolean => v instanceof HClosure || v instanceof HBuiltinRef;
 
 const DECL_KINDS = new Set(["FnDecl", "ToolDecl", "StructDecl", "EnumDecl", "ImplBlock", "InterfaceDecl", "TypeDecl", "SkillDecl", "EvalPackDecl"]);
 
@@ -145,21 +152,45 @@ export class ProgramRunner {
     this.rootTask?.cancel(reason);
   }
 
-  private compileFile(program: A.Program, file: string, isModule: boolean): { proto: FnProto; inits: [number, Value][]; c: CompilerT; exported: Set<string> | null } {
+  private compileFile(
+    program: A.Program,
+    file: string,
+    isModule: boolean,
+  ): { proto: FnProto; inits: [number, Value][]; c: CompilerT; exported: Set<string> | null; reexported: Map<string, { value: Value; from: string }> } {
     prescan(this.interp, program);
     const c = new Compiler(this.interp, file);
     const proto = c.beginRoot(null, program.span);
     const inits: [number, Value][] = [];
-    // 1. imports, in source order
+    // 1. imports, in source order. A name an earlier import bound to a
+    // function cannot be bound to another one (core-gaps.md §7.10; the same
+    // function reached through two paths is fine, a TS decision).
+    const imported = new Map<string, Value>();
+    const reexported = new Map<string, { value: Value; from: string }>();
     for (const item of program.items) {
       const n = unwrap(item);
       if (n.kind !== "ImportDecl" && n.kind !== "SelectiveImport") continue;
       const mod = this.importModule(file, n.path, n.span);
       const names = n.kind === "SelectiveImport" ? n.names : [...mod.exports.keys()];
       for (const name of names) {
-        if (!mod.exports.has(name)) throw located(new CompileError(`Import error: '${name}' is not exported by "${n.path}"`, n.span, file));
+        if (!mod.exports.has(name)) {
+          const text = mod.defined.has(name) ? `Import error: '${name}' is not exported by "${n.path}"` : `Import error: '${name}' is not defined in ${mod.key}`;
+          throw located(new CompileError(text, n.span, file));
+        }
+        const value = mod.exports.get(name)!;
+        const earlier = imported.get(name);
+        if (isFunction(earlier) && earlier !== value) {
+          throw located(
+            new CompileError(
+              `Import collision: '${name}' is already defined when importing ${mod.key}. Use selective imports to disambiguate: import { ${name} } from "..."`,
+              n.span,
+              file,
+            ),
+          );
+        }
+        imported.set(name, value);
+        if (n.isPub) reexported.set(name, { value, from: mod.key });
         this.interp.lateNames.add(name);
-        inits.push([c.declareLocal(name, false), mod.exports.get(name)!]);
+        inits.push([c.declareLocal(name, false), value]);
       }
     }
     const items = program.items.filter((i) => {
@@ -173,7 +204,7 @@ export class ProgramRunner {
       // anything `pub` exports only those names.
       const stmts = [...items.filter((i) => isBinding(unwrap(i))), ...items.filter((i) => DECL_KINDS.has(unwrap(i).kind))];
       const pubs = items.map(unwrap).filter((n) => (n as { isPub?: boolean }).isPub === true && "name" in n);
-      if (pubs.length > 0) exported = new Set(pubs.map((n) => (n as { name: string }).name));
+      if (pubs.length > 0) exported = new Set([...pubs.map((n) => (n as { name: string }).name), ...reexported.keys()]);
       const ev = c.block(stmts, false);
       proto.body = ev;
       proto.returnsLast = false;
@@ -207,7 +238,7 @@ export class ProgramRunner {
       proto.returnsLast = false;
     }
     c.finishRoot();
-    return { proto, inits, c, exported };
+    return { proto, inits, c, exported, reexported };
   }
 
   private importModule(fromFile: string, path: string, span: A.Span): LoadedModule {
@@ -223,7 +254,7 @@ export class ProgramRunner {
     this.loading.push(key);
     try {
       const program = host!.load(key);
-      const { proto, inits, c, exported } = this.compileFile(program, key, true);
+      const { proto, inits, c, exported, reexported } = this.compileFile(program, key, true);
       const fr = new Frame(proto, this.rootTask!, null, null);
       for (const [slot, v] of inits) fr.s[slot] = v;
       const r = this.interp.runFrame(fr);
@@ -233,10 +264,15 @@ export class ProgramRunner {
       for (const [name, list] of root.names) {
         if (exported && !exported.has(name)) continue;
         const b = list[list.length - 1]!;
-        exports.set(name, fr.s[b.slot]!);
+        const value = fr.s[b.slot]!;
+        const re = reexported.get(name);
+        if (re && re.value !== value && isFunction(value)) {
+          throw located(new CompileError(`Re-export collision: '${name}' is defined here and also re-exported from '${re.from}'`, program.span, key));
+        }
+        exports.set(name, value);
       }
       setHome(proto, fr, root);
-      const mod = { key, exports };
+      const mod = { key, exports, defined: new Set(root.names.keys()) };
       this.modules.set(key, mod);
       return mod;
     } finally {
