@@ -1,1 +1,1 @@
-export const VERSION = "0.1.0";
+export { HARN_VERSION as VERSION } from "@harn/vm/version";
