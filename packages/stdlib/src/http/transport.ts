@@ -95,6 +95,42 @@ export async function extraCaDispatcher(rt: Runtime): Promise<Dispatcher | undef
   return d;
 }
 
+/**
+ * Node's `fetch` as the runtime's clients (LLM providers, MCP over HTTP)
+ * must use it: trusting the deferred CA bundle, and bracketed as real work
+ * on a virtual clock. Undefined when plain `fetch` does both.
+ */
+export function runtimeFetch(rt: Runtime): typeof fetch | undefined {
+  return bracketedForVirtualClock(rt, fetchTrustingExtraCa(rt));
+}
+
+/** On a virtual clock (`harn test --deterministic`), a request is real work
+ * until its response headers arrive: the clock must not jump past a
+ * timeout meanwhile (vm clock.ts). On the real clock: `f` unchanged. */
+function bracketedForVirtualClock(rt: Runtime, f: typeof fetch | undefined): typeof fetch | undefined {
+  if (!rt.clock.virtual) return f;
+  const inner = f ?? fetch;
+  return (input, init) => {
+    const end = rt.clock.beginReal();
+    return inner(input, init).finally(end);
+  };
+}
+
+/**
+ * Node's `fetch`, with https requests going through a pool that trusts the
+ * CA bundle harn deferred (tls/extra-ca.ts); undefined (plain `fetch`)
+ * when nothing was deferred.
+ */
+function fetchTrustingExtraCa(rt: Runtime): typeof fetch | undefined {
+  if (rt.extraCaCertsFile === null) return undefined;
+  return async (input, init) => {
+    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
+    const dispatcher = url.protocol === "https:" ? await extraCaDispatcher(rt) : undefined;
+    // `dispatcher` is undici's extension of RequestInit, which Node's fetch honours.
+    return fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
+  };
+}
+
 async function dispatcherFor(rt: Runtime, spec: RequestSpec, target: URL): Promise<Dispatcher> {
   const u = await undici(rt);
   const pools = rt.slot(poolSlot);

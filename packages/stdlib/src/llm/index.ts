@@ -6,7 +6,7 @@
 
 import { unseededRandom } from "../core/random";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
-import { extraCaDispatcher } from "../http/transport";
+import { runtimeFetch } from "../http/transport";
 import { LlmClient } from "./client";
 import { LLM_RECORDER } from "./record";
 import { implicitMockNotice } from "./resolve";
@@ -53,37 +53,10 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
   (rt) =>
     new LlmClient({
       env: rt.env,
-      fetch: bracketedForVirtualClock(rt, fetchTrustingExtraCa(rt)),
+      fetch: runtimeFetch(rt),
       clock: rt.clock,
       random: unseededRandom(rt),
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
       onImplicitMock: () => rt.stderr.write(`${implicitMockNotice()}\n`),
     }),
 );
-
-/** On a virtual clock (`harn test --deterministic`), a request is real work
- * until its response headers arrive: the clock must not jump past a
- * timeout meanwhile (vm clock.ts). On the real clock: `f` unchanged. */
-function bracketedForVirtualClock(rt: Runtime, f: typeof fetch | undefined): typeof fetch | undefined {
-  if (!rt.clock.virtual) return f;
-  const inner = f ?? fetch;
-  return (input, init) => {
-    const end = rt.clock.beginReal();
-    return inner(input, init).finally(end);
-  };
-}
-
-/**
- * Node's `fetch`, with https requests going through a pool that trusts the
- * CA bundle harn deferred (tls/extra-ca.ts); undefined (plain `fetch`)
- * when nothing was deferred.
- */
-function fetchTrustingExtraCa(rt: Runtime): typeof fetch | undefined {
-  if (rt.extraCaCertsFile === null) return undefined;
-  return async (input, init) => {
-    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
-    const dispatcher = url.protocol === "https:" ? await extraCaDispatcher(rt) : undefined;
-    // `dispatcher` is undici's extension of RequestInit, which Node's fetch honours.
-    return fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
-  };
-}
