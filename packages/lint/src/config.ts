@@ -4,15 +4,16 @@
  * whose keys have the wrong types, is a ConfigError: `harn lint` cannot run
  * with it and exits 2 (extensions.md §6).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { closestName } from "@harn/parser";
 import { RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import type { RuleSetting, Severity } from "./types";
 
-export const MANIFEST = "harn.toml";
-const MAX_DIRS = 16;
+import { findManifest } from "./manifest-path";
+
+export { MANIFEST, findManifest } from "./manifest-path";
 
 export class ConfigError extends Error {
   constructor(
@@ -45,24 +46,6 @@ export function rulesOff(ids: Iterable<string>): Record<string, RuleSetting> {
   const out: Record<string, RuleSetting> = {};
   for (const id of ids) out[id] = { severity: "off" };
   return out;
-}
-
-/**
- * The nearest `harn.toml` walking up from `dir`: at most 16 directories,
- * stopping after the first that contains `.git` (its own manifest still
- * counts).
- */
-export function findManifest(dir: string): string | null {
-  let d = resolve(dir);
-  for (let i = 0; i < MAX_DIRS; i++) {
-    const candidate = join(d, MANIFEST);
-    if (existsSync(candidate)) return candidate;
-    if (existsSync(join(d, ".git"))) return null;
-    const up = dirname(d);
-    if (up === d) return null;
-    d = up;
-  }
-  return null;
 }
 
 type Table = Record<string, unknown>;
