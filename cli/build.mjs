@@ -76,6 +76,9 @@ const lazyChildProcessInCommander = {
     await build({
       ...NODE_ESM,
       sourcemap: false,
+      // CommonJS dependencies (cross-spawn under the MCP SDK) require Node
+      // built-ins, which an ES module bundle can only do through this.
+      banner: { js: `import { createRequire as __harnRequire } from "node:module"; const require = __harnRequire(import.meta.url);` },
       stdin: {
         contents: `import { generateFromRegistry } from "./packages/stdlib/src/registry/generate.ts";
           process.stdout.write(JSON.stringify(generateFromRegistry()));

@@ -11,6 +11,7 @@ import { FORMAT_MODULES } from "./formats/builtins";
 import { HTTP_MODULES } from "./http/builtins";
 import { INSTALL_STEPS } from "./index";
 import { LONGRUN_MODULES } from "./longrun/index";
+import { MCP_MODULES } from "./mcp/builtins";
 import { installModule, type BuiltinModule, type Definition } from "./registry/define";
 import { REGEX_MODULES } from "./regex/builtins";
 import { SCHEMA_MODULES } from "./schema/builtins";
@@ -24,6 +25,7 @@ export const GROUP_MODULES: Readonly<Record<string, readonly BuiltinModule[]>> =
   formats: FORMAT_MODULES,
   http: HTTP_MODULES,
   longrun: LONGRUN_MODULES,
+  mcp: MCP_MODULES,
   regex: REGEX_MODULES,
   schema: SCHEMA_MODULES,
   templates: TEMPLATE_MODULES,

@@ -113,6 +113,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   installToolsNamespace,
   lazy("agent"),
   lazy("workflow"),
+  lazy("mcp"),
   installSchemaLowering,
   lazy("schema"),
   STD_MODULE_BUILTINS,
@@ -171,3 +172,11 @@ export { costUsd } from "./agent/llm/budget";
 export { setBackgroundGrace, cancelBackgroundTasks } from "./agent/background/settings";
 export type { HandleRecord, HandleStatus, FeedbackListener, HostBridge } from "./longrun/index";
 export type { ChatExchange, ChatPrompt } from "./agent/index";
+
+/** `harn.toml` `[[mcp]]` servers (spec/mcp.md §2.2): register them and
+ * connect the eager ones before the script runs. The MCP layer loads
+ * only here, for projects that declare servers. */
+export async function startDeclaredMcpServers(rt: Runtime, entries: unknown[], log: (line: string) => void): Promise<void> {
+  const { startDeclaredServers } = await import("./mcp/registry");
+  await startDeclaredServers(rt, entries, log);
+}

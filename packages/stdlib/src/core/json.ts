@@ -709,16 +709,22 @@ export type JsonObject = { [key: string]: Json };
  * An integral float becomes a `JsonFloat`, so `fromJson` gives the float
  * back (an `llm_mock` tool call's `{x: 2.0}` reaches the handler as `2.0`). */
 export function toJson(v: Value): Json {
+  return toJsonWith(v, display);
+}
+
+/** `toJson`, with `other(v)` for the values JSON cannot hold (MCP
+ * arguments make them null, spec/mcp.md §0.3). */
+export function toJsonWith(v: Value, other: (v: Value) => Json): Json {
   if (v === null || typeof v === "string" || typeof v === "boolean" || typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
-  if (Array.isArray(v)) return v.map(toJson);
+  if (Array.isArray(v)) return v.map((x) => toJsonWith(x, other));
   if (v instanceof HFloat) return floatToJson(v);
   if (v instanceof HDict) {
     const o: JsonObject = {};
-    for (const k of v.keys()) o[k] = toJson(v.get(k));
+    for (const k of v.keys()) o[k] = toJsonWith(v.get(k), other);
     return o;
   }
-  return isInt(v) ? Number(v) : display(v);
+  return isInt(v) ? Number(v) : other(v);
 }
 
 /** A Harn float as JSON: an integral one as a `JsonFloat`, so it is written

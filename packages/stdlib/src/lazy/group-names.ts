@@ -32,6 +32,12 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "skill_count", "skill_describe", "skills_catalog_entries", "render_always_on_catalog", "skill_render",
     "load_skill",
   ],
+  mcp: [
+    "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",
+    "mcp_read_resource", "mcp_list_prompts", "mcp_get_prompt", "mcp_server_info", "mcp_disconnect",
+    "mcp_ensure_active", "mcp_release", "mcp_registry_status", "mcp_server_card", "mcp_tools", "mcp_serve",
+    "mcp_resource", "mcp_resource_template", "mcp_prompt",
+  ],
   http: [
     "sse_mock", "sse_event", "sse_connect", "sse_receive", "sse_close", "websocket_mock", "websocket_connect",
     "websocket_send", "websocket_receive", "websocket_close", "transport_mock_calls", "transport_mock_clear",

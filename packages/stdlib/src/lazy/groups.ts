@@ -6,7 +6,7 @@
  * generated lists are current.
  *
  * Which groups are lazy: code a typical script does not touch and that is
- * large to parse (agents, HTTP, templates, dates and zones, regex
+ * large to parse (agents, MCP, HTTP, templates, dates and zones, regex
  * translation, schemas, formats and archives, long-running work). The core
  * builtins, the method tables and the `std/...` module sources stay eager.
  * A new group needs an entry here, one in eager.ts `GROUP_MODULES`, and a
@@ -26,6 +26,8 @@ export const LAZY_GROUPS: readonly LazyGroup[] = [
   group("agent", () => import("../agent/index").then((m) => m.AGENT_MODULES)),
   /** Skills, workflow graphs and their runtime, artifacts and run records (workflows.md). */
   group("workflow", () => import("../workflow/index").then((m) => m.WORKFLOW_MODULES)),
+  /** MCP: client handles, declared servers, Server Cards, registrations of served scripts (mcp.md). */
+  group("mcp", () => import("../mcp/builtins").then((m) => m.MCP_MODULES)),
   /** HTTP, SSE, websockets, cookies, JWTs and signatures (stdlib.md §19). */
   group("http", () => import("../http/builtins").then((m) => m.HTTP_MODULES)),
   /** Long-running work: walk_dir/glob/find_text, handles, feedback, host tools (agents.md §1). */

@@ -11,6 +11,7 @@ import { CORE_DOCS } from "../core/docs";
 import { FORMAT_DOCS } from "../formats/docs";
 import { HTTP_DOCS } from "../http/docs";
 import { LONGRUN_DOCS } from "../longrun/docs";
+import { MCP_DOCS } from "../mcp/docs";
 import { REGEX_DOCS } from "../regex/docs";
 import { SCHEMA_DOCS } from "../schema/docs";
 import { TEMPLATE_DOCS } from "../template/docs";
@@ -47,4 +48,5 @@ export const BUILTIN_DOCS: ReadonlyMap<string, BuiltinDoc> = collect([
   TEMPLATE_DOCS,
   TIME_DOCS,
   WORKFLOW_DOCS,
+  MCP_DOCS,
 ]);
