@@ -18,7 +18,7 @@ import { completeStructured, readStructured, schemaError, type StructuredSpec } 
 import { agentClient } from "../llm/client";
 import { setupError, type LlmSettings } from "../llm/options";
 import { emitAgentEvent } from "../sessions";
-import { denial, dispatchCall, type BuiltinTool, type CallOutcome, type ToolCall } from "../tools/dispatch";
+import { denial, dispatchCall, type BuiltinTool, type CallOutcome, type McpClients, type ToolCall } from "../tools/dispatch";
 import { DaemonMode, type DaemonHost } from "../daemon/mode";
 import { nativeDefinition, toolContract, type ToolSpec } from "../tools/spec";
 import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "../tools/text_protocol";
@@ -97,6 +97,8 @@ export class AgentLoop {
   private readonly request = new RequestBuilder();
   /** Transcript compaction (§2.14); off unless `auto_compact: true`. */
   compaction: LoopCompaction | null = null;
+  /** Where `executor: "mcp_server"` tools go (spec/mcp.md §3.3). */
+  mcp: McpClients | null = null;
   /** The running turn (extensions.md §3.3): its model call and tools run
    * in a task of their own, so the host's Ctrl-C can cancel the turn
    * without cancelling the loop. */
@@ -476,7 +478,7 @@ export class AgentLoop {
           const permit = this.gate ? await this.gate.check(call, this.tctx) : { meta: {} };
           if (isRefusal(permit)) out = { name: call.name, text: denial(call.name, permit.reason), status: "rejected", ran: true, value: null, eventMeta: permit.meta };
           else {
-            out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)));
+            out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)), this.mcp);
             out.eventMeta = { ...permit.meta, ...out.eventMeta };
           }
         } catch (e) {

@@ -13,12 +13,13 @@ import { longRunState, type HandleRecord } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { uuidV7 } from "../../core/encoding";
 import { scriptEventHandler } from "../llm/events";
-import { readLlmSettings } from "../llm/options";
+import { readLlmSettings, type LlmSettings } from "../llm/options";
 import { agentSessions } from "../sessions";
-import { shortCircuitTools, type BuiltinTool } from "../tools/dispatch";
+import { shortCircuitTools, type BuiltinTool, type McpClients } from "../tools/dispatch";
+import { readLoopServers } from "../../mcp/config";
 import { DaemonMode } from "../daemon/mode";
 import { BACKGROUND_TOOL_NAMES, namedToolSpec, specOf, toolEntries, validateSpec, type ToolSpec } from "../tools/spec";
-import { readLoopCompaction } from "./compaction";
+import { readLoopCompaction, type LoopCompaction } from "./compaction";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
 import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
@@ -27,9 +28,29 @@ import { toJson } from "../../core/json";
 
 export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<HDict> {
   const rt = ctx.runtime;
+  const servers = readLoopServers(start.options.get("mcp_servers"));
   const settings = readLoopSettings(start.options);
   const compaction = readLoopCompaction(start.options);
   const llm = readLlmSettings(rt, start.options, { retries: settings.profile.llmRetries, backoffMs: AGENT_LOOP_BACKOFF_MS });
+  const retries = settings.toolRetries;
+  if (servers.length === 0) {
+    // `executor: "mcp_server"` tools may still reach declared servers.
+    const registry: McpClients = (server) => import("../../mcp/loop").then((m) => m.registryClient(rt, server, retries));
+    return runLoop(ctx, start, settings, compaction, llm, registry);
+  }
+  // spec/mcp.md §3: the servers' tools join the loop's for its duration.
+  const { openLoopServers } = await import("../../mcp/loop");
+  const resumedTools = start.resumed && start.options.get("tools") === null ? start.resumed.tools : null;
+  const mcp = await openLoopServers(ctx, servers, start.options.get("tools"), resumedTools, retries);
+  try {
+    return await runLoop(ctx, { ...start, options: start.options.with("tools", mcp.tools) }, settings, compaction, llm, mcp.clients);
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSettings, compaction: LoopCompaction | null, llm: LlmSettings, mcp: McpClients): Promise<HDict> {
+  const rt = ctx.runtime;
   const { specs, builtins } = loopTools(start, settings);
   const sessions = agentSessions(rt);
   // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
@@ -54,6 +75,7 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
   loop.daemon = daemon;
   loop.compaction = compaction;
+  loop.mcp = mcp;
   if (settings.backgroundTasks) {
     for (const [name, fn] of backgroundBuiltins(loop, runAgentLoop)) builtins.set(name, fn);
   }

@@ -37,6 +37,13 @@ export interface CallOutcome {
 /** Tools the loop serves itself (background sub-agents). */
 export type BuiltinTool = (args: HDict, ctx: CallContext) => Value | Promise<Value>;
 
+/** Calls tool `tool` of one MCP server; resolves to the result text
+ * (spec/mcp.md §3.3 step 2). */
+export type McpCaller = (tool: string, args: JsonObject, ctx: CallContext) => Promise<string>;
+
+/** The MCP client a loop sends `server`'s tools to, or null: none. */
+export type McpClients = (server: string) => McpCaller | null | Promise<McpCaller | null>;
+
 /** The pretty-printed denial of §2.6 step 1 / step 5. */
 export function denial(name: string, reason: string): string {
   return JSON.stringify({ error: "permission_denied", tool: name, reason }, null, 2);
@@ -92,6 +99,13 @@ function positional(tool: ToolSpec, params: readonly string[], args: JsonObject)
   return out.slice(0, last + 1);
 }
 
+/** Call a tool's handler closure with `args` (§2.6 step 4): a `tool`
+ * declaration's by parameter name, any other with the arguments dict. */
+export function callHandler(tool: ToolSpec, args: JsonObject, ctx: CallContext): Value | Promise<Value> {
+  const values = tool.declared ? positional(tool, (tool.handler as { params: string[] }).params, args) : [fromJson(args)];
+  return ctx.call(tool.handler, values);
+}
+
 export async function dispatchCall(
   call: ToolCall,
   tools: ReadonlyMap<string, ToolSpec>,
@@ -99,6 +113,8 @@ export async function dispatchCall(
   builtins: ReadonlyMap<string, BuiltinTool>,
   /** Called once the call passed every check, just before it runs. */
   onIntent?: () => void,
+  /** Where `executor: "mcp_server"` tools go (spec/mcp.md §3.3). */
+  mcp: McpClients | null = null,
 ): Promise<CallOutcome> {
   const tool = tools.get(call.name);
   const name = call.name;
@@ -134,13 +150,13 @@ export async function dispatchCall(
   const argsDict = fromJson(call.arguments) as HDict;
   let run: () => Value | Promise<Value>;
   const builtin = builtins.get(tool.builtin ?? name);
+  const server = tool.executor === "mcp_server" ? (tool.mcp?.server ?? "mcp") : null;
+  const viaMcp = server !== null && mcp !== null ? await mcp(server) : null;
   if (builtin && (tool.builtin !== null || SERVED_BUILTINS.has(name))) run = () => builtin(argsDict, ctx);
-  else if (isCallable(tool.handler)) {
-    const handler = tool.handler;
-    const args = tool.declared ? positional(tool, (handler as { params: string[] }).params, call.arguments) : [argsDict];
-    run = () => ctx.call(handler, args);
-  } else if (tool.executor === "mcp_server") {
-    return rejected(name, `Tool '${name}' needs an MCP server, which this runtime does not provide. Do not retry this tool.`);
+  else if (viaMcp) run = () => viaMcp(tool.mcp?.tool ?? name, call.arguments, ctx);
+  else if (isCallable(tool.handler)) run = () => callHandler(tool, call.arguments, ctx);
+  else if (server !== null) {
+    return rejected(name, `tool '${name}' (mcp_server: "${server}") cannot be dispatched: no direct MCP client, bridge, or Harn handler Do not retry this tool.`);
   } else return rejected(name, notAvailable);
   onIntent?.();
   try {

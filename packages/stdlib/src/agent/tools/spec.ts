@@ -36,6 +36,10 @@ export interface ToolSpec {
   declared: boolean;
   /** Served by the loop itself (`background_task`, `read_file`, …). */
   builtin: string | null;
+  /** `executor: "mcp_server"`: the server (`mcp_server`, else
+   * `_mcp_server`) and the server's name of the tool (`_mcp_tool_name`),
+   * spec/mcp.md §3.3. */
+  mcp?: { server: string | null; tool: string | null };
 }
 
 export function isRegistry(v: Value): v is HDict {
@@ -56,6 +60,7 @@ export function specOf(entry: HDict): ToolSpec | null {
   const handler = entry.get("handler");
   const description = entry.get("description");
   const executor = canonicalExecutor(entry.get("executor")) ?? (handler !== null ? "harn" : "");
+  const text = (v: Value) => (v === null ? null : typeof v === "string" ? v : display(v));
   return {
     name,
     description: typeof description === "string" ? description : description === null ? "" : display(description),
@@ -65,6 +70,7 @@ export function specOf(entry: HDict): ToolSpec | null {
     longRunning: entry.get("long_running") === true,
     declared: isToolDeclHandler(handler),
     builtin: null,
+    ...(executor === "mcp_server" ? { mcp: { server: text(entry.get("mcp_server") ?? entry.get("_mcp_server")), tool: text(entry.get("_mcp_tool_name")) } } : {}),
   };
 }
 
