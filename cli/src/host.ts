@@ -16,7 +16,7 @@ import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type
 // when a script first uses it (the stdlib's lazy groups), or through
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { CANCELLED_TEXT, HarnError, VirtualClock } from "@harn/vm";
-export { readDaemonRootSync, reapDeadRuns, setDaemonJournal } from "@harn/stdlib";
+export { readDaemonRootSync, reapDeadRuns, setDaemonJournal, startDeclaredMcpServers } from "@harn/stdlib";
 export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setInteractive, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);
@@ -215,10 +215,19 @@ export interface RunHandle {
  * with `checkOnlyEntry`, static-check findings inside other pipelines are
  * ignored, as `harn test` compiles only the test pipeline plus the file's
  * top-level declarations (cli.md §5.1); `callTargets: false` skips the
- * call-target check, as the REPL does (core-gaps.md §9.6).
+ * call-target check, as the REPL does (core-gaps.md §9.6). `afterEntry`
+ * runs once the entry pipeline has succeeded, before the runtime shuts
+ * down (`harn serve mcp` serves the script's registrations there).
  */
-export function runSource(rt: Runtime, source: string | Program, file: string, entry?: string, options: { checkOnlyEntry?: boolean; callTargets?: boolean } = {}): RunHandle {
+export function runSource(
+  rt: Runtime,
+  source: string | Program,
+  file: string,
+  entry?: string,
+  options: { checkOnlyEntry?: boolean; callTargets?: boolean; afterEntry?: () => Promise<void> } = {},
+): RunHandle {
   const checkOnlyEntry = options.checkOnlyEntry ?? false;
+  const afterEntry = options.afterEntry;
   let runner: ProgramRunner | null = null;
   let cancelled: unknown = undefined;
   setScriptFile(rt, file);
@@ -249,6 +258,7 @@ export function runSource(rt: Runtime, source: string | Program, file: string, e
     if (cancelled !== undefined) return { kind: "error", error: toHarnError(cancelled) };
     try {
       const value = await runner.run(program);
+      if (afterEntry) await afterEntry();
       return { kind: "ok", value };
     } catch (e) {
       if (e instanceof HarnError) return { kind: "error", error: e };

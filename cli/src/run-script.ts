@@ -15,8 +15,10 @@ import { join } from "node:path";
 import { renderDiagnostic, syntaxDiagnostic, type Diagnostic } from "@harn/parser";
 import { osErrorText } from "@harn/stdlib/oserror";
 import { colorsFor } from "./color";
-import type { OutputSink } from "@harn/vm";
+import type { OutputSink, Runtime } from "@harn/vm";
 import { loadEngine } from "./engine";
+import type { RunHandle } from "./host";
+import { mcpManifestFor, startDeclaredMcp } from "./mcp-startup";
 import { FixtureRecorder } from "./mock-record";
 import { StreamRenderer } from "./stream-render";
 import { EXIT_STATUS, onEndingSignals, SIGNAL_NOTICE } from "./signal-exit";
@@ -105,6 +107,12 @@ export interface RunArgs {
    * `--llm-mock` fixture lines. */
   llmMockRecord?: string;
   stream?: boolean;
+  /**
+   * `harn serve mcp`: the script's output goes to stderr, and once its
+   * entry pipeline has ended this runs (before the runtime shuts down)
+   * until `stop` aborts or it is done; its result is the exit status.
+   */
+  serve?: (rt: Runtime, stop: AbortSignal) => Promise<number>;
 }
 
 /** extensions.md §3.3: a second Ctrl-C within this time of the one that
@@ -176,13 +184,17 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     setBackgroundGrace,
     setInteractive,
     setTurnObserver,
+    startDeclaredMcpServers,
   } = await loadEngine();
   // what an earlier harn could not clean up (it was SIGKILLed) goes first
   reapDeadRuns((line) => void process.stderr.write(line));
-  const stdout = new BufferedStream(process.stdout);
   const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
+  const stdout = new BufferedStream(process.stdout);
   const renderer = args.stream ? new StreamRenderer(stdout, (t) => void process.stderr.write(t)) : null;
-  const rt = createRuntime({ stdout: renderer ? renderer.scriptOut() : stdout, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
+  // A served script's stdout carries only protocol messages (mcp.md §4.2):
+  // what the script prints goes to stderr, in order with serve's notes.
+  const scriptOut = args.serve ? stderr : renderer ? renderer.scriptOut() : stdout;
+  const rt = createRuntime({ stdout: scriptOut, stderr, cwd: process.cwd(), env: process.env, argv: args.argv });
   if (args.deny !== undefined) for (const d of splitList(args.deny)) rt.denied.add(d);
   if (args.allow !== undefined) {
     const allowed = new Set([...splitList(args.allow), ...ALWAYS_ALLOWED]);
@@ -211,11 +223,13 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
   // The exit status once a signal ends the program; the program then runs
   // its pending defer/finally blocks and the runtime's cleanup first.
   let signalExit: number | null = null;
+  const stop = new AbortController();
   const end = (code: number, notice = true) => {
     if (signalExit !== null) return;
     signalExit = code;
     if (notice) process.stderr.write(SIGNAL_NOTICE);
-    handle.cancel(HarnError.thrown(CANCELLED_TEXT));
+    stop.abort();
+    handle?.cancel(HarnError.thrown(CANCELLED_TEXT));
     cancelBackgroundTasks(rt);
   };
   // A reader that goes away (`harn run job.harn | head -1`) ends the
@@ -246,8 +260,21 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
   // not end harn with the default action, leaving them behind. SIGTERM,
   // SIGHUP (a closed terminal, a dropped SSH session) and SIGQUIT end the
   // program like a second Ctrl-C, each with its own status.
+  let handle: RunHandle | null = null;
   const offSignals = onEndingSignals((signal) => end(EXIT_STATUS[signal]), { SIGINT: onSigint });
-  const handle = runSource(rt, source, path);
+  const manifest = args.inline === undefined ? mcpManifestFor(path) : null;
+  if (manifest !== null) {
+    await startDeclaredMcp(rt, manifest, startDeclaredMcpServers, (line) => void process.stderr.write(`${line}\n`));
+    if (signalExit !== null) {
+      await rt.shutdown();
+      offSignals();
+      return signalExit;
+    }
+  }
+  let served: number | null = null;
+  const serve = args.serve;
+  const afterEntry = serve ? async () => void (served = await serve(rt, stop.signal)) : undefined;
+  handle = runSource(rt, source, path, undefined, { afterEntry });
   // If Node's event loop runs dry while the script has not finished, every
   // task is blocked on something nothing can deliver any more (a receive on a
   // channel no task sends to, a task awaiting itself). Node would exit 0 in
@@ -268,7 +295,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     if (signalExit !== null) return signalExit;
     switch (outcome.kind) {
       case "ok":
-        return exitCodeFor(outcome.value, stderr);
+        return served ?? exitCodeFor(outcome.value, stderr);
       case "exit":
         return outcome.code;
       case "syntax": {

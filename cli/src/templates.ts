@@ -110,11 +110,13 @@ const mcpServer: TemplateFile[] = [
     path: "main.harn",
     text: `import { tools } from "lib/server"
 
-/** Lists the tools this server offers; a host serves them over MCP. */
+/** Offers the tools over MCP: \`harn serve mcp main.harn\` (stdio), or
+ * with \`--transport http\`. Under \`harn run\` it only lists them. */
 pipeline default(task) {
   for entry in tool_list(tools()) {
     println(entry.name + ": " + entry.description)
   }
+  mcp_serve(tools())
 }
 `,
   },

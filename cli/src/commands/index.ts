@@ -12,6 +12,7 @@ import * as lint from "./lint";
 import * as lsp from "./lsp";
 import * as repl from "./repl";
 import * as run from "./run";
+import * as serve from "./serve";
 import * as test from "./test";
 import * as version from "./version";
 import * as viz from "./viz";
@@ -29,6 +30,7 @@ export function registerCommands(program: Command, setExitCode: SetExitCode): vo
   lsp.register(program, setExitCode);
   repl.register(program, setExitCode);
   run.register(program, setExitCode);
+  serve.register(program, setExitCode);
   test.register(program, setExitCode);
   version.register(program, setExitCode);
   viz.register(program, setExitCode);
