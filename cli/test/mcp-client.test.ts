@@ -359,3 +359,34 @@ println(try { mcp_list_tools(${connect("rpc-error")}) })
     }
   });
 });
+
+describe("Server Cards over HTTP", () => {
+  it("fetches a card, retries at /.well-known/mcp-card, caches by source, and names the failure", async () => {
+    const gets: string[] = [];
+    const http = createServer((req, res) => {
+      gets.push(req.url ?? "");
+      if (req.url === "/cards/notes.json" || req.url === "/base/.well-known/mcp-card") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return void res.end(JSON.stringify({ name: req.url.startsWith("/base") ? "from-well-known" : "notes", version: "1.0" }));
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    try {
+      const r = await runToEnd(
+        work.dir,
+        `println(mcp_server_card("${base}/cards/notes.json").name)
+println(mcp_server_card("${base}/cards/notes.json").name)
+println(mcp_server_card("${base}/base/").name)
+println(try { mcp_server_card("${base}/.well-known/missing") })
+`,
+      );
+      expect(r.stdout).toBe(`notes\nnotes\nfrom-well-known\nResult.Err(mcp_server_card: http: GET ${base}/.well-known/missing returned HTTP 404)\n`);
+      expect(gets).toEqual(["/cards/notes.json", "/base/", "/base/.well-known/mcp-card", "/.well-known/missing"]);
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    }
+  });
+});

@@ -12,7 +12,7 @@ import { McpConnection } from "../../src/mcp/client";
 import { parseServerSpec, readLoopServers } from "../../src/mcp/config";
 import { resourceValue, toolResultValue } from "../../src/mcp/results";
 import { matchTemplate } from "../../src/mcp/serve";
-import { rig } from "../core/harness";
+import { raised, rig } from "../core/harness";
 
 const HELPER = join(resolve(dirname(fileURLToPath(import.meta.url)), "../../../.."), "conformance/helpers/mcp_echo_server.mjs");
 const open: McpConnection[] = [];
@@ -39,20 +39,15 @@ async function connect(timeoutMs?: number): Promise<McpConnection> {
   return c;
 }
 
-async function failure(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof HarnError) return e.description();
-    throw e;
-  }
-  throw new Error("expected a failure");
+/** The description of the error a request fails with. */
+async function failure(request: () => Promise<unknown>): Promise<string> {
+  return (await raised(request as () => Promise<Value>)).description();
 }
 
 describe("a connection", () => {
   it("times out a request the server never answers, with the method in the text, and stays usable", async () => {
     const c = await connect(1500);
-    expect(await failure(c.request("tools/call", { name: "hang", arguments: {} }))).toBe("Runtime error: MCP: server did not respond to 'tools/call' within 1.5s");
+    expect(await failure(() => c.request("tools/call", { name: "hang", arguments: {} }))).toBe("Runtime error: MCP: server did not respond to 'tools/call' within 1.5s");
     expect(await c.request("tools/call", { name: "echo", arguments: { text: "still here" } })).toEqual({ content: [{ type: "text", text: "still here" }] });
   });
 
@@ -70,12 +65,12 @@ describe("a connection", () => {
     await c.close();
     await c.close();
     expect(c.connected).toBe(false);
-    expect(await failure(c.request("tools/list", {}))).toBe("Runtime error: MCP client is disconnected");
+    expect(await failure(() => c.request("tools/list", {}))).toBe("Runtime error: MCP client is disconnected");
   });
 
   it("reports a JSON-RPC error as the thrown `MCP error (<code>): <message>`", async () => {
     const c = await connect();
-    expect(await failure(c.request("no/such/method", {}))).toBe("Thrown: MCP error (-32601): Method not found");
+    expect(await failure(() => c.request("no/such/method", {}))).toBe("Thrown: MCP error (-32601): Method not found");
   });
 });
 
