@@ -10,7 +10,7 @@
  * too: they are switched off for the run above, and checked apart
  * (packages/lint/test/fix-layout.test.ts) to keep every code token.
  */
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { cliSandbox, repoRoot } from "./cli-harness";
@@ -21,6 +21,9 @@ const cli = cliSandbox({ prefix: "harn-lint-fix-", harn: "built", colour: "unset
 
 test("the conformance suite passes after --fix, and a second --fix changes nothing", () => {
   cpSync(join(repoRoot, "conformance"), join(cli.dir, "conformance"), { recursive: true });
+  // tests/mcp/serve_round_trip.harn serves a script with the built harn,
+  // which it finds beside conformance/ as in the repository
+  symlinkSync(join(repoRoot, "cli"), join(cli.dir, "cli"));
   cli.file("harn.toml", `[lint]\ndisabled = [${LAYOUT.map((r) => `"${r}"`).join(", ")}]\n`);
   const first = cli.harn(["lint", "--fix", "conformance"]);
   const applied = first.stdout.split("\n").filter((l) => l.includes(": applied "));
@@ -33,4 +36,5 @@ test("the conformance suite passes after --fix, and a second --fix changes nothi
   expect(second.stdout.split("\n").filter((l) => l.includes(": applied "))).toEqual([]);
   // what was fixed is still there to compare by hand when this fails
   expect(readFileSync(join(cli.dir, "harn.toml"), "utf8")).toContain("disabled");
-});
+  // three passes over the whole suite: the commands' own limit, not vitest's 60 s
+}, 600_000);
