@@ -64,7 +64,7 @@ export interface LlmRequest {
   provider: string;
   model: string;
   system?: string | null;
-  messages: LlmMessage[];
+  messages: readonly LlmMessage[];
   tools?: LlmToolDefinition[] | null;
   tool_choice?: LlmToolChoice | null;
   max_tokens?: number | null;

@@ -226,3 +226,25 @@ pipeline main() {
     expect(out).toEqual(["[16, 20, 1]"]);
   });
 });
+
+describe("llm_mock_calls after an agent loop", () => {
+  it("each call shows the messages of its own request, not those of later turns", async () => {
+    // The loop's requests share one growing array (RequestBuilder): the log
+    // must read each call's own prefix of it.
+    const out = await lines(`
+tool ping(n: int) {
+  description "Ping"
+  return "pong " + to_string(n)
+}
+pipeline main() {
+  llm_mock({text: "", tool_calls: [{name: "ping", arguments: {n: 1}}]})
+  llm_mock({text: "", tool_calls: [{name: "ping", arguments: {n: 2}}]})
+  llm_mock({text: "done"})
+  let r = agent_loop("go", nil, {provider: "mock", tools: ping, tool_format: "native"})
+  println(llm_mock_calls().map({ c -> len(c.messages) }))
+  println(r.status)
+}
+`);
+    expect(out).toEqual(["[1, 3, 5]", "done"]);
+  });
+});

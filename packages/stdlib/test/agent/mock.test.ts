@@ -79,7 +79,7 @@ describe("MockProvider through the shared client", () => {
     const res = await client(state).completeWithRetries(request("x", { system: "sys" }), { retries: 1 });
     expect(res.text).toBe("ok");
     expect(state.calls).toHaveLength(2);
-    expect(state.calls[0]).toEqual({ messages: [{ role: "user", content: "x" }], system: "sys", tools: null, thinking: { mode: "disabled" } });
+    expect(state.calls[0]).toEqual({ messages: [{ role: "user", content: "x" }], count: 1, system: "sys", tools: null, thinking: { mode: "disabled" } });
   });
 
   it("fails with a classified error carrying the retry-after hint", async () => {

@@ -72,6 +72,15 @@ describe("snapshot deltas", () => {
     // the frozen copies do not follow the live list
     expect(a.snapshot.visible_messages).toHaveLength(2);
     expect(b.snapshot.visible_messages).toHaveLength(4);
+    // nor do they follow later commits, read field by field, spread or as JSON
+    live.push({ role: "user", content: "f" });
+    const b2 = t.commit(snap(live, { total_text: "ab", total_iterations: 2 }), []);
+    expect(b2.snapshot.visible_messages).toHaveLength(5);
+    expect({ ...a.snapshot }.recorded_messages).toEqual([m1, m2]);
+    expect(JSON.parse(JSON.stringify(b.snapshot)).visible_messages).toHaveLength(4);
+    live.pop();
+    noteEdit(live);
+    t.commit(snap(live, { total_text: "ab", total_iterations: 2 }), []);
     live[1] = { ...m2, superseded: true };
     noteEdit(live);
     // a text that did not just grow is set whole

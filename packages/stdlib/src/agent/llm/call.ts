@@ -15,7 +15,7 @@ import type { LlmSettings } from "./options";
 
 export interface ModelRequest {
   system: string | null;
-  messages: LlmMessage[];
+  messages: readonly LlmMessage[];
   tools: LlmToolDefinition[] | null;
 }
 

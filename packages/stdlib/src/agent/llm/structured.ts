@@ -140,7 +140,7 @@ export async function completeStructured(
     );
     // The original messages plus one corrective user message; no
     // assistant turn is added.
-    const messages: LlmMessage[] = text === null ? original : [...original, { role: "user", content: text }];
+    const messages: readonly LlmMessage[] = text === null ? original : [...original, { role: "user", content: text }];
     req = { ...req, messages };
   }
 }

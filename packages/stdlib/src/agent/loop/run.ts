@@ -381,8 +381,8 @@ export class AgentLoop {
   }
 
   private async callModel(): Promise<LlmResponse> {
-    const messages = this.request.build(this.messages);
-    if (this.prefill !== null) messages.push({ role: "assistant", content: this.prefill });
+    const built = this.request.build(this.messages);
+    const messages = this.prefill === null ? built : [...built, { role: "assistant" as const, content: this.prefill }];
     this.prefill = null;
     try {
       // Structured output applies to the loop's model calls as it does to

@@ -215,8 +215,11 @@ export class RequestBuilder {
   private out: LlmMessage[] = [];
   private readonly answered = new Set<string>();
 
-  /** A fresh array (the caller may append to it). */
-  build(messages: readonly Msg[]): LlmMessage[] {
+  /** The request's messages. Not a copy, so a turn costs what was
+   * appended: until the next rebuild this array only grows, so whoever
+   * keeps it (the mock's call log) keeps its length with it and reads that
+   * prefix (see `prefixOf`). */
+  build(messages: readonly Msg[]): readonly LlmMessage[] {
     const tail = appendedSince(this.mark, messages);
     const ids = tail === null ? [] : tail.flatMap(resultIds);
     if (tail !== null && !ids.some((id) => this.answered.has(id)) && !tail.some((m) => typeof m.update_of === "string")) {
@@ -228,7 +231,7 @@ export class RequestBuilder {
       for (const m of messages) for (const id of resultIds(m)) this.answered.add(id);
     }
     this.mark = markOf(messages);
-    return this.out.slice();
+    return this.out;
   }
 }
 

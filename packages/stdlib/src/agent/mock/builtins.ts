@@ -110,7 +110,7 @@ export const MOCK_BUILTINS = builtinModule("agent/mock/builtins", (def) => {
       (c) =>
         new HDict(
           new Map<string, Value>([
-            ["messages", fromJson(c.messages)],
+            ["messages", fromJson(c.messages.length === c.count ? c.messages : c.messages.slice(0, c.count))],
             ["system", c.system],
             ["tools", c.tools === null ? null : fromJson(c.tools)],
             ["thinking", fromJson(c.thinking as JsonObject)],

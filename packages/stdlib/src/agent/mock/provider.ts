@@ -27,12 +27,14 @@ export class MockProvider implements LlmProvider {
 
   async *stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
     signal.throwIfAborted();
-    const messages = request.messages as unknown as Json[];
+    const messages = request.messages as unknown as readonly Json[];
     // Recorded before matching (§3.1), so error entries and retries show up.
-    // Not copied: callers build a fresh request per call and never change
-    // it afterwards (copying made long mocked loops quadratic in time).
+    // Not copied (copying made long mocked loops quadratic in time): an
+    // agent loop's next request appends to this array (RequestBuilder), so
+    // the record keeps the length it had and reads that prefix.
     this.state.calls.push({
       messages,
+      count: messages.length,
       system: request.system ?? null,
       tools: request.tools && request.tools.length > 0 ? (request.tools as unknown as Json[]) : null,
       thinking: thinkingOf(request),

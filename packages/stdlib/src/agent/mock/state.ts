@@ -39,7 +39,10 @@ export interface MockEntry {
 
 /** One intercepted call as `llm_mock_calls()` reports it. */
 export interface MockCallRecord {
-  messages: Json[];
+  /** The request's messages are the first `count` entries: the array may
+   * have grown since (see provider.ts). */
+  messages: readonly Json[];
+  count: number;
   system: string | null;
   tools: Json[] | null;
   thinking: JsonObject;
