@@ -16,7 +16,7 @@ import { type Clock, CompileError, ExitRequest, HarnError, type ModuleHost, type
 // when a script first uses it (the stdlib's lazy groups), or through
 // `loadMockFixtures` / `loadChatEngine` for the hosts that need it.
 export { CANCELLED_TEXT, HarnError, VirtualClock } from "@harn/vm";
-export { readDaemonRootSync, reapDeadRuns, setDaemonJournal, startDeclaredMcpServers } from "@harn/stdlib";
+export { readDaemonRootSync, reapDeadRuns, setDaemonJournal, startDeclaredMcpServers, useProjectLlmConfig } from "@harn/stdlib";
 export { cancelBackgroundTasks, costUsd, interruptTurns, mockFixtureLine, recordLlmResponses, setBackgroundGrace, setInteractive, setTurnObserver } from "@harn/stdlib";
 
 /** Replay LLM calls from a JSONL fixture (`--llm-mock`, test sidecars);

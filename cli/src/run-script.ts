@@ -11,7 +11,7 @@
  * rendered with a code frame on stderr; exit codes follow §2.6.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { renderDiagnostic, syntaxDiagnostic, type Diagnostic } from "@harn/parser";
 import { osErrorText } from "@harn/stdlib/oserror";
 import { colorsFor } from "./color";
@@ -185,6 +185,7 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
     setInteractive,
     setTurnObserver,
     startDeclaredMcpServers,
+    useProjectLlmConfig,
   } = await loadEngine();
   // what an earlier harn could not clean up (it was SIGKILLed) goes first
   reapDeadRuns((line) => void process.stderr.write(line));
@@ -203,6 +204,8 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
   setBackgroundGrace(rt, args.backgroundGraceMs ?? DEFAULT_BACKGROUND_GRACE_MS);
   // Human-in-the-loop requests without a host or mock ask at the terminal.
   setInteractive(rt, process.stdin.isTTY === true);
+  // `[llm]` of the script's project (`-e` code: the working directory's)
+  useProjectLlmConfig(rt, args.inline !== undefined ? process.cwd() : dirname(resolve(path)));
   if (args.llmMock !== undefined) {
     let text: string;
     try {

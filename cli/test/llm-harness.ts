@@ -68,8 +68,8 @@ export interface Child {
   write(text: string): void;
 }
 
-export function harn(ws: Workspace, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [ws.bin, ...args], { cwd: ws.dir, env, stdio: ["pipe", "pipe", "pipe"] });
+export function harn(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, cwd = ws.dir): Child {
+  const child = spawn(process.execPath, [ws.bin, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   let err = "";
   const waiters = new Set<() => void>();
@@ -120,10 +120,11 @@ export function harn(ws: Workspace, args: string[], env: NodeJS.ProcessEnv): Chi
   };
 }
 
-/** Run to the end (with a guard against hangs), `input` on stdin. */
-export async function run(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, ms = 50_000, input = "") {
-  const c = harn(ws, args, env);
-  c.child.stdin!.end(input);
+/** Run to the end (with a guard against hangs), `io.input` on stdin, in
+ * `io.cwd` (default: the workspace). */
+export async function run(ws: Workspace, args: string[], env: NodeJS.ProcessEnv, ms = 50_000, io: { input?: string; cwd?: string } = {}) {
+  const c = harn(ws, args, env, io.cwd);
+  c.child.stdin!.end(io.input ?? "");
   const timer = setTimeout(() => c.child.kill("SIGKILL"), ms);
   const { code } = await c.exited;
   clearTimeout(timer);

@@ -313,7 +313,7 @@ describe("the provider comes from whichever variable is set", () => {
     const wire = format("openai");
     const server = await modelServer(wire, (req) => ({ model: "m", text: [`hi from ${(req.body as { model: string }).model}`], usage: { input: 1, output: 1 } }));
     try {
-      const c = await run(ws, ["chat"], cleanEnv({ OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: `${server.url}/v1` }), 50_000, "hello\n");
+      const c = await run(ws, ["chat"], cleanEnv({ OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: `${server.url}/v1` }), 50_000, { input: "hello\n" });
       expect(c.stdout).toBe("hi from gpt-4o\n");
       expect(c.code).toBe(0);
       expect(server.requests.map((q) => q.path)).toEqual(["/v1/chat/completions"]);

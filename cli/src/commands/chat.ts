@@ -41,6 +41,7 @@ interface ChatOptions {
   provider?: string;
   model?: string;
   system?: string;
+  fallback: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -54,9 +55,20 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--provider <name>", "LLM provider (default: resolved from the environment)")
     .option("--model <name>", "model name")
     .option("--system <text>", "system prompt")
+    .option("--fallback <provider[:model]>", "provider to try when the first one fails (repeatable; also [llm] fallback in harn.toml)", collect, [])
     .action(async (opts: ChatOptions) => {
       setExitCode(await chat(opts));
     });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(",").map((v) => v.trim()).filter((v) => v !== "")];
+}
+
+/** `P[:MODEL]` (the model may itself hold colons, as Ollama tags do). */
+function fallbackTarget(spec: string): { provider: string; model?: string } {
+  const i = spec.indexOf(":");
+  return i < 0 ? { provider: spec } : { provider: spec.slice(0, i), model: spec.slice(i + 1) };
 }
 
 const HELP = `Commands:
@@ -93,6 +105,7 @@ async function chat(opts: ChatOptions): Promise<number> {
   const renderer = new StreamRenderer(stdout, errOut);
   const rt = engine.createRuntime({ stdout: renderer.scriptOut(), stderr: { write: errOut }, cwd: process.cwd(), env: process.env, argv: [] });
   engine.setTurnObserver(rt, renderer);
+  engine.useProjectLlmConfig(rt, process.cwd());
 
   const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty, historySize: 1000 });
   const session = new ChatSession(engine, rl, renderer, opts, resumed, tty);
@@ -248,6 +261,9 @@ class ChatSession {
   private transcript: Json | null = null;
   private answering = false;
   private lastCtrlC = -Infinity;
+  /** One fallback memory for the session: a dead primary is not retried
+   * on every prompt. */
+  private readonly fallbackMemory = {};
 
   constructor(
     private readonly engine: Engine,
@@ -357,6 +373,8 @@ class ChatSession {
         provider: this.opts.provider,
         model: this.opts.model,
         tools,
+        fallback: this.opts.fallback.map(fallbackTarget),
+        fallbackMemory: this.fallbackMemory,
       });
       this.messages = ex.messages;
       this.transcript = ex.transcript;

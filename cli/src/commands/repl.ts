@@ -70,6 +70,7 @@ async function evaluate(engine: Engine, session: ReplSession, entry: string, pri
     env: process.env,
     argv: [],
   });
+  engine.useProjectLlmConfig(rt, process.cwd());
   const o = await engine.runSource(rt, source, join(process.cwd(), "<repl>.harn"), "repl", { callTargets: false }).outcome;
   const flush = () => {
     process.stdout.write(out.slice(printed.out));

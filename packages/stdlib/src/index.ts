@@ -161,6 +161,7 @@ export { reapDeadRuns } from "./core/run_registry";
  * usable before that layer loads. */
 export type * from "./llm/index";
 export { interruptTurns, setTurnObserver } from "./llm/turns";
+export { useProjectLlmConfig } from "./llm/config";
 export { mockFixtureLine, recordLlmResponses } from "./llm/record";
 export { setDaemonJournal, type DaemonJournalEntry } from "./agent/daemon/journal";
 export { readRootSync as readDaemonRootSync } from "./agent/daemon/file-store";

@@ -7,6 +7,7 @@
  */
 import { HDict, type CallContext, type Value } from "@harn/vm";
 import { runAgentLoop } from "./loop/start";
+import type { FallbackMemory } from "./loop/run";
 import { isRegistry } from "./tools/spec";
 import { fromJson, isJsonObject, type Json, type JsonObject, toJson } from "../core/json";
 
@@ -50,6 +51,11 @@ export interface ChatPrompt {
   provider?: string;
   model?: string;
   tools: readonly HDict[];
+  /** `--fallback P[:MODEL]`: providers to try when the primary fails. */
+  fallback?: readonly { provider: string; model?: string }[];
+  /** The session's memory of a fallback that answered (one object for the
+   * whole session, so a dead primary is not retried on every prompt). */
+  fallbackMemory?: FallbackMemory;
 }
 
 /**
@@ -63,7 +69,12 @@ export async function chatExchange(ctx: CallContext, input: ChatPrompt): Promise
   if (input.provider) options = options.with("provider", input.provider);
   if (input.model) options = options.with("model", input.model);
   if (input.tools.length > 0) options = options.with("tools", [...input.tools]);
-  const result = await runAgentLoop(ctx, { task: null, system: input.system, options });
+  if (input.fallback && input.fallback.length > 0) {
+    options = options.with("fallback_chain", input.fallback.map((f) => f.provider));
+    const models = input.fallback.filter((f) => f.model !== undefined).map((f) => [f.provider, f.model!] as const);
+    if (models.length > 0) options = options.with("fallback_models", HDict.of(Object.fromEntries(models)));
+  }
+  const result = await runAgentLoop(ctx, { task: null, system: input.system, options, fallbackMemory: input.fallbackMemory });
   const transcript = toJson(result.get("transcript"));
   const messages = isJsonObject(transcript) && Array.isArray(transcript.messages) ? transcript.messages.filter(isJsonObject) : [];
   return { status: String(result.get("status")), messages, transcript: isJsonObject(transcript) ? transcript : {} };

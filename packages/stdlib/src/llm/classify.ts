@@ -164,7 +164,7 @@ export interface ErrorTarget {
 export function errorFromMessage(
   target: ErrorTarget,
   message: string,
-  extra: { status?: number; category?: string; retryAfterMs?: number } = {},
+  extra: { status?: number; category?: string; retryAfterMs?: number; summary?: string; unreachable?: boolean } = {},
 ): LlmError {
   const category = extra.category ?? categorize(message, extra.status);
   const text = classify(message, category);
@@ -185,6 +185,8 @@ export function errorFromMessage(
     retryAfterMs: extra.retryAfterMs,
     status: extra.status,
     retryable,
+    summary: extra.summary,
+    unreachable: extra.unreachable,
   });
 }
 
@@ -251,8 +253,40 @@ export function apiError(target: ErrorTarget, error: unknown, secrets: readonly 
   const status = code !== undefined && code >= 400 && code < 600 ? code : type !== undefined ? ERROR_TYPE_STATUS[type] : undefined;
   const said = typeof e.message === "string" ? e.message : typeof error === "string" ? error : JSON.stringify(error);
   const text = redact(type !== undefined && type !== said ? `${type}: ${said}` : said, secrets);
-  if (status === undefined) return errorFromMessage(target, `${target.provider} API error: ${text}`, { category: "server_error" });
-  return errorFromMessage(target, `${target.provider} API error [${httpTag(status, text)}]: ${text}`, { status });
+  const summary = type !== undefined ? typeWord(type) : shortText(text);
+  if (status === undefined) return errorFromMessage(target, `${target.provider} API error: ${text}`, { category: "server_error", summary });
+  return errorFromMessage(target, `${target.provider} API error [${httpTag(status, text)}]: ${text}`, { status, summary });
+}
+
+/** `overloaded_error` → `overloaded`: a provider's error type as words. */
+function typeWord(type: string): string {
+  return type.replace(/_error$/, "").replace(/_/g, " ");
+}
+
+/** The first line of a text, cut to a notice's length. */
+function shortText(text: string, max = 80): string {
+  const line = text.trim().split("\n")[0]!;
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** What an HTTP error body says in a few words: the provider's error type
+ * (`{"error": {"type": "overloaded_error"}}`), else its message, else the
+ * start of the body. */
+function bodyWords(body: string): string {
+  try {
+    const v: unknown = JSON.parse(body);
+    const o = v !== null && typeof v === "object" ? (v as Record<string, unknown>) : {};
+    const e = o.error !== null && typeof o.error === "object" ? (o.error as Record<string, unknown>) : o;
+    for (const k of ["type", "code"]) {
+      const t = e[k];
+      if (typeof t === "string" && t !== "" && t !== "error") return typeWord(t);
+    }
+    const m = typeof e.message === "string" ? e.message : typeof o.error === "string" ? o.error : undefined;
+    if (m !== undefined) return shortText(m);
+  } catch {
+    // not JSON: the text itself
+  }
+  return shortText(body);
 }
 
 const MAX_BODY_IN_MESSAGE = 4000;
@@ -289,7 +323,7 @@ export function httpError(
     const n = offendingTokens(text);
     if (n !== undefined) message += ` (offending_tokens: ${n})`;
   }
-  return errorFromMessage(target, message, { status, retryAfterMs: hint?.ms });
+  return errorFromMessage(target, message, { status, retryAfterMs: hint?.ms, summary: `HTTP ${status} ${bodyWords(text)}` });
 }
 
 /** The bracketed tag of an error text: `rate_limited` (429),
@@ -320,7 +354,10 @@ export function streamError(
   kind: StreamErrorKind,
   detail: string,
   secrets: readonly string[],
+  unreachable = false,
 ): LlmError {
-  const message = `${target.provider} stream error (${kind}): ${redact(detail, secrets)}`;
-  return errorFromMessage(target, message);
+  const text = redact(detail, secrets);
+  const message = `${target.provider} stream error (${kind}): ${text}`;
+  // the words before any parenthesized URL or cause
+  return errorFromMessage(target, message, { summary: text.split(" (")[0]!, unreachable });
 }

@@ -19,7 +19,7 @@
 
 import { LlmAccumulator } from "./accumulate";
 import { LlmError, LlmInterrupted, LlmSetupError } from "./errors";
-import { fallbackModel, fallbackProviders } from "./fallback";
+import { fallbackModel, fallbackProviders, type StickyFallback } from "./fallback";
 import { ANTHROPIC_VERSION, AnthropicProvider } from "./providers/anthropic";
 import type { HttpProviderConfig } from "./providers/http";
 import { OllamaProvider } from "./providers/ollama";
@@ -33,6 +33,7 @@ import {
   endpointHint,
   endpointUrl,
   hasKey,
+  implicitMockNotice,
   missingKeyError,
   resolveModel,
   resolveProvider,
@@ -55,12 +56,10 @@ export interface LlmClientOptions {
   clock?: LlmClock;
   /** Uniform [0, 1) source for jitter; defaults to `Math.random`. */
   random?: () => number;
-  /** Per-provider settings (the stand-in for provider configuration):
-   * `fallback` is tried after a call's `fallback_chain`. */
-  providerSettings?: Readonly<Record<string, { fallback?: string }>>;
-  /** Told once when resolution fell back to the offline mock because no
-   * provider was configured (a one-line notice for the user). */
-  onImplicitMock?: () => void;
+  /** One-line notices for the user (stderr): the offline mock answering
+   * because nothing chose a provider, a fallback taking over. Each
+   * distinct line is told once per client. */
+  onNotice?: (line: string) => void;
   /** Told about every successful response from a provider that is not
    * offline (so never the mock's), complete and in call order: the hook
    * `--llm-mock-record` hangs on (record.ts). */
@@ -96,6 +95,9 @@ export interface CompleteOptions {
   maxDelayMs?: number;
   fallbackChain?: readonly string[] | string | null;
   fallbackModels?: Readonly<Record<string, string>> | null;
+  /** Shared by the calls of one agent loop (or chat session): once a
+   * fallback has answered, later calls go to it first. */
+  sticky?: StickyFallback | null;
 }
 
 export const DEFAULT_BACKOFF_MS = 250;
@@ -110,7 +112,7 @@ export class LlmClient {
   private readonly registered = new Map<string, { provider: LlmProvider; defaultModel?: string }>();
   private readonly clock: LlmClock;
   private readonly random: () => number;
-  private implicitMockNoticed = false;
+  private readonly noticed = new Set<string>();
 
   constructor(private readonly options: LlmClientOptions) {
     this.clock = options.clock ?? systemClock;
@@ -132,10 +134,7 @@ export class LlmClient {
     const env = this.options.env;
     const chosen = resolveProvider(input, env);
     const provider = chosen ?? IMPLICIT_OFFLINE_PROVIDER;
-    if (chosen === undefined && !this.implicitMockNoticed) {
-      this.implicitMockNoticed = true;
-      this.options.onImplicitMock?.();
-    }
+    if (chosen === undefined) this.notice(implicitMockNotice());
     const reg = this.registered.get(provider);
     if (reg?.defaultModel !== undefined && !input.model && !input.model_tier) {
       return { provider, model: reg.defaultModel };
@@ -189,39 +188,85 @@ export class LlmClient {
     });
   }
 
+  /** Tell the user `line`, once per client. */
+  private notice(line: string): void {
+    if (this.noticed.has(line)) return;
+    this.noticed.add(line);
+    this.options.onNotice?.(line);
+  }
+
+  /** The model a provider uses when none is named (undefined when it
+   * needs one). */
+  private defaultModel(name: string): string | undefined {
+    const reg = this.registered.get(name);
+    if (reg) return reg.defaultModel;
+    try {
+      return resolveModel(name, {}, this.options.env, BUILTIN_PROVIDERS[name]);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * One model call with everything around it: kill switch, retries with
-   * backoff/jitter/Retry-After within the budget, then the fallback chain.
-   * Retries and fallbacks only happen while no event has reached the
-   * caller. If every target fails, the primary's error is thrown.
+   * backoff/jitter/Retry-After within the budget, then the fallback chain
+   * (a primary that nothing answers for is not retried when a fallback can
+   * answer). With `opts.sticky`, a call whose primary failed over before
+   * goes to that fallback first. Retries and fallbacks only happen while
+   * no event has reached the caller. If every target fails, the primary's
+   * error is thrown.
    */
   async completeWithRetries(request: LlmRequest, opts: CompleteOptions = {}): Promise<LlmResponse> {
     const signal = opts.signal ?? new AbortController().signal;
     const primary = this.provider(request.provider);
     if (!primary.offline && callsDisabled(this.options.env)) throw callsDisabledError(request.provider);
     const state: CallState = { emitted: false };
-    let primaryError: LlmError | undefined;
-    try {
-      return await this.withRetries(primary, request, opts, signal, state);
-    } catch (e) {
-      if (!(e instanceof LlmError) || state.emitted || primary.offline) throw e;
-      primaryError = e;
-    }
+    if (primary.offline) return this.withRetries(primary, request, opts, signal, state, false);
     const fallbacks = fallbackProviders({
       primary: request.provider,
       chain: opts.fallbackChain,
-      configured: this.options.providerSettings?.[request.provider]?.fallback,
       usable: (name) => this.usable(name),
     });
-    for (const name of fallbacks) {
-      const req = { ...request, provider: name, model: fallbackModel(name, request.model, opts.fallbackModels) };
+    const sticky = opts.sticky ?? null;
+    const stuck = fallbacks.length > 0 ? sticky?.target(request.provider, this.clock.now()) : null;
+    if (stuck) {
       try {
-        return await this.withRetries(this.provider(name), req, opts, signal, state);
+        return await this.withRetries(this.provider(stuck.provider), { ...request, ...stuck }, opts, signal, state, false);
+      } catch (e) {
+        // The fallback failed as well: ask the primary again, then the rest.
+        if (!(e instanceof LlmError) || state.emitted) throw e;
+      }
+    }
+    let primaryError: LlmError;
+    try {
+      const res = await this.withRetries(primary, request, opts, signal, state, fallbacks.length > 0);
+      const left = sticky?.primaryAnswered(request.provider);
+      if (left) this.notice(`note: ${request.provider} answers again; leaving the fallback ${left}`);
+      return res;
+    } catch (e) {
+      if (!(e instanceof LlmError) || state.emitted) throw e;
+      primaryError = e;
+    }
+    for (const name of fallbacks) {
+      if (name === stuck?.provider) continue;
+      const model = fallbackModel(name, request.model, opts.fallbackModels, (p) => this.defaultModel(p));
+      this.notice(`note: ${request.provider} failed (${this.failureWords(primaryError)}) — falling back to ${name}/${model}`);
+      try {
+        const res = await this.withRetries(this.provider(name), { ...request, provider: name, model }, opts, signal, state, false);
+        sticky?.fellBack(request.provider, name, model, this.clock.now());
+        return res;
       } catch (e) {
         if (!(e instanceof LlmError) || state.emitted) throw e;
       }
     }
     throw primaryError;
+  }
+
+  /** A failure in a notice's words; a rejected key says which variable
+   * holds it (a fallback must not hide a broken key). */
+  private failureWords(e: LlmError): string {
+    const keys = BUILTIN_PROVIDERS[e.provider]?.keyEnv ?? [];
+    return e.reason === "auth_failure" && keys.length > 0 ? `${e.summary}: check ${keys.join(" or ")}` : e.summary;
   }
 
   private async withRetries(
@@ -230,6 +275,7 @@ export class LlmClient {
     opts: CompleteOptions,
     signal: AbortSignal,
     state: CallState,
+    fallbackReady: boolean,
   ): Promise<LlmResponse> {
     const policy = {
       retries: Math.max(0, Math.floor(opts.retries ?? 0)),
@@ -244,6 +290,8 @@ export class LlmClient {
       } catch (e) {
         if (attempt > 0) budget?.charge(this.clock.now() - started);
         if (!(e instanceof LlmError) || state.emitted || !e.retryable || attempt >= policy.retries) throw e;
+        // Nothing listens there: a fallback answers sooner than a retry.
+        if (e.unreachable && fallbackReady) throw e;
         const k = attempt + 1;
         // The mock retries at once and without jitter (§3.5), so scripted
         // failures stay deterministic.

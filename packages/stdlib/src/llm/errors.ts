@@ -43,6 +43,12 @@ export interface LlmErrorInit {
   /** Set when the retry budget ran out; `cause` is then the last error. */
   budgetExhausted?: boolean;
   cause?: LlmError;
+  /** A few words for notices (`HTTP 503 overloaded`, `connection refused
+   * by host:port`); defaults to the message. */
+  summary?: string;
+  /** Nothing answered at that address (connection refused, unknown host):
+   * with a fallback at hand, waiting to retry is pointless. */
+  unreachable?: boolean;
 }
 
 export class LlmError extends Error {
@@ -56,6 +62,8 @@ export class LlmError extends Error {
   readonly retryable: boolean;
   readonly budgetExhausted: boolean;
   override readonly cause: LlmError | undefined;
+  readonly summary: string;
+  readonly unreachable: boolean;
 
   constructor(init: LlmErrorInit) {
     super(init.message);
@@ -70,6 +78,8 @@ export class LlmError extends Error {
     this.retryable = init.retryable;
     this.budgetExhausted = init.budgetExhausted ?? false;
     this.cause = init.cause;
+    this.summary = init.summary ?? init.message;
+    this.unreachable = init.unreachable ?? false;
   }
 
   /** The same failure reported for another provider/model (fallback
@@ -105,6 +115,8 @@ export class LlmError extends Error {
       retryable: this.retryable,
       budgetExhausted: this.budgetExhausted,
       cause: this.cause,
+      summary: this.summary,
+      unreachable: this.unreachable,
     };
   }
 }

@@ -9,7 +9,7 @@ import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { runtimeFetch } from "../http/transport";
 import { LlmClient } from "./client";
 import { LLM_RECORDER } from "./record";
-import { implicitMockNotice } from "./resolve";
+import { turnControl } from "./turns";
 
 export type {
   LlmClock,
@@ -57,6 +57,12 @@ export const LLM_CLIENT = new RuntimeSlot<LlmClient>(
       clock: rt.clock,
       random: unseededRandom(rt),
       onResponse: (res) => rt.slot(LLM_RECORDER).record?.(res),
-      onImplicitMock: () => rt.stderr.write(`${implicitMockNotice()}\n`),
+      // Through the host's observer when it shows turns (`--stream`, chat),
+      // so a notice never lands in the middle of a streamed line.
+      onNotice: (line) => {
+        const observer = turnControl(rt).observer;
+        if (observer?.notice) observer.notice(line);
+        else rt.stderr.write(`${line}\n`);
+      },
     }),
 );

@@ -69,6 +69,7 @@ export function budgetExhausted(last: LlmError, budget: RetryBudget, attempts: n
     retryable: false,
     budgetExhausted: true,
     cause: last,
+    summary: last.summary,
   });
 }
 

@@ -182,8 +182,8 @@ export class HttpExchange {
   }
 
   /** A classified failure of this exchange. */
-  fail(kind: Parameters<typeof streamError>[1], detail: string): LlmError {
-    return streamError(this.init.target, kind, detail, this.init.secrets);
+  fail(kind: Parameters<typeof streamError>[1], detail: string, unreachable = false): LlmError {
+    return streamError(this.init.target, kind, detail, this.init.secrets, unreachable);
   }
 
   /** Release everything: timer, caller listener, and the connection if the
@@ -221,32 +221,33 @@ export class HttpExchange {
       );
     }
     if (kind === "body") return this.fail("body", `connection closed before the response was complete (${describe(e)})`);
-    return this.fail("connect", connectFailure(e, this.init.url));
+    const why = connectFailure(e, this.init.url);
+    return this.fail("connect", why.text, why.unreachable);
   }
 }
 
 /** A failed connection, naming where it went: `connection refused by
  * host:port (url)`, `dns error: cannot resolve host (url)`, … */
-function connectFailure(e: unknown, url: string): string {
+function connectFailure(e: unknown, url: string): { text: string; unreachable: boolean } {
   let where: string;
   try {
     const u = new URL(url);
     where = `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
   } catch {
-    return describe(e);
+    return { text: describe(e), unreachable: false };
   }
   const cause = e instanceof Error ? (e as { cause?: unknown }).cause : undefined;
   const code = cause instanceof Error ? (cause as { code?: unknown }).code : undefined;
   switch (code) {
     case "ECONNREFUSED":
-      return `connection refused by ${where} (${url}); is the server running?`;
+      return { text: `connection refused by ${where} (${url}); is the server running?`, unreachable: true };
     case "ECONNRESET":
-      return `connection reset by ${where} (${url})`;
+      return { text: `connection reset by ${where} (${url})`, unreachable: false };
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return `dns error: cannot resolve ${where.slice(0, where.lastIndexOf(":"))} (${url})`;
+      return { text: `dns error: cannot resolve ${where.slice(0, where.lastIndexOf(":"))} (${url})`, unreachable: true };
     default:
-      return `${describe(e)} (${url})`;
+      return { text: `${describe(e)} (${url})`, unreachable: false };
   }
 }
 

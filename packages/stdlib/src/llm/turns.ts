@@ -33,6 +33,9 @@ export interface TurnObserver {
   toolCall?(name: string, args: Readonly<Record<string, unknown>>): void;
   /** The tool finished (`text` is the result text the model gets). */
   toolResult?(name: string, status: ToolOutcomeStatus, text: string): void;
+  /** A one-line note for the user (a fallback taking over, the offline
+   * mock answering); without this method it goes to stderr. */
+  notice?(line: string): void;
 }
 
 /** A registered turn or model call. */

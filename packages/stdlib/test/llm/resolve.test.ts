@@ -62,13 +62,13 @@ describe("provider resolution", () => {
 
   it("tells the user once when it falls back to the mock, naming every variable that selects a provider", () => {
     const notices: string[] = [];
-    const llm = new LlmClient({ env: {}, onImplicitMock: () => notices.push("mock") });
+    const llm = new LlmClient({ env: {}, onNotice: (line) => notices.push(line) });
     llm.resolve({});
     llm.resolve({});
     llm.resolve({ provider: "mock" });
-    expect(notices).toEqual(["mock"]);
+    expect(notices).toEqual([implicitMockNotice()]);
     const chosen: string[] = [];
-    new LlmClient({ env: { HARN_DEFAULT_PROVIDER: "mock" }, onImplicitMock: () => chosen.push("mock") }).resolve({});
+    new LlmClient({ env: { HARN_DEFAULT_PROVIDER: "mock" }, onNotice: (line) => chosen.push(line) }).resolve({});
     expect(chosen).toEqual([]);
     expect(implicitMockNotice()).toBe(
       "note: no LLM provider configured; using the offline mock provider (set one of ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, HF_TOKEN, OLLAMA_HOST, LOCAL_LLM_BASE_URL, or HARN_LLM_PROVIDER)",

@@ -64,6 +64,7 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
       backoffMs: llm.backoffMs,
       fallbackChain: intercept ? null : llm.fallbackChain,
       fallbackModels: llm.fallbackModels,
+      sticky: llm.sticky ?? null,
       budget: llm.retryBudget,
       onEvent: eventSink(llm.onEvent ?? null, observer),
       onRetry: observer?.retry ? (n) => observer.retry!(n) : undefined,

@@ -6,6 +6,9 @@
 import { display, HarnError, HDict, HDuration, HFloat, type Runtime, type Value } from "@harn/vm";
 import { LlmSetupError } from "../../llm/errors";
 import { RetryBudget } from "../../llm/retry";
+import type { LlmConfig } from "../../llm/config";
+import { llmConfig } from "../../llm/config-read";
+import type { ReprobePolicy, StickyFallback } from "../../llm/fallback";
 import type { LlmEvent, LlmToolChoice } from "../../llm/types";
 import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
 import { mockState } from "../mock/state";
@@ -35,8 +38,15 @@ export interface LlmSettings {
   toolChoice?: LlmToolChoice;
   retries: number;
   backoffMs: number;
-  fallbackChain?: string[] | string;
+  /** `fallback_chain`, then `[llm] fallback` of harn.toml. */
+  fallbackChain?: string[];
+  /** `[llm] fallback_models`, overridden entry by entry by the option. */
   fallbackModels?: Record<string, string>;
+  /** When a loop that failed over asks its primary again
+   * (`fallback_reprobe_turns` / `fallback_reprobe_ms`). */
+  reprobe: ReprobePolicy;
+  /** The loop's (or chat session's) memory of a fallback that answered. */
+  sticky?: StickyFallback | null;
   thinking: JsonObject;
   /** `cache: true`: ask for prompt caching (the mock simulates it, §3.4). */
   cache: boolean;
@@ -118,10 +128,19 @@ function timeoutSeconds(v: Value): number | undefined {
   return v instanceof HDuration ? v.ms / 1000 : num(v);
 }
 
-function retryBudgetOf(options: HDict): RetryBudget | null {
-  const v = options.get("retry_budget_ms");
-  const ms = v instanceof HDuration ? v.ms : num(v);
+/** Milliseconds: a number, or a duration literal (`90s`). */
+function millis(v: Value): number | undefined {
+  return v instanceof HDuration ? v.ms : num(v);
+}
+
+function retryBudgetOf(options: HDict, config: LlmConfig): RetryBudget | null {
+  const ms = millis(options.get("retry_budget_ms")) ?? config.retryBudgetMs;
   return ms === undefined ? null : new RetryBudget(Math.max(0, ms));
+}
+
+function fallbackChainOf(v: Value, config: LlmConfig): string[] {
+  const given = typeof v === "string" ? v.split(",") : Array.isArray(v) ? v.filter((c): c is string => typeof c === "string") : [];
+  return [...given.map((c) => c.trim()).filter((c) => c !== ""), ...config.fallback];
 }
 
 export interface LlmDefaults {
@@ -144,6 +163,13 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
       model: str(options.get("model")),
       model_tier: str(options.get("model_tier")),
     });
+  } catch (e) {
+    if (e instanceof LlmSetupError) throw setupError(e);
+    throw e;
+  }
+  let config: LlmConfig;
+  try {
+    config = llmConfig(rt);
   } catch (e) {
     if (e instanceof LlmSetupError) throw setupError(e);
     throw e;
@@ -175,20 +201,23 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     timeoutMs: resolveTimeoutMs(timeoutSeconds(options.get("timeout")), rt.env),
     stream: resolveStream(typeof options.get("stream") === "boolean" ? (options.get("stream") as boolean) : null, rt.env),
     toolChoice: toolChoice(options.get("tool_choice")),
-    retries: Math.max(0, num(options.get("llm_retries")) ?? defaults.retries),
+    retries: Math.max(0, num(options.get("llm_retries")) ?? config.retries ?? defaults.retries),
     backoffMs: Math.max(0, num(options.get("llm_backoff_ms")) ?? defaults.backoffMs),
     thinking: thinkingOf(options),
     cache: options.get("cache") === true,
     budget: readBudget(options),
-    retryBudget: retryBudgetOf(options),
+    retryBudget: retryBudgetOf(options, config),
+    fallbackChain: fallbackChainOf(chain, config),
+    fallbackModels: { ...config.fallbackModels },
+    reprobe: {
+      turns: num(options.get("fallback_reprobe_turns")) ?? config.reprobeTurns,
+      ms: millis(options.get("fallback_reprobe_ms")) ?? config.reprobeMs,
+    },
   };
-  if (typeof chain === "string") settings.fallbackChain = chain;
-  else if (Array.isArray(chain)) settings.fallbackChain = chain.filter((c): c is string => typeof c === "string");
   if (models instanceof HDict) {
-    settings.fallbackModels = {};
     for (const k of models.keys()) {
       const m = models.get(k);
-      if (typeof m === "string") settings.fallbackModels[k] = m;
+      if (typeof m === "string") settings.fallbackModels![k] = m;
     }
   }
   return settings;

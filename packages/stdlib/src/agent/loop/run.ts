@@ -41,6 +41,8 @@ import {
   type ResultShape,
 } from "./transcript";
 
+import type { StickyFallback } from "../../llm/fallback";
+
 /** Where a loop starts: a fresh task, or a yielded state being resumed. */
 export interface LoopStart {
   task: string | null;
@@ -58,9 +60,17 @@ export interface LoopStart {
      * passed again; they have no handlers). */
     tools: JsonObject[];
   };
+  /** Where a fallback memory outliving this loop lives (one `harn chat`
+   * session); by default each loop has its own. */
+  fallbackMemory?: FallbackMemory;
   /** Set by `daemon_spawn` / `daemon_resume`: the inbox and shared state
    * files of the daemon running this loop (spec/agents.md §4.3). */
   daemonHost?: DaemonHost;
+}
+
+/** A fallback memory shared by the loops of one session. */
+export interface FallbackMemory {
+  sticky?: StickyFallback;
 }
 
 /** Feedback kind of a call-addressed update (`agent_update`,

@@ -9,6 +9,7 @@ import { parsePermissions } from "../permissions/dynamic";
 import { PermissionGate } from "../permissions/gate";
 import { enterGovernance, governanceOf, intersect, parsePolicy, PolicyParseError, type Governance } from "../permissions/policy";
 import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
+import { StickyFallback } from "../../llm/fallback";
 import { longRunState, type HandleRecord } from "../../longrun/index";
 import { backgroundBuiltins, backgroundTools } from "../background/tools";
 import { uuidV7 } from "../../core/encoding";
@@ -70,6 +71,9 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   const sctx = ctx.inSession ? ctx.inSession(sessionId) : ctx;
   // One retry budget for every call of the loop (extensions.md §3.4).
   llm.retryBudget ??= new RetryBudget(DEFAULT_RETRY_BUDGET_MS);
+  // A fallback that answered keeps answering for the rest of the loop
+  // (extensions.md §3.5), or until the re-probe policy asks the primary.
+  llm.sticky = start.fallbackMemory ? (start.fallbackMemory.sticky ??= new StickyFallback(llm.reprobe)) : new StickyFallback(llm.reprobe);
   llm.onEvent = scriptEventHandler(sctx, start.options.get("on_event"), "agent_loop");
   llm.background = start.background === true;
   const loop = new AgentLoop(rt, sctx, settings, llm, specs, builtins, sessionId, messages, start.resumed?.progress ?? restored?.progress ?? newProgress(), start);
