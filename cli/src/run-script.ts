@@ -113,6 +113,8 @@ export interface RunArgs {
    * until `stop` aborts or it is done; its result is the exit status.
    */
   serve?: (rt: Runtime, stop: AbortSignal) => Promise<number>;
+  /** `--hide-reasoning`: the stream shows no reasoning deltas. */
+  hideReasoning?: boolean;
 }
 
 /** extensions.md §3.3: a second Ctrl-C within this time of the one that
@@ -191,7 +193,9 @@ async function execute(path: string, source: string, args: RunArgs, recorder: Fi
   reapDeadRuns((line) => void process.stderr.write(line));
   const stderr: OutputSink = { write: (t) => void process.stderr.write(t) };
   const stdout = new BufferedStream(process.stdout);
-  const renderer = args.stream ? new StreamRenderer(stdout, (t) => void process.stderr.write(t)) : null;
+  const renderer = args.stream
+    ? new StreamRenderer(stdout, (t) => void process.stderr.write(t), { hideReasoning: args.hideReasoning === true, dim: colorsFor(process.stderr).dim })
+    : null;
   // A served script's stdout carries only protocol messages (mcp.md §4.2):
   // what the script prints goes to stderr, in order with serve's notes.
   const scriptOut = args.serve ? stderr : renderer ? renderer.scriptOut() : stdout;

@@ -125,10 +125,10 @@ describe("harn chat", () => {
       c.write("Tell me a long story\n");
       await c.until((o) => o.stdout.includes("a time"), "the partial story");
       c.child.kill("SIGINT");
-      await c.until((o) => o.stderr.endsWith("[interrupted]\n> "), "the prompt again");
+      await c.until((o) => o.stdout === "Once upon a time [interrupted]\n" && o.stderr === "> > ", "the marker and the prompt again");
       await server.requests[0]!.socketClosed;
       c.write("And then?\n");
-      await c.until((o) => o.stdout.includes("(2 user messages so far)") && o.stderr === "> [interrupted]\n> > ", "the next answer and prompt");
+      await c.until((o) => o.stdout.includes("(2 user messages so far)") && o.stderr === "> > > ", "the next answer and prompt");
       // the interrupted answer stayed in the conversation, marked
       expect(messagesOf(server.requests[1]!).map((m) => m.content)).toEqual(["Tell me a long story", "Once upon a time [interrupted]", "And then?"]);
       c.child.kill("SIGINT");
@@ -136,7 +136,7 @@ describe("harn chat", () => {
       c.child.kill("SIGINT");
       const { code } = await c.exited;
       expect(code).toBe(0);
-      expect(c.stdout()).toBe("Once upon a time\n(2 user messages so far)\n");
+      expect(c.stdout()).toBe("Once upon a time [interrupted]\n(2 user messages so far)\n");
     } finally {
       await server.close();
     }

@@ -107,7 +107,7 @@ describe("a model server that misbehaves", () => {
     );
     const { code } = await interrupt(run, () => run.stdout().includes("text_delta"), "the first delta");
     expect(code).toBe(0);
-    expect(run.stdout()).toBe("text_delta\nHalf  [interrupted] | interrupted | true\n");
+    expect(run.stdout()).toBe("text_delta\nHalf [interrupted] | interrupted | true\n");
   });
 });
 

@@ -55,7 +55,7 @@ describe("the first Ctrl-C interrupts the running turn", () => {
       c.child.kill("SIGINT");
       const { code } = await c.exited;
       expect(c.stdout()).toBe(
-        "Once upon a time\nstatus: interrupted\nassistant: Once upon a time [interrupted]\nvisible: Once upon a time [interrupted]\nscript continues\ndefer ran\n",
+        "Once upon a time [interrupted]\nstatus: interrupted\nassistant: Once upon a time [interrupted]\nvisible: Once upon a time [interrupted]\nscript continues\ndefer ran\n",
       );
       expect(c.stderr()).toBe("[harn] interrupted the current turn (Ctrl-C again within 1.5s to exit)\n");
       expect(code).toBe(0);

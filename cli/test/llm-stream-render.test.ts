@@ -4,13 +4,13 @@
  * previews of at most 120 characters, and streams that never share a line.
  */
 import { describe, expect, it } from "vitest";
-import { preview, StreamRenderer } from "../src/stream-render";
+import { preview, type RenderOptions, StreamRenderer } from "../src/stream-render";
 
-function capture() {
+function capture(opts: RenderOptions = {}) {
   const log: string[] = [];
   let flushes = 0;
   const out = { write: (t: string) => void log.push(`out:${t}`), flush: () => void flushes++ };
-  const renderer = new StreamRenderer(out, (t) => void log.push(`err:${t}`));
+  const renderer = new StreamRenderer(out, (t) => void log.push(`err:${t}`), opts);
   return { log, renderer, flushes: () => flushes };
 }
 
@@ -26,7 +26,7 @@ describe("preview", () => {
 
 describe("StreamRenderer", () => {
   it("writes deltas as they arrive and ends a half line before anything else", () => {
-    const { log, renderer, flushes } = capture();
+    const { log, renderer, flushes } = capture({ hideReasoning: true });
     renderer.event({ kind: "text_delta", text: "Hel" });
     renderer.event({ kind: "reasoning_delta", text: "hidden" });
     renderer.event({ kind: "text_delta", text: "lo" });
@@ -57,5 +57,27 @@ describe("StreamRenderer", () => {
     renderer.scriptOut().write("printed\n");
     renderer.callEnd();
     expect(log).toEqual(["out:partial", "out:\n", "out:printed\n"]);
+  });
+
+  it("shows reasoning dimmed on stderr, each piece as it comes; text starts on its own line", () => {
+    const { log, renderer } = capture({ dim: (t) => `<${t}>` });
+    renderer.event({ kind: "reasoning_delta", text: "Think" });
+    renderer.event({ kind: "reasoning_delta", text: "ing." });
+    renderer.event({ kind: "text_delta", text: "Answer" });
+    renderer.event({ kind: "reasoning_delta", text: "more\n" });
+    renderer.event({ kind: "text_delta", text: "!" });
+    renderer.callEnd();
+    expect(log).toEqual(["err:<Think>", "err:<ing.>", "err:\n", "out:Answer", "out:\n", "err:<more\n>", "out:!", "out:\n"]);
+  });
+
+  it("marks an interrupted answer once, one space after its text", () => {
+    const { log, renderer } = capture();
+    renderer.event({ kind: "text_delta", text: "Once upon" });
+    renderer.interrupted();
+    renderer.callEnd();
+    renderer.interrupted();
+    renderer.startAnswer();
+    renderer.interrupted();
+    expect(log).toEqual(["out:Once upon", "out: [interrupted]\n", "out:[interrupted]\n"]);
   });
 });

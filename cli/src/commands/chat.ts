@@ -4,7 +4,8 @@
  *
  * - One conversation for the whole session: every prompt runs one agent
  *   loop over everything said so far, so the model remembers.
- * - Answers stream to stdout as they arrive; tool calls and results are one
+ * - Answers stream to stdout as they arrive; reasoning dimmed on stderr
+ *   (`--hide-reasoning` leaves it out); tool calls and results are one
  *   line each on stderr (the `harn run --stream` renderer).
  * - `--tools FILE`: the tools a `.harn` file exports (its `tool`
  *   declarations and registries), offered through the provider's native
@@ -42,6 +43,7 @@ interface ChatOptions {
   model?: string;
   system?: string;
   fallback: string[];
+  hideReasoning?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -56,6 +58,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--model <name>", "model name")
     .option("--system <text>", "system prompt")
     .option("--fallback <provider[:model]>", "provider to try when the first one fails (repeatable; also [llm] fallback in harn.toml)", collect, [])
+    .option("--hide-reasoning", "do not show the model's reasoning (thinking), which is shown dimmed on stderr by default")
     .action(async (opts: ChatOptions) => {
       setExitCode(await chat(opts));
     });
@@ -102,7 +105,7 @@ async function chat(opts: ChatOptions): Promise<number> {
 
   const stdout: OutputSink = { write: (t) => void process.stdout.write(t) };
   const errOut = (t: string) => void process.stderr.write(t);
-  const renderer = new StreamRenderer(stdout, errOut);
+  const renderer = new StreamRenderer(stdout, errOut, { hideReasoning: opts.hideReasoning === true, dim: colorsFor(process.stderr).dim });
   const rt = engine.createRuntime({ stdout: renderer.scriptOut(), stderr: { write: errOut }, cwd: process.cwd(), env: process.env, argv: [] });
   engine.setTurnObserver(rt, renderer);
   engine.useProjectLlmConfig(rt, process.cwd());
@@ -365,6 +368,7 @@ class ChatSession {
 
   private async exchange(ctx: CallContext, prompt: string, tools: ReturnType<Engine["collectTools"]>): Promise<void> {
     this.answering = true;
+    this.renderer.startAnswer();
     try {
       const ex = await this.engine.chatExchange(ctx, {
         messages: this.messages as never,
@@ -378,7 +382,8 @@ class ChatSession {
       });
       this.messages = ex.messages;
       this.transcript = ex.transcript;
-      if (ex.status === "interrupted") this.note("[interrupted]");
+      // (a stopped model call has shown it already; a stopped tool not)
+      if (ex.status === "interrupted") this.renderer.interrupted();
       else if (ex.status !== "done") this.note(`[the agent loop stopped: ${ex.status}]`);
     } catch (e) {
       if (this.exitCode !== null) return;

@@ -30,9 +30,10 @@ export function register(program: Command, setExitCode: SetExitCode): void {
       new Option("--llm-mock <file.jsonl>", "answer LLM calls from these fixtures (one llm_mock config per line); unmatched calls fail").conflicts("llmMockRecord"),
     )
     .option("--llm-mock-record <file.jsonl>", "record the LLM responses of this run to a fixture that --llm-mock replays")
-    .option("--stream", "show model output as it arrives (stdout) and each tool call and result (one line each on stderr)")
+    .option("--stream", "show model output as it arrives (stdout), its reasoning dimmed and each tool call and result (one line each on stderr)")
+    .option("--hide-reasoning", "with --stream, do not show the model's reasoning (thinking)")
     .passThroughOptions()
-    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string; llmMockRecord?: string; stream?: boolean }, cmd: Command) => {
+    .action(async (file: string | undefined, rest: string[], opts: { e?: string; deny?: string; allow?: string; backgroundGrace: number; llmMock?: string; llmMockRecord?: string; stream?: boolean; hideReasoning?: boolean }, cmd: Command) => {
       const raw = ((cmd.parent as unknown as { rawArgs?: string[] } | null)?.rawArgs ?? []) as string[];
       const dash = raw.indexOf("--");
       const argv = dash >= 0 ? raw.slice(dash + 1) : [];
@@ -58,6 +59,7 @@ export function register(program: Command, setExitCode: SetExitCode): void {
         llmMock: opts.llmMock,
         llmMockRecord: opts.llmMockRecord,
         stream: opts.stream === true,
+        hideReasoning: opts.hideReasoning === true,
       });
       setExitCode(code);
     });

@@ -322,6 +322,9 @@ export class LlmClient {
     let callbackFailure: { error: unknown } | undefined;
     try {
       for await (const ev of provider.stream(request, signal)) {
+        // Events parsed from the last chunk read before an interrupt are
+        // dropped: the partial reply is what the user saw when they stopped it.
+        if (signal.aborted) break;
         acc.push(ev);
         state.emitted = true;
         if (!onEvent) continue;
@@ -339,6 +342,7 @@ export class LlmClient {
       throw e;
     }
     if (callbackFailure) throw callbackFailure.error;
+    if (signal.aborted) throw new LlmInterrupted(acc.result());
     const res = acc.result();
     if (!provider.offline) this.options.onResponse?.(res);
     return res;

@@ -25,6 +25,9 @@ export type ToolOutcomeStatus = "ok" | "error" | "rejected";
 export interface TurnObserver {
   /** A normalized event of a model call, as it arrives. */
   event?(ev: LlmEvent): void;
+  /** The user interrupted a running model call (called at once, from the
+   * host's interrupt): no more of its events follow. */
+  interrupted?(): void;
   /** A model call ended: completed, failed or interrupted. */
   callEnd?(): void;
   /** A failed attempt is about to be retried after `notice.delayMs`. */
@@ -146,7 +149,10 @@ export function setTurnObserver(rt: Runtime, observer: TurnObserver | null): voi
 }
 
 /** The text an interrupted reply keeps: what arrived, then ` [interrupted]`
- * (extensions.md §3.3). With nothing received, just `[interrupted]`. */
+ * (extensions.md §3.3), one space after the last word even when the reply
+ * stopped after a space or newline. With nothing received, just
+ * `[interrupted]`. */
 export function markInterrupted(text: string): string {
-  return text === "" ? "[interrupted]" : `${text} [interrupted]`;
+  const kept = text.trimEnd();
+  return kept === "" ? "[interrupted]" : `${kept} [interrupted]`;
 }

@@ -66,5 +66,9 @@ describe("TurnControl", () => {
   it("marks interrupted text", () => {
     expect(markInterrupted("Once upon a time")).toBe("Once upon a time [interrupted]");
     expect(markInterrupted("")).toBe("[interrupted]");
+    // one space, whatever whitespace the reply stopped after
+    expect(markInterrupted("Half ")).toBe("Half [interrupted]");
+    expect(markInterrupted("Line one\n")).toBe("Line one [interrupted]");
+    expect(markInterrupted(" \n")).toBe("[interrupted]");
   });
 });

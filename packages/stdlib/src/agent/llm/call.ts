@@ -56,7 +56,7 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
   // call (LlmInterrupted with the partial reply) rather than the script.
   const turns = turnControl(rt);
   const observer = turns.observer;
-  const turn = turns.begin(signal, undefined, { background: llm.background === true });
+  const turn = turns.begin(signal, observer?.interrupted ? () => observer.interrupted!() : undefined, { background: llm.background === true });
   try {
     const res = await agentClient(rt).completeWithRetries(request, {
       signal: turn.signal,

@@ -199,10 +199,6 @@ export class AgentLoop {
     }
   }
 
-  /** The partial reply of an interrupted model call, as an assistant
-   * message ending in ` [interrupted]`; tool calls still arriving are
-   * dropped (they never ran, and a call without a result would break the
-   * transcript). */
   /** A reply's text joins the loop's total text. A daemon is told what was
    * appended: reading the appended part back out of the total would copy
    * the whole (a long string built by `+=` is flattened on first access). */
@@ -211,6 +207,10 @@ export class AgentLoop {
     this.daemon?.textAppended(text);
   }
 
+  /** The partial reply of an interrupted model call, as an assistant
+   * message ending in ` [interrupted]`; tool calls still arriving are
+   * dropped (they never ran, and a call without a result would break the
+   * transcript). */
   private recordInterruptedReply(partial: LlmResponse): void {
     const p = this.progress;
     const text = markInterrupted(partial.text);
@@ -508,7 +508,7 @@ export class AgentLoop {
       if (out.status === "rejected" && !p.rejected.includes(call.name)) p.rejected.push(call.name);
       const text = this.bound.text(out.text, call.id);
       results.push({ tool_call_id: call.id, name: call.name, text });
-      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, text, shape));
+      if (s.toolFormat === "native") this.messages.push(toolMessage(call.id, text, shape, out.status !== "ok"));
       const tool = this.toolMap.get(call.name);
       if (tool?.longRunning && out.status === "ok") newPending.push(pendingCall(call, out.value));
     }

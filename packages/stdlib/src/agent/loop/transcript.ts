@@ -70,9 +70,13 @@ export function textResultsMessage(results: CallResult[], trackCalls: boolean): 
  */
 export type ResultShape = "openai" | "anthropic";
 
-/** The native-format message answering one call. */
-export function toolMessage(id: string, text: string, shape: ResultShape = "openai"): Msg {
-  if (shape === "anthropic") return { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] };
+/** The native-format message answering one call. A failed call is marked
+ * `is_error: true` in the Anthropic shape, the field Anthropic reads; the
+ * OpenAI shape has no such field, so it is left as the reference has it. */
+export function toolMessage(id: string, text: string, shape: ResultShape = "openai", failed = false): Msg {
+  if (shape === "anthropic") {
+    return { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text, ...(failed ? { is_error: true } : {}) }] };
+  }
   return { role: "tool", tool_call_id: id, content: text };
 }
 
