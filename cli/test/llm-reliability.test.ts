@@ -147,9 +147,11 @@ describe("retries", () => {
     await withServer(
       () => () => undefined, // never answers
       async (url, requests) => {
-        const script = ws.file("timeout.harn", callScript("timeout: 0.3"));
+        // 2 s, not less: on a loaded machine the server may not have read a
+        // request a shorter timeout already abandoned
+        const script = ws.file("timeout.harn", callScript("timeout: 2"));
         const r = await run(ws, ["run", script], cleanEnv(local.env(url)));
-        expect(r.stdout).toBe("error: timeout transient timeout\nmessage: local stream error (timeout): request timed out after 0.3s\n");
+        expect(r.stdout).toBe("error: timeout transient timeout\nmessage: local stream error (timeout): request timed out after 2s\n");
         expect(requests.length).toBe(1);
         // a duration literal works too
         const literal = ws.file("timeout_literal.harn", callScript("timeout: 250ms"));
