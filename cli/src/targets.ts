@@ -51,7 +51,10 @@ export function collectHarnFilesSorted(targets: readonly string[]): string[] {
     if (!exists) missing.push(target);
   }
   for (const f of collectHarnFiles(targets.filter((t) => !missing.includes(t)))) found.add(f);
-  return [...found, ...missing.filter((m) => !found.has(m))].sort(comparePaths);
+  // each path split into its components once, not at every comparison
+  const keyed = [...found, ...missing.filter((m) => !found.has(m))].map((path) => ({ path, parts: components(path) }));
+  keyed.sort((a, b) => compareComponents(a.parts, b.parts));
+  return keyed.map((k) => k.path);
 }
 
 /** Real paths already visited. */
@@ -77,8 +80,10 @@ class Seen {
  * (spec/cli.md §0.4). A plain string sort would put `lib.harn` first,
  * since `.` and `-` sort before `/`. */
 export function comparePaths(a: string, b: string): number {
-  const ca = components(a);
-  const cb = components(b);
+  return compareComponents(components(a), components(b));
+}
+
+function compareComponents(ca: readonly string[], cb: readonly string[]): number {
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
     if (ca[i] !== cb[i]) return ca[i]! < cb[i]! ? -1 : 1;
   }

@@ -181,6 +181,7 @@ export function readLintConfig(path: string): LintConfig {
 export class ManifestResolver<T> {
   private readonly byDir = new Map<string, string | null>();
   private readonly byPath = new Map<string, T>();
+  private readonly byWrittenDir = new Map<string, T>();
 
   constructor(
     private readonly read: (manifest: string) => T,
@@ -205,7 +206,13 @@ export class ManifestResolver<T> {
 
   /** The configuration that applies to `file` (its directory's). */
   forFile(file: string): T {
-    return this.forDir(dirname(resolve(file)));
+    // by the directory as written first: the files of one directory share
+    // its configuration without resolving each path
+    const slash = file.lastIndexOf("/");
+    const dir = slash < 0 ? "." : file.slice(0, slash) || "/";
+    let cfg = this.byWrittenDir.get(dir);
+    if (cfg === undefined) this.byWrittenDir.set(dir, (cfg = this.forDir(dirname(resolve(file)))));
+    return cfg;
   }
 }
 

@@ -11,7 +11,7 @@ import { ALL_RULES, RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import { SourceText } from "./source/source-text";
 import { renderMessage } from "./messages";
 import { applySuppressions } from "./suppressions";
-import type { Diagnostic, LintOptions, ProjectFacts, Report, RuleContext, RuleSetting } from "./types";
+import type { AnyNode, Diagnostic, LintOptions, ProjectFacts, Report, Rule, RuleContext, RuleSetting, Severity } from "./types";
 import { Dispatch, Walker } from "./walker";
 
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
@@ -27,84 +27,142 @@ function settingsOf(o: LintOptions): Map<string, RuleSetting> {
   return out;
 }
 
-/** The project facts of a file linted on its own. */
 const EMPTY_SET: ReadonlySet<string> = new Set();
 const EMPTY_MAP: ReadonlyMap<string, never> = new Map<string, never>();
 
-export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {
-  const source = options.source ?? null;
-  const settings = settingsOf(options);
-  const project: ProjectFacts = {
-    externallyImported: options.externallyImported ?? EMPTY_SET,
-    wildcardExports: options.wildcardExports ?? EMPTY_MAP,
-    // a Set is shared as is: the CLI passes the same one for every file
-    extraBuiltins: options.builtins instanceof Set ? options.builtins : new Set(options.builtins ?? []),
-    importedHandles: options.importedHandles ?? EMPTY_MAP,
-    module: options.modules ?? (() => null),
-  };
-  const facts = new Facts();
-  const dispatch = new Dispatch();
-  const walker = new Walker(dispatch);
-  const diagnostics: Diagnostic[] = [];
-  const cfgs = new Map<CfgOwner, Cfg>();
-  const memos = new Map<object, unknown>();
-  const src = source === null ? null : new SourceText(source, options.tokens ?? null);
+/** What the rules of one file share: the walk, the facts, the graphs. */
+class FileState {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly cfgs = new Map<CfgOwner, Cfg>();
+  readonly memos = new Map<object, unknown>();
+  constructor(
+    readonly program: Program,
+    readonly source: string | null,
+    readonly file: string | null,
+    readonly project: ProjectFacts,
+    readonly facts: Facts,
+    readonly sourceText: SourceText | null,
+    readonly walker: Walker,
+  ) {}
+}
 
-  dispatch.add(factCollector(facts));
-  /** Rules whose findings are kept (for suppressions: what ran). */
-  const active = new Set<string>();
-  for (const rule of ALL_RULES) {
-    const setting = settings.get(rule.id) ?? NO_SETTING;
-    const { meta } = rule;
-    if (meta.needsSource && source === null) continue;
-    if (meta.optIn && (setting.severity === undefined || setting.severity === "off")) continue;
-    if (setting.severity !== "off") active.add(rule.id);
+/** A rule's view of the file. A class, so a file costs one small object
+ * per rule rather than a set of closures. */
+class Context implements RuleContext {
+  readonly program: Program;
+  readonly source: string | null;
+  readonly file: string | null;
+  readonly project: ProjectFacts;
+  readonly facts: Facts;
+  readonly sourceText: SourceText | null;
+
+  constructor(
+    private readonly f: FileState,
+    private readonly rule: Rule,
+    readonly options: object,
     /** The configured severity, which wins over what the rule says. */
-    const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
-    const ctx: RuleContext = {
-      program,
-      source,
-      file: options.file ?? null,
-      options: { ...meta.defaultOptions, ...setting.options },
-      project,
-      facts,
-      sourceText: src,
-      report(r: Report) {
-        const span = r.span ?? r.node?.span;
-        if (!span) throw new Error(`rule ${rule.id} reported without a span`);
-        const t = meta.messages[r.messageId];
-        if (!t) throw new Error(`rule ${rule.id} has no message ${r.messageId}`);
-        const d: Diagnostic = { code: rule.id, severity: configured ?? r.severity ?? meta.severity, ...renderMessage(t, r.data), span, label: `lint[${rule.id}]` };
-        if (r.labels && r.labels.length > 0) d.labels = r.labels;
-        if (r.fix && r.fix.length > 0) d.fix = r.fix;
-        diagnostics.push(d);
-      },
-      ancestors: () => walker.ancestors(),
-      isStatement: (n: Node) => walker.isStatement(n),
-      text(x: Node | Span) {
-        if (source === null) return "";
-        const span = "kind" in x ? x.span : x;
-        return source.slice(span.start, span.end);
-      },
-      memo<T>(key: object, init: () => T): T {
-        if (!memos.has(key)) memos.set(key, init());
-        return memos.get(key) as T;
-      },
-      cfg(owner: CfgOwner) {
-        let g = cfgs.get(owner);
-        if (!g) cfgs.set(owner, (g = buildCfg(owner)));
-        return g;
-      },
-    };
-    dispatch.add(rule.create(ctx));
+    private readonly configured: Severity | null,
+  ) {
+    this.program = f.program;
+    this.source = f.source;
+    this.file = f.file;
+    this.project = f.project;
+    this.facts = f.facts;
+    this.sourceText = f.sourceText;
   }
 
-  walker.walk(program);
-  for (const f of dispatch.finalize) f();
+  report(r: Report): void {
+    const { rule } = this;
+    const span = r.span ?? r.node?.span;
+    if (!span) throw new Error(`rule ${rule.id} reported without a span`);
+    const t = rule.meta.messages[r.messageId];
+    if (!t) throw new Error(`rule ${rule.id} has no message ${r.messageId}`);
+    const d: Diagnostic = { code: rule.id, severity: this.configured ?? r.severity ?? rule.meta.severity, ...renderMessage(t, r.data), span, label: `lint[${rule.id}]` };
+    if (r.labels && r.labels.length > 0) d.labels = r.labels;
+    if (r.fix && r.fix.length > 0) d.fix = r.fix;
+    this.f.diagnostics.push(d);
+  }
 
-  let out = diagnostics.filter((d) => active.has(d.code));
-  if (src) out = applySuppressions(out, src, RULE_IDS, active);
-  return sortDiagnostics(out);
+  ancestors(): readonly AnyNode[] {
+    return this.f.walker.ancestors();
+  }
+
+  isStatement(n: Node): boolean {
+    return this.f.walker.isStatement(n);
+  }
+
+  text(x: Node | Span): string {
+    if (this.source === null) return "";
+    const span = "kind" in x ? x.span : x;
+    return this.source.slice(span.start, span.end);
+  }
+
+  memo<T>(key: object, init: () => T): T {
+    const memos = this.f.memos;
+    if (!memos.has(key)) memos.set(key, init());
+    return memos.get(key) as T;
+  }
+
+  cfg(owner: CfgOwner): Cfg {
+    let g = this.f.cfgs.get(owner);
+    if (!g) this.f.cfgs.set(owner, (g = buildCfg(owner)));
+    return g;
+  }
+}
+
+/**
+ * Lints file after file. One instance keeps its dispatch table between
+ * files (walker.ts), so a run of many small files pays the merge of every
+ * rule's visitors once; `lintProgram` is the one-off form.
+ */
+export class Linter {
+  private readonly dispatch = new Dispatch();
+
+  lint(program: Program, options: LintOptions = {}): Diagnostic[] {
+    const source = options.source ?? null;
+    const settings = settingsOf(options);
+    const project: ProjectFacts = {
+      externallyImported: options.externallyImported ?? EMPTY_SET,
+      wildcardExports: options.wildcardExports ?? EMPTY_MAP,
+      // a Set is shared as is: the CLI passes the same one for every file
+      extraBuiltins: options.builtins instanceof Set ? options.builtins : new Set(options.builtins ?? []),
+      importedHandles: options.importedHandles ?? EMPTY_MAP,
+      module: options.modules ?? (() => null),
+    };
+    const dispatch = this.dispatch;
+    dispatch.reset();
+    const walker = new Walker(dispatch);
+    const facts = new Facts();
+    const src = source === null ? null : new SourceText(source, options.tokens ?? null);
+    const f = new FileState(program, source, options.file ?? null, project, facts, src, walker);
+
+    dispatch.add(factCollector(facts));
+    /** Rules whose findings are kept (for suppressions: what ran). */
+    const active = new Set<string>();
+    for (const rule of ALL_RULES) {
+      const setting = settings.get(rule.id) ?? NO_SETTING;
+      const { meta } = rule;
+      if (meta.needsSource && source === null) continue;
+      if (meta.optIn && (setting.severity === undefined || setting.severity === "off")) continue;
+      if (setting.severity !== "off") active.add(rule.id);
+      const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
+      const opts = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
+      dispatch.add(rule.create(new Context(f, rule, opts, configured)));
+    }
+
+    walker.walk(program);
+    for (const fin of dispatch.finalize) fin();
+
+    let out = f.diagnostics.filter((d) => active.has(d.code));
+    if (src) out = applySuppressions(out, src, RULE_IDS, active);
+    return sortDiagnostics(out);
+  }
+}
+
+const NO_OPTIONS = {};
+
+export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {
+  return new Linter().lint(program, options);
 }
 
 /** Stable sort by line, column, then rule id (lint.md §1.4). */

@@ -29,7 +29,7 @@
  * visitors that collect its input run with `long-running-without-cleanup`.
  */
 import type { ForIn, FunctionCall, Node, Pattern } from "@harn/parser";
-import { forEachChild as forEachChildShallow, mentions, patternNames } from "../ast-util";
+import { forEachChild as forEachChildShallow, mentions, patternNames, unwrapAttributes } from "../ast-util";
 import type { CallNode, Cfg, CfgElem, CfgOwner, ScopeFrame } from "../cfg/cfg";
 import { solveForward, replay, type ForwardAnalysis } from "../cfg/dataflow";
 import { ADOPTING_BUILTINS, classifyOptions, startingCallee, type Flag } from "../long-running-calls";
@@ -95,6 +95,20 @@ function summaries(ctx: RuleContext): Map<string, HandleSummary> {
   });
 }
 
+const FNS_KEY = {};
+
+/** Names of the file's top-level functions. */
+function topLevelFns(ctx: RuleContext): ReadonlySet<string> {
+  return ctx.memo(FNS_KEY, () => {
+    const out = new Set<string>();
+    for (const item of ctx.program.items) {
+      const n = unwrapAttributes(item);
+      if (n.kind === "FnDecl" || n.kind === "ToolDecl") out.add(n.name);
+    }
+    return out;
+  });
+}
+
 /** The visitors of `long-running-without-cleanup`: collect the start sites
  * (with the constants in scope at each) and the bodies to analyse; report
  * once the walk is done. */
@@ -116,7 +130,9 @@ export function handleVisitors(ctx: RuleContext): Visitors {
     const callee = startingCallee(n);
     let flag: Flag | null = null;
     if (callee !== null) flag = classifyOptions(n.args, lookup);
-    else if (n.kind === "FunctionCall" && summaries(ctx).get(n.name)?.returnsHandle) flag = "true";
+    // a call of a function that returns a handle it started: worked out
+    // only for names a summary could exist for
+    else if (n.kind === "FunctionCall" && (ctx.project.importedHandles.has(n.name) || topLevelFns(ctx).has(n.name)) && summaries(ctx).get(n.name)?.returnsHandle) flag = "true";
     if (!flag) return;
     inp.flags.set(n, { flag, callee: callee ?? (n as FunctionCall).name });
     inp.owners.add(owner);
