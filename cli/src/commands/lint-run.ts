@@ -1,5 +1,6 @@
 /** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { checkStructure, parse, type Diagnostic } from "@harn/parser";
 import {
   applyFixes,
@@ -13,6 +14,10 @@ import {
   renderReport,
   RunContext,
   unusedFunctionName,
+  FileHasher,
+  hashBytes,
+  hashText,
+  LintCache,
   type FileJob,
   type FileOutcome,
   type FileReport,
@@ -32,7 +37,75 @@ export interface LintFlags {
   maxWarnings?: number;
   strict?: boolean;
   requireFileHeader?: boolean;
+  /** `--cache`: reuse the findings of unchanged files. */
+  cache?: boolean;
+  cacheLocation?: string;
 }
+
+/** Where `--cache` keeps its file unless `--cache-location` says. */
+const CACHE_FILE = ".harn-lint-cache";
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A run with `--cache`: the files whose content, configuration and
+ * imported modules are unchanged take their findings from the cache; the
+ * others are linted (`lint`) and their entries stored.
+ */
+async function cachedRun(
+  jobs: FileJob[],
+  settings: RunSettings,
+  known: Knowledge,
+  location: string,
+  lint: (todo: FileJob[]) => Promise<{ outcomes: FileOutcome[]; imported: Set<string> }>,
+): Promise<{ outcomes: FileOutcome[]; imported: Set<string> }> {
+  const key = hashText(JSON.stringify([VERSION, settings.requireFileHeader, known.builtins, known.stdModules.map(([n, src]) => [n, hashText(src)])]));
+  const cache = LintCache.load(location, key);
+  const hasher = new FileHasher();
+  const configKeys = new Map<object, string>();
+  const configKey = (job: FileJob): string => {
+    let k = configKeys.get(job.config);
+    if (k === undefined) configKeys.set(job.config, (k = hashText(JSON.stringify(job.config.rules))));
+    return k;
+  };
+  const outcomes: FileOutcome[] = [];
+  const imported = new Set<string>();
+  const todo: FileJob[] = [];
+  for (const job of jobs) {
+    const bytes = hasher.read(job.file);
+    const hit = bytes && cache.lookup(resolve(job.file), hashBytes(bytes), configKey(job), hasher);
+    if (!hit) {
+      todo.push(job);
+      continue;
+    }
+    // the text only where the findings show code frames (not for a file
+    // that is not UTF-8: its one finding has none)
+    let source = "";
+    if (hit.diagnostics.length > 0) {
+      try {
+        source = STRICT_UTF8.decode(bytes);
+      } catch {
+        source = "";
+      }
+    }
+    outcomes.push({ index: job.index, file: job.file, source, diagnostics: hit.diagnostics, fatal: hit.fatal, readError: null, deferred: false });
+    for (const n of hit.contrib) imported.add(n);
+  }
+  if (todo.length > 0) {
+    const fresh = await lint(todo);
+    const byIndex = new Map(todo.map((j) => [j.index, j]));
+    for (const o of fresh.outcomes) {
+      outcomes.push(o);
+      for (const n of o.cached?.contrib ?? []) imported.add(n);
+      const job = byIndex.get(o.index)!;
+      if (o.cached) cache.store(resolve(o.file), { hash: o.cached.hash, config: configKey(job), deps: o.cached.deps, contrib: o.cached.contrib, diagnostics: o.diagnostics, fatal: o.fatal });
+    }
+    if (!cache.save()) process.stderr.write(`warning: could not write the lint cache ${location}\n`);
+  }
+  outcomes.sort((a, b) => a.index - b.index);
+  return { outcomes, imported };
+}
+
 
 /**
  * A file the build writes beside the CLI bundle. This module may end up in
@@ -121,6 +194,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
     requireFileHeader: flags.requireFileHeader ?? false,
     builtins: known.builtins,
     stdModules: known.stdModules,
+    ...(flags.cache && !flags.fix ? { cache: true } : {}),
   };
 
   // Each file is read, parsed and linted on its own and its tree dropped
@@ -142,10 +216,12 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
 
   if (!flags.fix) {
     const threads = threadsFromEnv();
-    const run = await lintFiles(jobs, settings, {
-      workerScript: besideBundle("lint-worker.mjs"),
-      ...(threads !== undefined ? { threads } : {}),
-    });
+    const lint = (todo: FileJob[]) =>
+      lintFiles(todo, settings, {
+        workerScript: besideBundle("lint-worker.mjs"),
+        ...(threads !== undefined ? { threads } : {}),
+      });
+    const run = flags.cache ? await cachedRun(jobs, settings, known, flags.cacheLocation ?? CACHE_FILE, lint) : await lint(jobs);
     imported = run.imported;
     for (const o of run.outcomes) {
       const r = reportOf(o);
@@ -268,13 +344,23 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
   switch (flags.format) {
     case "human": {
       const style = stderrStyle();
+      // runs of stdout lines go out in one write (9,000 clean files are
+      // 9,000 lines); the order of stdout and stderr is kept
+      let out = "";
+      const flush = () => {
+        if (out !== "") process.stdout.write(out);
+        out = "";
+      };
       for (const r of reports) {
         if (!shown.has(r)) continue;
         const applied = appliedLines.get(r);
-        if (applied !== undefined) process.stdout.write(applied);
-        if (r.diagnostics.length > 0) process.stderr.write(renderReport(r, style));
-        else if (!flags.fix) process.stdout.write(`${r.path}: no issues found\n`);
+        if (applied !== undefined) out += applied;
+        if (r.diagnostics.length > 0) {
+          flush();
+          process.stderr.write(renderReport(r, style));
+        } else if (!flags.fix) out += `${r.path}: no issues found\n`;
       }
+      flush();
       break;
     }
     case "json":

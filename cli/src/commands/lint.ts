@@ -37,6 +37,8 @@ export function register(program: Command, setExitCode: SetExitCode): void {
     .option("--strict", "exit 1 on any warning (like `[check] strict = true`)")
     .option("--deny-warnings", "alias of --strict")
     .option("--require-file-header", "require a /** */ header block at the top of every file")
+    .option("--cache", "reuse the findings of files whose content, configuration and imports are unchanged")
+    .option("--cache-location <path>", "the cache file (default .harn-lint-cache)")
     .option("--checked-handles", "accepted for compatibility: handles are followed along every path by default")
     .action(async (targets: string[], opts: LintFlags & { denyWarnings?: boolean }) => {
       // The linter loads on first use, so other commands start without it.

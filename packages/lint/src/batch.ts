@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { parse, syntaxDiagnostic, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
 import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
-import { lintProgram } from "./linter";
+import { FileHasher } from "./cache";
+import { Linter } from "./linter";
 import { ProjectGraph } from "./project";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -21,6 +22,8 @@ export interface RunSettings {
   builtins: string[];
   /** Bundled `std/...` module sources. */
   stdModules: [string, string][];
+  /** `--cache`: each outcome carries what its cache entry needs. */
+  cache?: boolean;
 }
 
 export interface FileJob {
@@ -44,6 +47,9 @@ export interface FileOutcome {
   /** Not linted: its tree is deeper than this thread's stack can walk
    * (`RunContext.maxDepth`); a thread with a deep stack must lint it. */
   deferred: boolean;
+  /** With `RunSettings.cache`: the hash of the file's bytes, the modules
+   * it imports with theirs, and the names it imports by name. */
+  cached?: { hash: string; deps: [string, string][]; contrib: string[] };
 }
 
 /** How deep a tree the main thread's stack walks safely: the recursive
@@ -57,6 +63,8 @@ export const MAIN_THREAD_DEPTH = 800;
 export class RunContext {
   readonly graph: ProjectGraph;
   readonly builtins: ReadonlySet<string>;
+  private readonly linter = new Linter();
+  private readonly hasher = new FileHasher();
 
   constructor(
     readonly settings: RunSettings,
@@ -69,7 +77,7 @@ export class RunContext {
 
   /** Lint a parsed file with its configuration. */
   lint(file: string, source: string, program: Program, tokens: Token[], config: LintConfig): Diagnostic[] {
-    return lintProgram(program, {
+    return this.linter.lint(program, {
       source,
       tokens,
       file,
@@ -84,6 +92,19 @@ export class RunContext {
 
   /** Read, parse and lint one file; its tree is dropped afterwards. */
   run(job: FileJob): FileOutcome {
+    const outcome = this.lintJob(job);
+    if (this.settings.cache && outcome.readError === null && !outcome.deferred) {
+      const { files, names } = this.graph.closure(job.file);
+      outcome.cached = {
+        hash: this.hasher.hash(job.file) ?? "",
+        deps: files.map((f): [string, string] => [f, this.hasher.hash(f) ?? ""]),
+        contrib: names,
+      };
+    }
+    return outcome;
+  }
+
+  private lintJob(job: FileJob): FileOutcome {
     const { outcome, parsed } = this.load(job);
     if (parsed === null) return outcome;
     if (parsed.depth > this.maxDepth) {
@@ -121,6 +142,7 @@ export class RunContext {
       outcome.fatal = true;
       return { outcome, parsed: null };
     }
+    if (this.settings.cache) this.hasher.remember(job.file, bytes);
     // a binary file would be hundreds of lexer errors: it is one finding
     if (bytes.includes(0)) return notText("it is a binary file (it contains NUL bytes)");
     try {

@@ -20,7 +20,7 @@ export type {
   BlockInfo,
   BlockRole,
 } from "./types";
-export { lintProgram, lintSource, sortDiagnostics } from "./linter";
+export { Linter, lintProgram, lintSource, sortDiagnostics } from "./linter";
 export { handleSummaries, type HandleSummary } from "./handles/summaries";
 export { ALL_RULES, RULES_BY_ID } from "./rules/index";
 export { unusedFunctionName } from "./rules/unused-function";
@@ -42,6 +42,7 @@ export {
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
 export { MAIN_THREAD_DEPTH, RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 export { lintFiles, shares, type PoolOptions } from "./worker-pool";
+export { FileHasher, hashBytes, hashText, LintCache, type CacheEntry } from "./cache";
 export { buildCfg } from "./cfg/build";
 export type { Cfg, CfgBlock, CfgElem, CfgOwner } from "./cfg/cfg";
 export { solveForward, replay, type ForwardAnalysis } from "./cfg/dataflow";

@@ -81,6 +81,8 @@ export class ProjectGraph {
   private readonly exports = new Map<string, string[] | null>();
   /** Handle summaries of every imported module seen (handles/summaries.ts). */
   private readonly summaries = new Map<string, ReadonlyMap<string, HandleSummary>>();
+  /** Each module's resolved imports and the names it imports by name. */
+  private readonly imports = new Map<string, { targets: string[]; names: string[] }>();
   /** What importing each module seen gives and does. */
   private readonly facts = new Map<string, ModuleFacts>();
   private readonly readFile: (path: string) => string;
@@ -101,16 +103,42 @@ export class ProjectGraph {
   }
 
   private scanImports(file: string, program: Program): void {
+    const targets: string[] = [];
+    const names: string[] = [];
     for (const item of program.items) {
-      if (item.kind === "SelectiveImport") for (const n of item.names) this.externallyImported.add(n);
+      if (item.kind === "SelectiveImport") names.push(...item.names);
       if ((item.kind === "SelectiveImport" || item.kind === "ImportDecl") && !item.path.startsWith("std/")) {
         const target = resolveImport(file, item.path);
+        if (target) targets.push(target);
         // a wildcard import uses every name the module exports: none of
         // them is unused, or renamed by a fix
-        const names = target ? this.load(target) : null;
-        if (item.kind === "ImportDecl") for (const n of names ?? []) this.externallyImported.add(n);
+        const exported = target ? this.load(target) : null;
+        if (item.kind === "ImportDecl") names.push(...(exported ?? []));
       }
     }
+    for (const n of names) this.externallyImported.add(n);
+    this.imports.set(file, { targets, names });
+  }
+
+  /** The modules `file` imports, transitively, and the names it and they
+   * import by name (what it adds to `externallyImported`): what a cached
+   * result of `file` depends on, and what it contributes. */
+  closure(file: string): { files: string[]; names: string[] } {
+    const key = resolve(file);
+    const files = new Set<string>();
+    const names = new Set<string>();
+    const visit = (k: string): void => {
+      const own = this.imports.get(k);
+      if (!own) return;
+      for (const n of own.names) names.add(n);
+      for (const t of own.targets) {
+        if (t === key || files.has(t)) continue;
+        files.add(t);
+        visit(t);
+      }
+    };
+    visit(key);
+    return { files: [...files], names: [...names] };
   }
 
   /** Exports and effects of a parsed module (the runtime's rules,
