@@ -4,7 +4,7 @@
  * prints; a change to a file, to a module it imports, to a file importing
  * one of its functions or to its configuration is seen.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { cliSandbox } from "./cli-harness";
@@ -114,5 +114,23 @@ describe("the cache file", () => {
     const first = sameAsUncached(["."]);
     expect(first.code).toBe(1);
     expect(sameAsUncached(["."])).toEqual(first);
+  });
+});
+
+describe("files that last changed before the run", () => {
+  test("are known by size and time, and an edit of the same size is still seen", () => {
+    const old = new Date(Date.now() - 60_000);
+    const lib = join(cli.dir, file("lib.harn", LIB));
+    utimesSync(lib, old, old);
+    const first = sameAsUncached(["."]);
+    expect(first.stderr).toContain("function `spare` is declared");
+    // a cached run with the size and time recorded
+    expect(harn(["lint", "--cache", "."])).toEqual(first);
+    expect(JSON.parse(readFileSync(join(cli.dir, ".harn-lint-cache"), "utf8")).entries[realpathSync(lib)]).toMatchObject({ s: LIB.length });
+    // same length, new content: the time differs
+    file("lib.harn", LIB.replace("spare", "extra"));
+    const r = harn(["lint", "--cache", "."]);
+    expect(r.stderr).toContain("function `extra` is declared");
+    expect(r).toEqual(harn(["lint", "."]));
   });
 });

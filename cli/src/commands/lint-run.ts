@@ -14,8 +14,6 @@ import {
   renderReport,
   RunContext,
   unusedFunctionName,
-  FileHasher,
-  hashBytes,
   hashText,
   LintCache,
   type FileJob,
@@ -61,7 +59,6 @@ async function cachedRun(
 ): Promise<{ outcomes: FileOutcome[]; imported: Set<string> }> {
   const key = hashText(JSON.stringify([VERSION, settings.requireFileHeader, known.builtins, known.stdModules.map(([n, src]) => [n, hashText(src)])]));
   const cache = LintCache.load(location, key);
-  const hasher = new FileHasher();
   const configKeys = new Map<object, string>();
   const configKey = (job: FileJob): string => {
     let k = configKeys.get(job.config);
@@ -72,8 +69,7 @@ async function cachedRun(
   const imported = new Set<string>();
   const todo: FileJob[] = [];
   for (const job of jobs) {
-    const bytes = hasher.read(job.file);
-    const hit = bytes && cache.lookup(resolve(job.file), hashBytes(bytes), configKey(job), hasher);
+    const hit = cache.lookup(resolve(job.file), configKey(job));
     if (!hit) {
       todo.push(job);
       continue;
@@ -83,7 +79,7 @@ async function cachedRun(
     let source = "";
     if (hit.diagnostics.length > 0) {
       try {
-        source = STRICT_UTF8.decode(bytes);
+        source = STRICT_UTF8.decode(readFileSync(job.file));
       } catch {
         source = "";
       }
@@ -94,14 +90,15 @@ async function cachedRun(
   if (todo.length > 0) {
     const fresh = await lint(todo);
     const byIndex = new Map(todo.map((j) => [j.index, j]));
+    for (const n of fresh.imported) imported.add(n);
     for (const o of fresh.outcomes) {
       outcomes.push(o);
       for (const n of o.cached?.contrib ?? []) imported.add(n);
       const job = byIndex.get(o.index)!;
       if (o.cached) cache.store(resolve(o.file), { hash: o.cached.hash, config: configKey(job), deps: o.cached.deps, contrib: o.cached.contrib, diagnostics: o.diagnostics, fatal: o.fatal });
     }
-    if (!cache.save()) process.stderr.write(`warning: could not write the lint cache ${location}\n`);
   }
+  if (!cache.save()) process.stderr.write(`warning: could not write the lint cache ${location}\n`);
   outcomes.sort((a, b) => a.index - b.index);
   return { outcomes, imported };
 }

@@ -8,7 +8,7 @@
  * was written by another version is ignored; one that cannot be written is
  * not fatal.
  */
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import type { Diagnostic } from "@harn/parser";
 
@@ -34,6 +34,10 @@ export interface CacheEntry {
 interface Packed {
   h: string;
   c: string;
+  /** Size and modification time (ms) of the content hashed, when it had
+   * settled (see `LintCache.hashOf`). */
+  s?: number;
+  m?: number;
   d?: [string, string][];
   n?: string[];
   x?: Diagnostic[];
@@ -57,51 +61,19 @@ export function hashBytes(bytes: Uint8Array): string {
   return createHash("sha1").update(bytes).digest("base64");
 }
 
-/** Reads files into one reused buffer: a cached run hashes every file, and
- * `readFileSync` costs a stat and a fresh buffer each. */
+/** Hashes of files' bytes, memoised for a run. */
 export class FileHasher {
-  private buf = Buffer.alloc(64 * 1024);
   private readonly memo = new Map<string, string | null>();
 
-  /** The file's bytes (a view into the shared buffer: copy to keep), or
-   * null when it cannot be read. */
-  read(path: string): Buffer | null {
-    let fd: number;
-    try {
-      fd = openSync(path, "r");
-    } catch {
-      return null;
-    }
-    try {
-      let n = 0;
-      for (;;) {
-        if (n === this.buf.length) {
-          const bigger = Buffer.alloc(this.buf.length * 2);
-          this.buf.copy(bigger);
-          this.buf = bigger;
-        }
-        const k = readSync(fd, this.buf, n, this.buf.length - n, null);
-        if (k === 0) break;
-        n += k;
-      }
-      return this.buf.subarray(0, n);
-    } catch {
-      return null;
-    } finally {
-      closeSync(fd);
-    }
-  }
-
   /** Note the bytes of a file already read. */
-  remember(path: string, bytes: Buffer): void {
+  remember(path: string, bytes: Uint8Array): void {
     this.memo.set(path, hashBytes(bytes));
   }
 
-  /** Hash of a file's bytes (memoised for the run), or null. */
+  /** Hash of a file's bytes, or null when it cannot be read. */
   hash(path: string): string | null {
     let h = this.memo.get(path);
     if (h === undefined) {
-      // not through the shared buffer: a caller may still hold a view of it
       let bytes: Buffer | null = null;
       try {
         bytes = readFileSync(path);
@@ -115,7 +87,16 @@ export class FileHasher {
   }
 }
 
+/** How long before the run a file must have last changed for its size
+ * and modification time to stand for its content (git's "racy" rule: a
+ * file changed again within the same clock tick keeps its mtime). */
+const SETTLED_MS = 2000;
+
 export class LintCache {
+  private readonly started = Date.now();
+  private readonly hashes = new FileHasher();
+  private dirty = false;
+
   private constructor(
     private readonly path: string,
     private readonly settings: string,
@@ -134,31 +115,67 @@ export class LintCache {
     return new LintCache(path, settings, {});
   }
 
+  /**
+   * Hash of the content of `file` (an absolute path), or null when it
+   * cannot be read. A file whose size and modification time are those its
+   * entry recorded is not read again (git's index does the same); the
+   * entry of one that was read and found unchanged learns them.
+   */
+  private hashOf(file: string): string | null {
+    const e = this.entries[file];
+    const st = e ? statSync(file, { throwIfNoEntry: false }) : undefined;
+    if (e && st && e.s === st.size && e.m === st.mtimeMs) return e.h;
+    const h = this.hashes.hash(file);
+    if (e && st && h === e.h && this.settled(st.mtimeMs)) {
+      e.s = st.size;
+      e.m = st.mtimeMs;
+      this.dirty = true;
+    }
+    return h;
+  }
+
+  private settled(mtimeMs: number): boolean {
+    return mtimeMs < this.started - SETTLED_MS;
+  }
+
   /** The entry of `file` (an absolute path) if it still holds: same
    * content, configuration and imported modules. */
-  lookup(file: string, hash: string, config: string, hasher: FileHasher): CacheEntry | null {
+  lookup(file: string, config: string): CacheEntry | null {
     const e = this.entries[file];
-    if (!e || e.h !== hash || e.c !== config) return null;
-    for (const [dep, h] of e.d ?? NONE) if (hasher.hash(dep) !== h) return null;
+    if (!e || e.c !== config || this.hashOf(file) !== e.h) return null;
+    for (const [dep, h] of e.d ?? NONE) if (this.hashOf(dep) !== h) return null;
     return { hash: e.h, config: e.c, deps: e.d ?? NONE, contrib: e.n ?? NONE, diagnostics: e.x ?? NONE, fatal: e.f === 1 };
   }
 
+  /** Store the findings of `file` (an absolute path), linted from content
+   * whose hash is `entry.hash`. */
   store(file: string, entry: CacheEntry): void {
     const p: Packed = { h: entry.hash, c: entry.config };
+    // its size and time stand for that content only if it has not changed
+    // since it was read: surely so when it last changed before the run
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (st && this.settled(st.mtimeMs)) {
+      p.s = st.size;
+      p.m = st.mtimeMs;
+    }
     if (entry.deps.length > 0) p.d = entry.deps;
     if (entry.contrib.length > 0) p.n = entry.contrib;
     if (entry.diagnostics.length > 0) p.x = entry.diagnostics;
     if (entry.fatal) p.f = 1;
     this.entries[file] = p;
+    this.dirty = true;
   }
 
-  /** Write the cache (atomically); false when it could not be written. */
+  /** Write the cache (atomically) if anything changed; false when it
+   * could not be written. */
   save(): boolean {
+    if (!this.dirty) return true;
     const body: CacheFile = { format: FORMAT, settings: this.settings, entries: this.entries };
     const temp = `${this.path}.${process.pid}.tmp`;
     try {
       writeFileSync(temp, JSON.stringify(body));
       renameSync(temp, this.path);
+      this.dirty = false;
       return true;
     } catch {
       rmSync(temp, { force: true });
