@@ -87,8 +87,20 @@ export class ProjectGraph {
   private readonly facts = new Map<string, ModuleFacts>();
   private readonly readFile: (path: string) => string;
 
+  /** `resolveImport` by importing directory and path: a module is
+   * imported from many files, and each import is looked at several times. */
+  private readonly resolved = new Map<string, string | null>();
+
   constructor(private readonly options: ProjectOptions = {}) {
     this.readFile = options.readFile ?? ((p) => readFileSync(p, "utf8"));
+  }
+
+  private resolveFrom(file: string, path: string): string | null {
+    const from = resolve(file);
+    const key = `${dirname(from)}\0${path}`;
+    let target = this.resolved.get(key);
+    if (target === undefined) this.resolved.set(key, (target = resolveImport(from, path)));
+    return target;
   }
 
   /** Add a linted file (already parsed) and, transitively, what it imports. */
@@ -108,7 +120,7 @@ export class ProjectGraph {
     for (const item of program.items) {
       if (item.kind === "SelectiveImport") names.push(...item.names);
       if ((item.kind === "SelectiveImport" || item.kind === "ImportDecl") && !item.path.startsWith("std/")) {
-        const target = resolveImport(file, item.path);
+        const target = this.resolveFrom(file, item.path);
         if (target) targets.push(target);
         // a wildcard import uses every name the module exports: none of
         // them is unused, or renamed by a fix
@@ -182,7 +194,7 @@ export class ProjectGraph {
       this.facts.set(path, facts);
       return facts;
     }
-    const target = resolveImport(resolve(file), path);
+    const target = this.resolveFrom(file, path);
     if (!target) return null;
     this.load(target);
     return this.facts.get(target) ?? null;
@@ -214,7 +226,7 @@ export class ProjectGraph {
   importedHandles(file: string, program: Program): Map<string, HandleSummary> {
     return importedSummaries(program, (path) => {
       if (path.startsWith("std/")) return null;
-      const target = resolveImport(resolve(file), path);
+      const target = this.resolveFrom(file, path);
       if (!target) return null;
       this.load(target);
       return this.summaries.get(target) ?? null;
@@ -242,7 +254,7 @@ export class ProjectGraph {
         return null;
       }
     }
-    const target = resolveImport(resolve(file), path);
+    const target = this.resolveFrom(file, path);
     return target ? this.load(target) : null;
   }
 }

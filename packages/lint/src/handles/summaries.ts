@@ -12,7 +12,7 @@
  * cancels its parameter on some path is trusted to (the analysis of the
  * function itself reports the paths where it does not).
  */
-import type { FnDecl, Node, Program, ToolDecl } from "@harn/parser";
+import type { FnDecl, FunctionCall, MethodCall, Node, Program, ToolDecl } from "@harn/parser";
 import { forEachChild, mentions, unwrapAttributes } from "../ast-util";
 import { isBuiltinName } from "../builtins";
 import {
@@ -84,12 +84,14 @@ export function handleSummaries(
   if (fns.size === 0) return new Map();
   const userNames = new Set(fns.keys());
   const settles = settlesArg(all, extraBuiltins, userNames);
+  // each function's body is walked once; the rounds look at what it holds
+  const bodies = new Map([...fns].map(([name, fn]) => [name, ownParts(fn)]));
   // each round can only turn false into true: at most one round per flag
   for (let changed = true, rounds = 0; changed && rounds < 64; rounds++) {
     changed = false;
     for (const [name, fn] of fns) {
       const before = all.get(name)!;
-      const next = summarise(fn, all, settles);
+      const next = summarise(fn, bodies.get(name)!, all, settles);
       if (next.returnsHandle !== before.returnsHandle || next.settles.some((v, i) => v !== before.settles[i])) {
         all.set(name, next);
         changed = true;
@@ -99,11 +101,27 @@ export function handleSummaries(
   return new Map([...fns.keys()].map((n) => [n, all.get(n)!]));
 }
 
-function summarise(fn: Fn, all: ReadonlyMap<string, HandleSummary>, settles: SettlesArg): HandleSummary {
-  const lets = new Map<string, Node>();
+/** What a summary looks at in a function's own statements. */
+interface OwnParts {
+  /** `let`/`var` bindings of one name, the last one of each name. */
+  lets: Map<string, Node>;
+  /** Values of its `return`s. */
+  returns: Node[];
+  calls: (FunctionCall | MethodCall)[];
+}
+
+function ownParts(fn: Fn): OwnParts {
+  const parts: OwnParts = { lets: new Map(), returns: [], calls: [] };
   walkOwn(fn.body, (n) => {
-    if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") lets.set(n.pattern.name, n.value);
+    if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") parts.lets.set(n.pattern.name, n.value);
+    else if (n.kind === "ReturnStmt" && n.value !== null) parts.returns.push(n.value);
+    else if (n.kind === "FunctionCall" || n.kind === "MethodCall") parts.calls.push(n);
   });
+  return parts;
+}
+
+function summarise(fn: Fn, own: OwnParts, all: ReadonlyMap<string, HandleSummary>, settles: SettlesArg): HandleSummary {
+  const { lets } = own;
   const lookup: Lookup = (name) => (lets.has(name) ? lets.get(name)! : undefined);
   const starts = (v: Node | undefined, depth = 0): boolean => {
     if (!v || depth > 8) return false;
@@ -112,8 +130,7 @@ function summarise(fn: Fn, all: ReadonlyMap<string, HandleSummary>, settles: Set
     return startingCallee(v) !== null && classifyOptions((v as { args: Node[] }).args, lookup) === "true";
   };
 
-  const result = fn.params.map(() => false);
-  fn.params.forEach((p, k) => {
+  const result = fn.params.map((p) => {
     // the parameter and what is derived from it (`let id = h.handle_id`)
     const aliases = new Set([p.name]);
     for (let grew = true; grew; ) {
@@ -125,22 +142,12 @@ function summarise(fn: Fn, all: ReadonlyMap<string, HandleSummary>, settles: Set
         }
       }
     }
-    walkOwn(fn.body, (n) => {
-      if (result[k]) return;
-      if (n.kind === "ReturnStmt" && n.value !== null && mentions(n.value, aliases)) result[k] = true;
-      if (n.kind === "FunctionCall" && ADOPTING_BUILTINS.has(n.name) && !all.has(n.name)) result[k] = true;
-      if (n.kind === "FunctionCall" || n.kind === "MethodCall") {
-        n.args.forEach((a, i) => {
-          if (mentions(a, aliases) && settles(n, i)) result[k] = true;
-        });
-      }
-    });
+    if (own.returns.some((v) => mentions(v, aliases))) return true;
+    return own.calls.some(
+      (n) => (n.kind === "FunctionCall" && ADOPTING_BUILTINS.has(n.name) && !all.has(n.name)) || n.args.some((a, i) => mentions(a, aliases) && settles(n, i)),
+    );
   });
-  let returnsHandle = false;
-  walkOwn(fn.body, (n) => {
-    if (n.kind === "ReturnStmt" && n.value !== null && starts(n.value)) returnsHandle = true;
-  });
-  return { settles: result, returnsHandle };
+  return { settles: result, returnsHandle: own.returns.some((v) => starts(v)) };
 }
 
 /** The names a module's summaries are imported as: selectively imported
