@@ -251,36 +251,50 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
         exit = Math.max(exit, o.readError ? 2 : 1);
         continue;
       }
-      if (parsed.depth > MAIN_THREAD_DEPTH) {
-        // too deep for this thread's recursive walks (and the checker's):
-        // linted on a thread with a deep stack, and left as it is
+      // too deep for this thread's recursive walks (and the checker's):
+      // linted on a thread with a deep stack, and left as it is
+      const tooDeep = async () => {
         const [deep] = (await lintFiles([job], settings, { workerScript: besideBundle("lint-worker.mjs") })).outcomes;
         const r = reportOf(deep!);
         reports.push(r);
         shown.add(r);
         process.stderr.write(`${o.file}: nested too deeply (${parsed.depth} levels) for --fix; linted only\n`);
+      };
+      if (parsed.depth > MAIN_THREAD_DEPTH) {
+        await tooDeep();
         continue;
       }
-      const compiles =
-        checkStructure(parsed.program).length === 0 &&
-        check(parsed.program, { file: o.file, builtins, resolveImport: () => null }).length === 0;
+      let compiles = false;
       let text = o.source;
       let current = parsed;
       let applied = 0;
       let broken: string | null = null;
-      for (let round = 0; compiles && round < MAX_FIX_ROUNDS; round++) {
-        const fixed = applyFixes(text, ctx.lint(o.file, text, current.program, current.tokens, job.config));
-        if (fixed.applied === 0) break;
-        // A fix that breaks the syntax is a linter bug, and the user's file
-        // must not pay for it: such a text is never written.
-        const again = parse(fixed.text, { file: o.file, flatChains: true });
-        if (again.errors.length > 0) {
-          broken = again.errors[0]!.message;
-          break;
+      let unchanged: Diagnostic[] = [];
+      try {
+        compiles =
+          checkStructure(parsed.program).length === 0 &&
+          check(parsed.program, { file: o.file, builtins, resolveImport: () => null }).length === 0;
+        for (let round = 0; compiles && round < MAX_FIX_ROUNDS; round++) {
+          const fixed = applyFixes(text, ctx.lint(o.file, text, current.program, current.tokens, job.config));
+          if (fixed.applied === 0) break;
+          // A fix that breaks the syntax is a linter bug, and the user's file
+          // must not pay for it: such a text is never written.
+          const again = parse(fixed.text, { file: o.file, flatChains: true });
+          if (again.errors.length > 0) {
+            broken = again.errors[0]!.message;
+            break;
+          }
+          text = fixed.text;
+          current = again;
+          applied += fixed.applied;
         }
-        text = fixed.text;
-        current = again;
-        applied += fixed.applied;
+        if (applied === 0) unchanged = ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config);
+      } catch (e) {
+        // the depth bound is an estimate: a tree whose walks still overflow
+        // this stack (frame sizes vary with the JIT's tier) goes the same way
+        if (!(e instanceof RangeError)) throw e;
+        await tooDeep();
+        continue;
       }
       if (broken !== null) {
         const d: Diagnostic = {
@@ -298,7 +312,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
       if (applied === 0) {
         // nothing to fix: the reference prints nothing for the file
         if (!compiles) process.stderr.write(`${o.file}: not fixed: it does not compile (\`harn check\` shows why)\n`);
-        reports.push({ path: o.file, source: o.source, diagnostics: ctx.lint(o.file, o.source, parsed.program, parsed.tokens, job.config), fatal: false });
+        reports.push({ path: o.file, source: o.source, diagnostics: unchanged, fatal: false });
         continue;
       }
       try {
