@@ -50,3 +50,42 @@ pub fn collect_${n}(root: string) -> dict {
 
 `;
 }
+/**
+ * One small file (about 11 lines) of a many-small-files project: a
+ * documented function with a branch and a loop, importing the previous
+ * file's function every tenth file. `smallJs` is the same code in
+ * JavaScript, for ESLint.
+ */
+export function small(f) {
+  const imp = f % 10 === 9 ? `import { step_${f - 1} } from "step_${f - 1}"\n\n` : "";
+  const call = f % 10 === 9 ? `step_${f - 1}(x)` : "x";
+  return `${imp}/** Step ${f}: doubles the positive items. */
+pub fn step_${f}(x: int, items: list<int>) -> int {
+  var total = ${call}
+  for item in items {
+    if item > 0 {
+      total = total + item * 2
+    }
+  }
+  log("step ${f}: \${total}")
+  return total
+}
+`;
+}
+
+export function smallJs(f) {
+  const imp = f % 10 === 9 ? `import { step_${f - 1} } from "./step_${f - 1}.js";\n\n` : "";
+  const call = f % 10 === 9 ? `step_${f - 1}(x)` : "x";
+  return `${imp}/** Step ${f}: doubles the positive items. */
+export function step_${f}(x, items) {
+  let total = ${call};
+  for (const item of items) {
+    if (item > 0) {
+      total = total + item * 2;
+    }
+  }
+  console.log(\`step ${f}: \${total}\`);
+  return total;
+}
+`;
+}
