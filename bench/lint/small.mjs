@@ -14,8 +14,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Writes both projects; returns the line count of each. */
 function generate(dir, files) {
-  mkdirSync(join(dir, "harn"));
-  mkdirSync(join(dir, "js"));
+  mkdirSync(join(dir, "harn"), { recursive: true });
+  mkdirSync(join(dir, "js"), { recursive: true });
   let harnLines = 0;
   let jsLines = 0;
   for (let f = 0; f < files; f++) {
