@@ -234,6 +234,10 @@ async function sdkHttpServer(token: string) {
     if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (typeof id === "string" && !transport) {
+      res.writeHead(404, { "content-type": "application/json" });
+      return void res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
+    }
     if (!transport) {
       const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (s) => void sessions.set(s, t) });
       const mcp = new McpServer({ name: "remote", version: "1.0.0" });
@@ -248,6 +252,12 @@ async function sdkHttpServer(token: string) {
   return {
     url,
     log,
+    /** Forget every session, as a restarted server would. */
+    forget: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((t) => t.close()));
+    },
     close: async () => {
       await Promise.all([...sessions.values()].map((t) => t.close()));
       http.closeAllConnections();
@@ -328,6 +338,36 @@ println(try { mcp_connect({name: "remote", transport: "http", url: "${srv.url}",
         expect(e.headers.accept).toBe("application/json, text/event-stream");
       }
       expect(authorized[2]!.headers["mcp-session-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("a server that lost the session (404) gets a new handshake and the request once more", async () => {
+    const srv = await sdkHttpServer("k");
+    try {
+      const run = harn(
+        work.dir,
+        `let c = mcp_connect({name: "remote", transport: "http", url: "${srv.url}", auth_token: "k"})
+println(mcp_call(c, "shout", {text: "one"}))
+println(read_line())
+println(mcp_call(c, "shout", {text: "two"}))
+mcp_disconnect(c)
+`,
+        undefined,
+        {},
+        "pipe",
+      );
+      await eventually(() => run.stdout() === "ONE\n", "the first call");
+      await srv.forget();
+      run.child.stdin!.end("restarted\n");
+      expect((await run.exit).code).toBe(0);
+      expect(run.stderr()).toBe("");
+      expect(run.stdout()).toBe("ONE\nrestarted\nTWO\n");
+      const calls = srv.log.map((e) => `${(e.body as { method: string }).method}${e.headers["mcp-session-id"] === undefined ? "" : "+sid"}`);
+      expect(calls).toEqual(["initialize", "notifications/initialized+sid", "tools/call+sid", "tools/call+sid", "initialize", "notifications/initialized+sid", "tools/call+sid"]);
+      const sids = srv.log.map((e) => e.headers["mcp-session-id"]);
+      expect(sids[6]).not.toBe(sids[3]);
     } finally {
       await srv.close();
     }

@@ -28,6 +28,9 @@ import { unsupportedMethod } from "./unsupported";
 /** §1.7: 60 s per request. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
+/** The SDK's own timeout is off (see guarded()); this is its largest. */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
 /** Any JSON object: results are not validated further (§0.2). */
 const ANY_RESULT = z.looseObject({});
 
@@ -49,25 +52,39 @@ export class McpConnection {
   /** The server went away (child exited, stdout closed). */
   private peerClosed = false;
   private readonly unregister: () => void;
+  /** Set by handshake(); a new pair after an HTTP session was lost. */
+  private client!: Client;
+  private transport!: Transport;
 
   private constructor(
-    readonly name: string,
-    private readonly client: Client,
-    private readonly transport: Transport,
+    private readonly spec: McpServerSpec,
     private readonly timeoutMs: number,
-    rt: Runtime,
+    private readonly rt: Runtime,
   ) {
-    client.onclose = () => {
-      if (!this.closed) this.peerClosed = true;
-    };
     // Nothing may outlive the script (§1.12 [TS decision]).
     this.unregister = rt.onShutdown(() => this.close());
+  }
+
+  get name(): string {
+    return this.spec.name;
   }
 
   /** Spawn or reach the server and run the handshake (§1.2); any failure
    * closes what was opened and is thrown as the spec's error. */
   static async open(rt: Runtime, spec: McpServerSpec, options: ConnectOptions = {}): Promise<McpConnection> {
-    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const conn = new McpConnection(spec, options.timeoutMs ?? REQUEST_TIMEOUT_MS, rt);
+    try {
+      await conn.guarded("initialize", options.signal, (signal) => conn.handshake(signal));
+    } catch (e) {
+      await conn.close();
+      if (isSpawnError(e)) throw HarnError.thrown(`mcp_connect: failed to spawn '${spec.command}': ${osErrorText(e)}`);
+      throw e;
+    }
+    return conn;
+  }
+
+  /** A fresh SDK client on a fresh transport, through `initialize`. */
+  private handshake(signal: AbortSignal): Promise<void> {
     const client = new Client({ name: "harn", version: HARN_VERSION }, { capabilities: {} });
     // §1.8; registering sampling etc. with setRequestHandler would fail,
     // as the capabilities are not declared.
@@ -77,17 +94,14 @@ export class McpConnection {
     // Unparsable stdout lines and a refused GET stream are reported here by
     // the SDK; neither is fatal (§1.6, §0.2).
     client.onerror = () => undefined;
-    const transport = spec.transport === "http" ? httpTransport(rt, spec) : stdioTransport(rt, spec);
-    adjustOutgoing(transport, spec);
-    const conn = new McpConnection(spec.name, client, transport, timeoutMs, rt);
-    try {
-      await conn.guarded("initialize", options.signal, (signal) => client.connect(transport, { signal, timeout: 2 ** 31 - 1 }));
-    } catch (e) {
-      await conn.close();
-      if (isSpawnError(e)) throw HarnError.thrown(`mcp_connect: failed to spawn '${spec.command}': ${osErrorText(e)}`);
-      throw e;
-    }
-    return conn;
+    client.onclose = () => {
+      if (!this.closed && this.client === client) this.peerClosed = true;
+    };
+    const transport = this.spec.transport === "http" ? httpTransport(this.rt, this.spec) : stdioTransport(this.rt, this.spec);
+    adjustOutgoing(transport, this.spec);
+    this.client = client;
+    this.transport = transport;
+    return client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT });
   }
 
   get connected(): boolean {
@@ -96,10 +110,28 @@ export class McpConnection {
 
   /** Send one request and return its result object. */
   request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-    const run = () => this.guarded(method, signal, (s) => this.client.request({ method, params }, ANY_RESULT, { signal: s, timeout: 2 ** 31 - 1 }));
+    const run = () => this.guarded(method, signal, (s) => this.send(method, params, s));
     const p = this.chain.then(run, run);
     this.chain = p.catch(() => undefined);
     return p as Promise<JsonObject>;
+  }
+
+  /**
+   * One request. An HTTP server that no longer knows our session answers
+   * 404: the session is dropped, the handshake run again on a new one, and
+   * the request retried once (§1.5).
+   */
+  private async send(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    const attempt = () => this.client.request({ method, params }, ANY_RESULT, { signal, timeout: NO_SDK_TIMEOUT }) as Promise<JsonObject>;
+    try {
+      return await attempt();
+    } catch (e) {
+      const held = this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId !== undefined;
+      if (!(e instanceof StreamableHTTPError && e.code === 404 && held)) throw e;
+      await this.client.close().catch(() => undefined);
+      await this.handshake(signal);
+      return attempt();
+    }
   }
 
   /**
