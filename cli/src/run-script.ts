@@ -98,6 +98,9 @@ function splitList(v: string): string[] {
 export interface RunArgs {
   file: string | undefined;
   inline: string | undefined;
+  /** Run this text as if it were `file`'s (`harn serve mcp`'s generated
+   * entry of an export-mode file, which imports the file). */
+  source?: string;
   argv: string[];
   deny?: string;
   allow?: string;
@@ -137,6 +140,8 @@ export async function runCommand(args: RunArgs): Promise<number> {
     path = join(tempDir, `harn-eval-${process.pid}.harn`);
     source = `pipeline main(task) {\n${args.inline}\n}`;
     writeFileSync(path, source);
+  } else if (args.source !== undefined) {
+    source = args.source;
   } else {
     try {
       source = readSourceText(path);

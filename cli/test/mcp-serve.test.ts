@@ -52,14 +52,19 @@ afterAll(() => work.dispose());
 
 const ANY = z.object({}).passthrough();
 
+/** The SDK's client on `harn serve mcp FILE` over stdio; `stderr()` is what harn wrote there so far. */
+async function stdioClient(file: string) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [harnBin, "serve", "mcp", file], cwd: work.dir, env: cleanEnv() as Record<string, string>, stderr: "pipe" });
+  let err = "";
+  transport.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid!, stderr: () => err };
+}
+
 describe("harn serve mcp over stdio", () => {
   it("serves the script's tools, resources and prompts to the SDK's client, and ends with its stdin", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [harnBin, "serve", "mcp", script], cwd: work.dir, env: cleanEnv() as Record<string, string>, stderr: "pipe" });
-    let stderr = "";
-    transport.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(transport);
-    const pid = transport.pid!;
+    const { client, pid, stderr } = await stdioClient(script);
     try {
       expect(client.getServerVersion()).toEqual({ name: "notes", version: "0.1.0" });
       expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} });
@@ -84,8 +89,8 @@ describe("harn serve mcp over stdio", () => {
       const unknown = await client.request({ method: "tools/call", params: { name: "nope", arguments: {} } }, ANY).catch((e: unknown) => e);
       expect((unknown as McpError).message).toBe("MCP error -32602: Unknown tool: nope");
       // the script's output went to stderr, never into the protocol
-      expect(stderr).toContain("set up on stderr\n[harn] serve mcp: serving 4 tools, 2 resources, 1 prompt as 'notes'\n");
-      expect(stderr).toContain("handler output\n");
+      expect(stderr()).toContain("set up on stderr\n[harn] serve mcp: serving 4 tools, 2 resources, 1 prompt as 'notes'\n");
+      expect(stderr()).toContain("handler output\n");
     } finally {
       await client.close();
     }
@@ -130,6 +135,117 @@ describe("harn serve mcp over stdio", () => {
       out: "",
       err: "ran\nerror: pipeline did not call mcp_serve(registry)\nhint: call mcp_serve(tools) at the end of your pipeline\n",
     });
+  });
+});
+
+const EXPORTS = `let greeting = "hello"
+
+pub fn add(a: int, b: int = 2) -> int {
+  return a + b
+}
+
+pub fn greet(name: string) -> dict {
+  return {text: greeting + " " + name, n: len(name)}
+}
+
+pub fn fail(why) {
+  throw "no: " + why
+}
+
+pub fn nap(ms: int) -> string {
+  sleep(ms)
+  return "rested"
+}
+
+fn hidden() { return 1 }
+
+pipeline main() {
+  println("the pipeline does not run in export mode")
+}
+`;
+
+describe("harn serve mcp of a file of pub fns (export mode)", () => {
+  it("serves each pub fn as a tool, runs calls concurrently, reports progress, and cancels a call the client gave up", async () => {
+    const file = join(work.dir, "calc.harn");
+    writeFileSync(file, EXPORTS);
+    const { client, pid, stderr } = await stdioClient(file);
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "calc", version: "0.1.0" });
+      expect(client.getServerCapabilities()).toEqual({ tools: {}, logging: {} });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["add", "fail", "greet", "nap"]);
+      expect(tools[0]).toEqual({
+        name: "add",
+        description: "Invoke exported Harn function 'add'.",
+        inputSchema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a"] },
+      });
+      expect(tools[1]!.inputSchema).toEqual({ type: "object", properties: { why: {} }, required: ["why"] });
+      expect(tools[2]!.outputSchema).toEqual({ type: "object" });
+      const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]!.text;
+      // by name (a default left out), positionally
+      expect(text(await client.callTool({ name: "add", arguments: { a: 40 } }))).toBe("42");
+      expect(text(await client.request({ method: "tools/call", params: { name: "add", arguments: [1, 2] } }, ANY))).toBe("3");
+      // a top-level binding of the file is there; a dict is structured too
+      expect(await client.callTool({ name: "greet", arguments: { name: "bo" } })).toEqual({
+        content: [{ type: "text", text: '{\n  "n": 2,\n  "text": "hello bo"\n}' }],
+        structuredContent: { n: 2, text: "hello bo" },
+      });
+      expect(await client.callTool({ name: "fail", arguments: { why: "x" } })).toEqual({ content: [{ type: "text", text: "Thrown: no: x" }], isError: true });
+      const bad = await client.request({ method: "tools/call", params: { name: "add", arguments: 5 } }, ANY).catch((e: unknown) => e);
+      expect((bad as McpError).message).toBe("MCP error -32602: tool arguments must be an object, array, or null");
+      const prompt = await client.getPrompt({ name: "any" }).catch((e: unknown) => e);
+      expect((prompt as McpError).message).toBe("MCP error -32602: Unknown prompt");
+
+      // progress: at the start, then every second
+      const progress: unknown[] = [];
+      const napped = await client.callTool({ name: "nap", arguments: { ms: 1300 } }, undefined, { onprogress: (p) => void progress.push(p) });
+      expect(text(napped)).toBe("rested");
+      expect(progress.slice(0, 2)).toEqual([
+        { progress: 0, message: "Starting nap" },
+        { progress: 1, message: "Running nap" },
+      ]);
+
+      // a long call does not hold up others; cancelling it ends it (else
+      // the server would wait for it when its stdin closes)
+      const giveUp = new AbortController();
+      const long = client.callTool({ name: "nap", arguments: { ms: 600_000 } }, undefined, { signal: giveUp.signal }).catch((e: unknown) => e);
+      expect(text(await client.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).toBe("2");
+      giveUp.abort("enough");
+      expect(((await long) as McpError).message).toBe("MCP error -32001: enough");
+    } finally {
+      await client.close();
+    }
+    await eventually(() => !alive(pid), "harn serve mcp to exit once its stdin closed");
+    // it ended on its own: a call still running would have kept it until
+    // the client's SIGTERM (which harn reports on stderr)
+    expect(stderr()).toBe("[harn] MCP workflow server ready on stdio\n");
+  });
+
+  it("wants initialize with 2025-11-25 before anything but ping", async () => {
+    const file = join(work.dir, "calc2.harn");
+    writeFileSync(file, EXPORTS);
+    const child = spawn(process.execPath, [harnBin, "serve", "mcp", file], { cwd: work.dir, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    const init = (id: number, v: string) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    child.stdin.end(
+      [
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+        init(3, "2024-11-05"),
+        init(4, "2025-11-25"),
+        JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "add", arguments: null } }),
+      ].join("\n") + "\n",
+    );
+    expect(await exited).toBe(0);
+    const byId = new Map(out.trim().split("\n").map((l) => JSON.parse(l) as { id: number }).map((m) => [m.id, m]));
+    expect(byId.get(1)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "server not initialized" } });
+    expect(byId.get(2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(byId.get(3)).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Unsupported protocol version", data: { supported: ["2025-11-25"], requested: "2024-11-05" } } });
+    expect(byId.get(4)).toMatchObject({ result: { protocolVersion: "2025-11-25", serverInfo: { name: "calc2" } } });
+    // no arguments: add(a) without its a is a failed call, not a protocol error
+    expect(byId.get(5)).toMatchObject({ result: { isError: true } });
   });
 });
 

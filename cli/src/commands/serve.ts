@@ -65,12 +65,38 @@ async function serveMcp(file: string, flags: ServeMcpFlags): Promise<number> {
   const parsed = parse(source, { file });
   if (parsed.errors.length > 0) return fail(`failed to load script: ${parsed.errors[0]!.message}`);
   const name = basename(file, extname(file));
+  // `harn serve mcp` serves in any case: the SDK loads now.
+  const m = await import("@harn/stdlib/mcp-serve");
+  const exported = m.exportedFns(parsed.program);
+  if (exported.length > 0) {
+    const pubFns = exported.map((f) => f.name);
+    // Export mode (§4.7): an entry of our own imports the file as a module
+    // (its top-level bindings run, its pipelines do not) and records the
+    // functions; each becomes a tool.
+    const from = extname(file) === ".harn" ? name : basename(file);
+    const entry = [
+      `import { ${pubFns.join(", ")} } from "./${from}"`,
+      `pipeline __harn_mcp_export() {`,
+      `  __mcp_export({${pubFns.map((f) => `${f}: ${f}`).join(", ")}})`,
+      `}`,
+      ``,
+    ].join("\n");
+    return runCommand({
+      file,
+      inline: undefined,
+      source: entry,
+      argv: [],
+      serve: async (rt, stop) => {
+        const served = m.exportServer(rt, name, exported, card as never);
+        return serveOn(m, served, transport, flags, apiKeys, stop, () => process.stderr.write("[harn] MCP workflow server ready on stdio\n"));
+      },
+    });
+  }
   return runCommand({
     file,
     inline: undefined,
     argv: [],
     serve: async (rt, stop) => {
-      const m = await import("@harn/stdlib/mcp-serve");
       let script;
       try {
         script = m.scriptServer(rt, name, card as never);
@@ -80,19 +106,35 @@ async function serveMcp(file: string, flags: ServeMcpFlags): Promise<number> {
         return 1;
       }
       process.stderr.write(`${script.summary()}\n`);
-      if (transport === "stdio") {
-        await m.serveStdio(script, stop);
-        return 0;
-      }
-      const ready = (url: string) => void process.stderr.write(`[harn] MCP workflow server ready on ${url}\n`);
-      try {
-        await m.serveHttp(script, { bind: flags.bind, path: flags.path, apiKeys, ready }, stop);
-      } catch (e) {
-        return fail(`cannot serve on ${flags.bind}: ${(e as Error).message}`);
-      }
-      return 0;
+      return serveOn(m, script, transport, flags, apiKeys, stop);
     },
   });
+}
+
+type ServeModule = typeof import("@harn/stdlib/mcp-serve");
+
+/** Serve until stdin ends (stdio) or `stop` aborts; the exit status. */
+async function serveOn(
+  m: ServeModule,
+  served: Parameters<ServeModule["serveStdio"]>[0],
+  transport: "stdio" | "http",
+  flags: ServeMcpFlags,
+  apiKeys: string[],
+  stop: AbortSignal,
+  onStdio: () => void = () => undefined,
+): Promise<number> {
+  if (transport === "stdio") {
+    onStdio();
+    await m.serveStdio(served, stop);
+    return 0;
+  }
+  const ready = (url: string) => void process.stderr.write(`[harn] MCP workflow server ready on ${url}\n`);
+  try {
+    await m.serveHttp(served, { bind: flags.bind, path: flags.path, apiKeys, ready }, stop);
+  } catch (e) {
+    return fail(`cannot serve on ${flags.bind}: ${(e as Error).message}`);
+  }
+  return 0;
 }
 
 /** `--card`: inline JSON (first non-blank character `{` or `[`) or a file. */

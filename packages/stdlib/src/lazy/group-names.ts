@@ -36,7 +36,7 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",
     "mcp_read_resource", "mcp_list_prompts", "mcp_get_prompt", "mcp_server_info", "mcp_disconnect",
     "mcp_ensure_active", "mcp_release", "mcp_registry_status", "mcp_server_card", "mcp_tools", "mcp_serve",
-    "mcp_resource", "mcp_resource_template", "mcp_prompt",
+    "mcp_resource", "mcp_resource_template", "mcp_prompt", "__mcp_export",
   ],
   http: [
     "sse_mock", "sse_event", "sse_connect", "sse_receive", "sse_close", "websocket_mock", "websocket_connect",

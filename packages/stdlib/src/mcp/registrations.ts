@@ -51,6 +51,9 @@ export interface Registrations {
   resources: StaticResource[];
   templates: ResourceTemplate[];
   prompts: Prompt[];
+  /** Export mode (§4.7): the file's `pub fn`s by name, recorded by the
+   * entry `harn serve mcp` generates for it. */
+  exports: HDict | null;
   /** Calls the handlers after the entry pipeline has ended. */
   ctx: CallContext | null;
 }
@@ -60,6 +63,7 @@ export const MCP_REGISTRATIONS = new RuntimeSlot<Registrations>("mcp.registratio
   resources: [],
   templates: [],
   prompts: [],
+  exports: null,
   ctx: null,
 }));
 
@@ -135,10 +139,20 @@ function mcpPrompt(args: Value[], ctx: CallContext): Value {
   return null;
 }
 
+/** `__mcp_export(fns)`: not for scripts; the entry `harn serve mcp`
+ * generates for a file of `pub fn`s records them with it. */
+function mcpExport(args: Value[], ctx: CallContext): Value {
+  const fns = args[0];
+  if (!(fns instanceof HDict)) throw HarnError.runtime("__mcp_export: argument must be a dict");
+  state(ctx).exports = fns;
+  return null;
+}
+
 export const REGISTRATION_BUILTINS = {
   mcp_tools: mcpTools,
   mcp_serve: mcpTools,
   mcp_resource: mcpResource,
   mcp_resource_template: mcpResourceTemplate,
   mcp_prompt: mcpPrompt,
+  __mcp_export: mcpExport,
 } as const;

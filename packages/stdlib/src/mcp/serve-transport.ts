@@ -14,19 +14,21 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { HARN_VERSION } from "@harn/vm/version";
 import type { JsonObject } from "../core/json";
-import type { ScriptServer } from "./serve";
+import type { RequestExtra, Served } from "./serve";
 import { taskAugmentation } from "./unsupported";
 
 export { scriptServer, ScriptServer, ServeSetupError, matchTemplate } from "./serve";
+export { exportServer, exportedFns } from "./export";
 
-/** The SDK server, with every request routed to `script`. */
+/** The SDK server of one session, with every request routed to `served`. */
 class HarnServer extends Server {
-  constructor(script: ScriptServer) {
-    super({ name: script.name, version: HARN_VERSION }, { capabilities: {} });
+  constructor(served: Served) {
+    super({ name: served.name, version: HARN_VERSION }, { capabilities: {} });
     // The SDK's own `initialize` negotiates versions and `ping` is ours too.
     this.removeRequestHandler("initialize");
     this.removeRequestHandler("ping");
-    this.fallbackRequestHandler = (request) => script.handle(request.method, (request.params ?? {}) as JsonObject);
+    const handle = served.session();
+    this.fallbackRequestHandler = (request, extra) => handle(request.method, (request.params ?? {}) as JsonObject, extra as unknown as RequestExtra);
     this.onerror = () => undefined;
   }
 
@@ -39,7 +41,7 @@ class HarnServer extends Server {
 
 /** Serve on this process's stdin/stdout until stdin ends (answering what
  * was already asked) or `stop` aborts. */
-export async function serveStdio(script: ScriptServer, stop: AbortSignal): Promise<void> {
+export async function serveStdio(script: Served, stop: AbortSignal): Promise<void> {
   const server = new HarnServer(script);
   await server.connect(new StdioServerTransport());
   await new Promise<void>((resolve) => {
@@ -64,7 +66,7 @@ export interface HttpOptions {
 
 /** Streamable HTTP (§4.6): one SDK transport and server per session,
  * until `stop` aborts. */
-export async function serveHttp(script: ScriptServer, options: HttpOptions, stop: AbortSignal): Promise<void> {
+export async function serveHttp(script: Served, options: HttpOptions, stop: AbortSignal): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req, res) => {
     route(req, res).catch(() => {

@@ -15,7 +15,33 @@ import { MCP_REGISTRATIONS, type Prompt, type Registrations } from "./registrati
 import { INTERNAL_ERROR, INVALID_PARAMS, ProtocolError, taskAugmentation, unsupportedMethod } from "./unsupported";
 
 const PAGE_SIZE = 50;
-const CARD_URI = "well-known://mcp-card";
+export const CARD_URI = "well-known://mcp-card";
+
+/** What a request handler gets from the SDK besides the request. */
+export interface RequestExtra {
+  /** Aborted when the client cancels the request. */
+  signal: AbortSignal;
+  sendNotification(n: { method: string; params?: JsonObject }): Promise<void>;
+}
+
+/** A served file, script mode (here) or export mode (export.ts). */
+export interface Served {
+  readonly name: string;
+  /** The request handler of one client session. */
+  session(): (method: string, params: JsonObject, extra: RequestExtra) => Promise<JsonObject>;
+  /** Resolves once no request is waiting or running. */
+  idle(): Promise<void>;
+}
+
+/** The listing of the `--card` resource (§4.4). */
+export function cardResource(): JsonObject {
+  return {
+    uri: CARD_URI,
+    name: "Server Card",
+    description: "MCP v2.1 Server Card advertising this server's identity and capabilities",
+    mimeType: "application/json",
+  };
+}
 
 interface ServedTool {
   spec: ToolSpec;
@@ -34,7 +60,7 @@ export class ServeSetupError extends Error {
   }
 }
 
-export class ScriptServer {
+export class ScriptServer implements Served {
   private readonly tools: ServedTool[] = [];
   private readonly regs: Registrations;
   private readonly ctx: CallContext;
@@ -88,6 +114,10 @@ export class ScriptServer {
       await turn();
       if (tail === this.queue) return;
     }
+  }
+
+  session(): (method: string, params: JsonObject) => Promise<JsonObject> {
+    return (method, params) => this.handle(method, params);
   }
 
   /** Answer one request (the SDK sends the result, or the thrown error). */
@@ -166,13 +196,7 @@ export class ScriptServer {
     const listed = this.regs.resources.map((r) => withOptional({ uri: r.uri, name: r.name }, r));
     const result = page(listed, params, "resources");
     if (this.card !== null && offsetOf(params) === 0) {
-      const card: JsonObject = {
-        uri: CARD_URI,
-        name: "Server Card",
-        description: "MCP v2.1 Server Card advertising this server's identity and capabilities",
-        mimeType: "application/json",
-      };
-      result.resources = [card, ...(result.resources as Json[])];
+      result.resources = [cardResource(), ...(result.resources as Json[])];
     }
     return result;
   }
