@@ -28,6 +28,7 @@ import { runtimeEvent } from "../transcript/values";
 import { isRefusal, type PermissionGate } from "../permissions/gate";
 import type { LoopSettings } from "./options";
 import { FeedbackBound } from "./bounded";
+import type { LoopSkills } from "./skills";
 import { resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
   appendUpdate,
@@ -88,7 +89,10 @@ export function pendingResultText(call: PendingCall): string {
 
 export class AgentLoop {
   private readonly toolMap: Map<string, ToolSpec>;
-  private readonly nativeTools: LlmToolDefinition[];
+  /** Native definitions of `tools`, index for index. */
+  private readonly nativeDefs: LlmToolDefinition[];
+  /** Skills (workflows.md §2.7); null without a `skills` option. */
+  skills: LoopSkills | null = null;
   /** Call ids already in the transcript: providers (the mock above all,
    * whose ids restart at `mock_call_1` in every response) may repeat ids
    * across turns, and consolidation and resumption address calls by id. */
@@ -141,18 +145,31 @@ export class AgentLoop {
       if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isJsonObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
       if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isJsonObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
     }
-    this.nativeTools = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
+    this.nativeDefs = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
   }
 
   get hasTools(): boolean {
     return this.tools.length > 0;
   }
 
+  /** The tools the model is shown this turn (active skills narrow them). */
+  private shownTools(): readonly ToolSpec[] {
+    return this.skills ? this.skills.scope(this.tools) : this.tools;
+  }
+
+  private nativeTools(): LlmToolDefinition[] {
+    const shown = this.shownTools();
+    if (shown === this.tools || this.nativeDefs.length === 0) return this.nativeDefs;
+    return shown.map((t) => this.nativeDefs[this.tools.indexOf(t)]!);
+  }
+
   systemPrompt(): string | null {
     const parts: string[] = [];
-    if (this.start.system) parts.push(this.start.system);
+    const section = this.skills?.systemSection() ?? null;
+    if (this.start.system) parts.push(section === null ? this.start.system : this.start.system.trimEnd());
+    if (section !== null) parts.push(section);
     const s = this.settings;
-    if (this.hasTools && s.toolFormat === "text") parts.push(toolContract(this.tools, s.persistent, s.doneSentinel));
+    if (this.hasTools && s.toolFormat === "text") parts.push(toolContract(this.shownTools(), s.persistent, s.doneSentinel));
     if (s.persistent && !(this.hasTools && s.toolFormat === "text")) {
       parts.push(`Keep working until the task is complete. When it is, end your reply with ${s.doneSentinel}.`);
     } else if (s.persistent) {
@@ -228,6 +245,7 @@ export class AgentLoop {
     while (p.iteration < s.maxIterations) {
       this.beginTurn();
       await this.preflight();
+      await this.skills?.preflight(this, this.tctx, p.iteration);
       let res: LlmResponse;
       try {
         res = await this.callModel();
@@ -399,7 +417,7 @@ export class AgentLoop {
       // llm_call (§3.9): corrective re-prompts are request-only, the
       // transcript gets the final reply. A reply that calls tools (natively
       // or in the text protocol) is a step, not the answer: not validated.
-      const req = { system: this.systemPrompt(), messages, tools: this.nativeTools };
+      const req = { system: this.systemPrompt(), messages, tools: this.nativeTools() };
       const callsTools = (res: LlmResponse) => res.tool_calls.length > 0 || (this.hasTools && parseTextToolCalls(res.text).calls.length > 0);
       const out = await completeStructured(this.rt, this.llm, req, this.structured, this.tctx.signal, (res) => !callsTools(res));
       if (out.errors.length > 0) {

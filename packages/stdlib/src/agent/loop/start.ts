@@ -24,6 +24,7 @@ import { readLoopCompaction, type LoopCompaction } from "./compaction";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
 import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
+import { LOAD_SKILL, loadSkillSpec, LoopSkills } from "./skills";
 import { messagesFromJson, userMessage, type Msg } from "./transcript";
 import { toJson } from "../../core/json";
 
@@ -52,13 +53,14 @@ export async function runAgentLoop(ctx: CallContext, start: LoopStart): Promise<
 
 async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSettings, compaction: LoopCompaction | null, llm: LlmSettings, mcp: McpClients): Promise<HDict> {
   const rt = ctx.runtime;
-  const { specs, builtins } = loopTools(start, settings);
   const sessions = agentSessions(rt);
   // Daemon mode (§4.1): null unless `daemon: true` and not persistent.
   const daemon = DaemonMode.from(ctx, start.options, start.daemonHost ?? null);
   const restored = daemon ? await daemon.prepare() : null;
   const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7(rt)}`;
   const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
+  const skills = LoopSkills.read(rt, start.options, anonymous ? null : sessionId);
+  const { specs, builtins, loadSkill } = loopTools(start, settings, skills !== null);
   let messages: Msg[];
   if (start.resumed) messages = start.resumed.messages;
   else if (restored) messages = restored.messages;
@@ -80,6 +82,8 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   loop.daemon = daemon;
   loop.compaction = compaction;
   loop.mcp = mcp;
+  loop.skills = skills;
+  if (loadSkill) builtins.set(LOAD_SKILL, (skills ?? LoopSkills.none()).loadSkillTool(loop));
   if (settings.backgroundTasks) {
     for (const [name, fn] of backgroundBuiltins(loop, runAgentLoop)) builtins.set(name, fn);
   }
@@ -101,6 +105,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   } finally {
     leaveGovernance();
     sessions.active.delete(sessionId);
+    if (!anonymous) skills?.save(rt, sessionId);
     if (settings.sessionId !== null || !anonymous) {
       // The loop's transcript replaces the stored one (agents-surface.md
       // §2.1), events appended meanwhile included.
@@ -168,9 +173,12 @@ function sessionPrefix(rt: Runtime, id: string): Msg[] {
   return stored;
 }
 
-function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool> } {
+/** The loop's tools: the `tools` option's (or a resumed state's), the
+ * background tools, and `load_skill` when the loop has skills or names it. */
+function loopTools(start: LoopStart, settings: LoopSettings, hasSkills: boolean): { specs: ToolSpec[]; builtins: Map<string, BuiltinTool>; loadSkill: boolean } {
   const builtins = shortCircuitTools();
   const specs: ToolSpec[] = [];
+  let loadSkill = hasSkills;
   const toolsOption = start.options.get("tools");
   if (toolsOption !== null || !start.resumed) {
     const { entries, named } = toolEntries(toolsOption);
@@ -182,6 +190,7 @@ function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[
     }
     for (const n of named) {
       if (BACKGROUND_TOOL_NAMES.has(n)) settings.backgroundTasks = true;
+      if (n === LOAD_SKILL) loadSkill = true;
       const s = namedToolSpec(n);
       if (s && !specs.some((x) => x.name === n)) specs.push(s);
     }
@@ -196,6 +205,7 @@ function loopTools(start: LoopStart, settings: LoopSettings): { specs: ToolSpec[
       if (!specs.some((x) => x.name === s.name)) specs.push(s);
     }
   }
-  return { specs, builtins };
+  if (loadSkill && !specs.some((x) => x.name === LOAD_SKILL)) specs.push(loadSkillSpec());
+  return { specs, builtins, loadSkill };
 }
 

@@ -40,6 +40,10 @@ export interface ToolSpec {
    * `_mcp_server`) and the server's name of the tool (`_mcp_tool_name`),
    * spec/mcp.md §3.3. */
   mcp?: { server: string | null; tool: string | null };
+  /** The registry entry's `namespace` (skill scoping by `namespace:<tag>`). */
+  namespace?: string | null;
+  /** The native schema says `additionalProperties: false`. */
+  closedSchema?: boolean;
 }
 
 export function isRegistry(v: Value): v is HDict {
@@ -71,6 +75,7 @@ export function specOf(entry: HDict): ToolSpec | null {
     declared: isToolDeclHandler(handler),
     builtin: null,
     ...(executor === "mcp_server" ? { mcp: { server: text(entry.get("mcp_server") ?? entry.get("_mcp_server")), tool: text(entry.get("_mcp_tool_name")) } } : {}),
+    namespace: typeof entry.get("namespace") === "string" ? (entry.get("namespace") as string) : null,
   };
 }
 
@@ -183,7 +188,9 @@ export function inputSchema(params: HDict): JsonObject {
 }
 
 export function nativeDefinition(s: ToolSpec): LlmToolDefinition {
-  return { name: s.name, description: s.description, parameters: inputSchema(s.parameters) };
+  const parameters = inputSchema(s.parameters);
+  if (s.closedSchema) parameters.additionalProperties = false;
+  return { name: s.name, description: s.description, parameters };
 }
 
 /** `name(a: type, b?: type)`: the signature line of the tool contract. */
