@@ -142,6 +142,17 @@ export function hasTools(tools: readonly LlmToolDefinition[] | null | undefined)
   return Array.isArray(tools) && tools.length > 0;
 }
 
+/** A provider-native tool (a tool-search meta-tool, workflows.md §3.3) is
+ * sent as it is; adapters without native tool search drop it. */
+export function isNativeTool(t: LlmToolDefinition): boolean {
+  return t.type !== undefined;
+}
+
+/** `defer_loading` / `namespace` of a function tool, where set. */
+export function searchFlags(t: LlmToolDefinition): Record<string, unknown> {
+  return { ...(t.defer_loading ? { defer_loading: true } : {}), ...(t.namespace ? { namespace: t.namespace } : {}) };
+}
+
 export function toolChoiceName(choice: LlmToolChoice | null | undefined): string | undefined {
   return choice !== null && typeof choice === "object" ? choice.name : undefined;
 }

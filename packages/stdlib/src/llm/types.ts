@@ -54,6 +54,11 @@ export interface LlmToolDefinition {
   description?: string;
   /** JSON Schema of the arguments object (default: an empty object schema). */
   parameters?: Record<string, unknown>;
+  /** Native tool search (workflows.md §3.3): loaded on demand, grouped. */
+  defer_loading?: boolean;
+  namespace?: string;
+  /** A provider-native tool (a tool-search meta-tool): sent as it is. */
+  type?: string;
 }
 
 export type LlmToolChoice = "auto" | "none" | "required" | { name: string };

@@ -2,6 +2,7 @@
  * `llm_call(prompt, system?, options?)` and `llm_call_safe` (spec/agents.md
  * §3.8): one model call, its result dict, and the thrown error dict.
  */
+import { callTools } from "../tools/search";
 import { display, float, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { extractJsonText, fromJson, type JsonObject, parseJson, toJson } from "../../core/json";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
@@ -10,7 +11,6 @@ import { uuidV7 } from "../../core/encoding";
 import { transcriptDict } from "../loop/result";
 import { replyEvents } from "../transcript/events";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
-import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { visibleText } from "../tools/text_protocol";
 import { markInterrupted } from "../../llm/turns";
 import { cacheSavings } from "./budget";
@@ -114,10 +114,7 @@ function prepare(ctx: CallContext, prompt: Value, systemArg: Value, options: HDi
   const messages = Array.isArray(given)
     ? messagesFromJson(toJson(given))
     : [userMessage(prompt === null ? "" : typeof prompt === "string" ? prompt : display(prompt))];
-  const tools = toolEntries(options.get("tools"))
-    .entries.map(specOf)
-    .filter((s) => s !== null)
-    .map(nativeDefinition);
+  const tools = callTools(options, llm.provider, llm.model);
   const system = systemArg === null ? null : typeof systemArg === "string" ? systemArg : display(systemArg);
   const sent = requestMessages(messages);
   return { llm, req: { system, messages: sent, tools }, sent: sent as unknown as Msg[], options };

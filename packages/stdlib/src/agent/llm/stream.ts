@@ -16,10 +16,10 @@
  *   turn interrupt, or the end of the program stops it and closes the
  *   channel.
  */
+import { callTools } from "../tools/search";
 import { channelSend, display, HDict, makeChannel, type CallContext, type HChannel, type Runtime, type Value } from "@harn/vm";
 import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
 import { messagesFromJson, requestMessages, userMessage } from "../loop/transcript";
-import { nativeDefinition, specOf, toolEntries } from "../tools/spec";
 import { callModel } from "./call";
 import { readLlmSettings, setupError } from "./options";
 import { builtinModule } from "../../registry/define";
@@ -81,10 +81,7 @@ async function streamReply(
   ch: HChannel,
   signal: AbortSignal,
 ): Promise<void> {
-  const tools = toolEntries(options.get("tools"))
-    .entries.map(specOf)
-    .filter((s) => s !== null)
-    .map(nativeDefinition);
+  const tools = callTools(options, llm.provider, llm.model);
   const given = options.get("messages");
   const messages = requestMessages(Array.isArray(given) ? messagesFromJson(toJson(given)) : [userMessage(prompt)]);
   llm.onEvent = (ev) => (ev.kind === "text_delta" && ev.text !== "" ? channelSend(ch, ev.text, signal) : undefined);

@@ -29,6 +29,7 @@ import { isRefusal, type PermissionGate } from "../permissions/gate";
 import type { LoopSettings } from "./options";
 import { FeedbackBound } from "./bounded";
 import type { LoopSkills } from "./skills";
+import type { LoopToolSearch } from "./tool_search";
 import { resultDict, type LoopProgress, type LoopStatus, type PendingCall } from "./result";
 import {
   appendUpdate,
@@ -89,8 +90,10 @@ export function pendingResultText(call: PendingCall): string {
 
 export class AgentLoop {
   private readonly toolMap: Map<string, ToolSpec>;
-  /** Native definitions of `tools`, index for index. */
-  private readonly nativeDefs: LlmToolDefinition[];
+  /** Native definitions of `tools` (empty in the text format). */
+  private readonly nativeDefs = new Map<ToolSpec, LlmToolDefinition>();
+  /** Tool search (workflows.md §3); null without a `tool_search` option. */
+  search: LoopToolSearch | null = null;
   /** Skills (workflows.md §2.7); null without a `skills` option. */
   skills: LoopSkills | null = null;
   /** Call ids already in the transcript: providers (the mock above all,
@@ -145,7 +148,7 @@ export class AgentLoop {
       if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) if (isJsonObject(c) && typeof c.id === "string") this.usedIds.add(c.id);
       if (Array.isArray(m.tool_results)) for (const r of m.tool_results) if (isJsonObject(r) && typeof r.tool_call_id === "string") this.usedIds.add(r.tool_call_id);
     }
-    this.nativeDefs = settings.toolFormat === "native" ? tools.map(nativeDefinition) : [];
+    if (settings.toolFormat === "native") for (const t of tools) this.nativeDefs.set(t, nativeDefinition(t));
   }
 
   get hasTools(): boolean {
@@ -154,13 +157,23 @@ export class AgentLoop {
 
   /** The tools the model is shown this turn (active skills narrow them). */
   private shownTools(): readonly ToolSpec[] {
-    return this.skills ? this.skills.scope(this.tools) : this.tools;
+    const tools = this.search ? this.search.order(this.tools) : this.tools;
+    return this.skills ? this.skills.scope(tools) : tools;
   }
 
   private nativeTools(): LlmToolDefinition[] {
+    if (this.nativeDefs.size === 0) return [];
     const shown = this.shownTools();
-    if (shown === this.tools || this.nativeDefs.length === 0) return this.nativeDefs;
-    return shown.map((t) => this.nativeDefs[this.tools.indexOf(t)]!);
+    if (this.search?.native) return this.search.nativeDefinitions(shown, (t) => nativeDefinition(t, true));
+    return shown.map((t) => this.nativeDefs.get(t)!);
+  }
+
+  /** The tools a call may name: those shown (a deferred tool once
+   * promoted). */
+  private callable(): ReadonlyMap<string, ToolSpec> {
+    const search = this.search;
+    if (search === null) return this.toolMap;
+    return new Map([...this.toolMap].filter(([, t]) => search.shown(t)));
   }
 
   systemPrompt(): string | null {
@@ -504,9 +517,10 @@ export class AgentLoop {
         observer?.toolCall?.(call.name, call.arguments);
         try {
           const permit = this.gate ? await this.gate.check(call, this.tctx) : { meta: {} };
-          if (isRefusal(permit)) out = { name: call.name, text: denial(call.name, permit.reason), status: "rejected", ran: true, value: null, eventMeta: permit.meta };
+          if (this.search?.isSearchCall(call) && !isRefusal(permit)) out = await this.search.call(this, this.tctx, call);
+          else if (isRefusal(permit)) out = { name: call.name, text: denial(call.name, permit.reason), status: "rejected", ran: true, value: null, eventMeta: permit.meta };
           else {
-            out = await dispatchCall(call, this.toolMap, this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)), this.mcp);
+            out = await dispatchCall(call, this.callable(), this.tctx, this.builtins, () => this.record(toolIntentEvent(this.rt, call.name, call.id, call.arguments)), this.mcp);
             out.eventMeta = { ...permit.meta, ...out.eventMeta };
           }
         } catch (e) {

@@ -25,6 +25,7 @@ import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./op
 import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
 import { LOAD_SKILL, loadSkillSpec, LoopSkills } from "./skills";
+import { LoopToolSearch } from "./tool_search";
 import { messagesFromJson, userMessage, type Msg } from "./transcript";
 import { toJson } from "../../core/json";
 
@@ -61,6 +62,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
   const skills = LoopSkills.read(rt, start.options, anonymous ? null : sessionId);
   const { specs, builtins, loadSkill } = loopTools(start, settings, skills !== null);
+  const search = LoopToolSearch.read(start.options, llm.provider, llm.model, specs);
   let messages: Msg[];
   if (start.resumed) messages = start.resumed.messages;
   else if (restored) messages = restored.messages;
@@ -83,6 +85,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   loop.compaction = compaction;
   loop.mcp = mcp;
   loop.skills = skills;
+  loop.search = search;
   if (loadSkill) builtins.set(LOAD_SKILL, (skills ?? LoopSkills.none()).loadSkillTool(loop));
   if (settings.backgroundTasks) {
     for (const [name, fn] of backgroundBuiltins(loop, runAgentLoop)) builtins.set(name, fn);

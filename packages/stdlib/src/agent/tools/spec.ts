@@ -44,6 +44,8 @@ export interface ToolSpec {
   namespace?: string | null;
   /** The native schema says `additionalProperties: false`. */
   closedSchema?: boolean;
+  /** `defer_loading: true`: found through tool search (workflows.md §3). */
+  deferLoading?: boolean;
 }
 
 export function isRegistry(v: Value): v is HDict {
@@ -76,6 +78,7 @@ export function specOf(entry: HDict): ToolSpec | null {
     builtin: null,
     ...(executor === "mcp_server" ? { mcp: { server: text(entry.get("mcp_server") ?? entry.get("_mcp_server")), tool: text(entry.get("_mcp_tool_name")) } } : {}),
     namespace: typeof entry.get("namespace") === "string" ? (entry.get("namespace") as string) : null,
+    deferLoading: entry.get("defer_loading") === true,
   };
 }
 
@@ -187,10 +190,15 @@ export function inputSchema(params: HDict): JsonObject {
   return { type: "object", properties, required };
 }
 
-export function nativeDefinition(s: ToolSpec): LlmToolDefinition {
+/** A tool's native definition; `searchFlags` (native tool search, §3.3)
+ * adds `defer_loading` and `namespace` where set. */
+export function nativeDefinition(s: ToolSpec, searchFlags = false): LlmToolDefinition {
   const parameters = inputSchema(s.parameters);
   if (s.closedSchema) parameters.additionalProperties = false;
-  return { name: s.name, description: s.description, parameters };
+  const def: LlmToolDefinition = { name: s.name, description: s.description, parameters };
+  if (searchFlags && s.deferLoading) def.defer_loading = true;
+  if (searchFlags && s.namespace) def.namespace = s.namespace;
+  return def;
 }
 
 /** `name(a: type, b?: type)`: the signature line of the tool contract. */

@@ -5,7 +5,7 @@
  * `content_block_stop`, `message_delta`, `message_stop`, `ping`, `error`.
  */
 
-import { argumentsObject, canonicalize, hasTools, partsText, setDefined, stopList, toolSchema, type Part } from "../messages";
+import { argumentsObject, canonicalize, hasTools, isNativeTool, partsText, setDefined, stopList, toolSchema, type Part } from "../messages";
 import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -41,11 +41,16 @@ export class AnthropicProvider extends HttpProvider {
     };
     if (systemTexts.length > 0) body.system = systemTexts.join("\n\n");
     if (hasTools(req.tools)) {
-      body.tools = req.tools.map((t) => ({
-        name: t.name,
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        input_schema: toolSchema(t),
-      }));
+      body.tools = req.tools.map((t) =>
+        isNativeTool(t)
+          ? t
+          : {
+              name: t.name,
+              ...(t.description !== undefined ? { description: t.description } : {}),
+              input_schema: toolSchema(t),
+              ...(t.defer_loading ? { defer_loading: true } : {}),
+            },
+      );
       const choice = req.tool_choice;
       if (choice === "auto") body.tool_choice = { type: "auto" };
       else if (choice === "required") body.tool_choice = { type: "any" };

@@ -7,7 +7,7 @@
  * same way for the streaming and the single-object transport.
  */
 
-import { argumentsObject, canonicalize, hasTools, partsText, setDefined, stopList, toolSchema } from "../messages";
+import { argumentsObject, canonicalize, hasTools, isNativeTool, partsText, setDefined, stopList, toolSchema } from "../messages";
 import { stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -40,7 +40,9 @@ export class OllamaProvider extends HttpProvider {
     const body: Record<string, unknown> = { model: req.model, messages, stream: streaming };
     // Ollama has no tool_choice; "none" means: do not offer the tools.
     if (hasTools(req.tools) && req.tool_choice !== "none") {
-      body.tools = req.tools.map((t) => ({
+      body.tools = req.tools
+        .filter((t) => !isNativeTool(t))
+        .map((t) => ({
         type: "function",
         function: {
           name: t.name,

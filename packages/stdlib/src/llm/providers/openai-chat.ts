@@ -6,7 +6,7 @@
  * `data: [DONE]`.
  */
 
-import { argumentsString, canonicalize, hasTools, partsText, setDefined, toolSchema } from "../messages";
+import { argumentsString, canonicalize, hasTools, isNativeTool, partsText, setDefined, toolSchema } from "../messages";
 import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -51,7 +51,9 @@ export class OpenAiChatProvider extends HttpProvider {
     }
     const body: Record<string, unknown> = { model: req.model, messages };
     if (hasTools(req.tools)) {
-      body.tools = req.tools.map((t) => ({
+      body.tools = req.tools
+        .filter((t) => !isNativeTool(t))
+        .map((t) => ({
         type: "function",
         function: {
           name: t.name,

@@ -8,7 +8,7 @@
  * output item, so the adapter maps item ids to call ids.
  */
 
-import { argumentsString, canonicalize, hasTools, partsText, setDefined, toolSchema } from "../messages";
+import { argumentsString, canonicalize, hasTools, isNativeTool, searchFlags, partsText, setDefined, toolSchema } from "../messages";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
 import { arr, HttpProvider, num, obj, str, type Json } from "./http";
@@ -31,12 +31,17 @@ export class OpenAiResponsesProvider extends HttpProvider {
     const body: Record<string, unknown> = { model: req.model, input, store: false };
     if (req.system) body.instructions = req.system;
     if (hasTools(req.tools)) {
-      body.tools = req.tools.map((t) => ({
-        type: "function",
-        name: t.name,
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        parameters: toolSchema(t),
-      }));
+      body.tools = req.tools.map((t) =>
+        isNativeTool(t)
+          ? t
+          : {
+              type: "function",
+              name: t.name,
+              ...(t.description !== undefined ? { description: t.description } : {}),
+              parameters: toolSchema(t),
+              ...searchFlags(t),
+            },
+      );
       const choice = req.tool_choice;
       if (typeof choice === "string") body.tool_choice = choice;
       else if (choice && typeof choice === "object") body.tool_choice = { type: "function", name: choice.name };
