@@ -30,7 +30,12 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
   workflow: [
     "skill_registry", "skill_define", "skill_find", "skill_list", "skill_select", "skill_remove",
     "skill_count", "skill_describe", "skills_catalog_entries", "render_always_on_catalog", "skill_render",
-    "load_skill",
+    "load_skill", "artifact", "artifact_workspace_file", "artifact_workspace_snapshot",
+    "artifact_editor_selection", "artifact_verification_result", "artifact_test_result",
+    "artifact_command_result", "artifact_diff", "artifact_git_diff", "artifact_diff_review",
+    "artifact_review_decision", "artifact_patch_proposal", "artifact_verification_bundle",
+    "artifact_apply_intent", "artifact_derive", "artifact_select", "select_artifacts_adaptive",
+    "artifact_context",
   ],
   mcp: [
     "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",

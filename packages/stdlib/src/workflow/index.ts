@@ -4,7 +4,8 @@
  * own: most agent scripts never touch it.
  */
 import type { BuiltinModule } from "../registry/define";
+import { ARTIFACT_BUILTINS } from "./artifacts/builtins";
 import { SKILL_BUILTINS } from "./skills/builtins";
 
 /** The workflow group's builtin modules (lazy/groups.ts), in install order. */
-export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS];
+export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS, ARTIFACT_BUILTINS];
