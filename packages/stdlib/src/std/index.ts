@@ -1,6 +1,7 @@
 /** The bundled `std/...` modules (spec/stdlib.md §24); the native
  * functions behind them are internal builtins (`__std_<module>_<name>`). */
 import { builtinModule } from "../registry/define";
+import { installContextStdModule } from "./context";
 import { installStdMath } from "./math";
 import { installSmallStdModules } from "./small";
 import { installSourceStdModules } from "./sources";
@@ -9,4 +10,5 @@ export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
   installStdMath(def, rt);
   installSmallStdModules(def, rt);
   installSourceStdModules(rt);
+  installContextStdModule(rt);
 });
