@@ -41,4 +41,11 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   artifact_select: ["artifact_select(artifacts, policy)", "The artifacts a context policy selects, in its order (filters, pins, priority, freshness, recency, relevance, budgets)."],
   select_artifacts_adaptive: ["select_artifacts_adaptive(artifacts, policy)", "`artifact_select` after dropping stale evidence and repeated texts and micro-compacting oversized artifacts."],
   artifact_context: ["artifact_context(artifacts, policy)", "The selected artifacts rendered as `<artifact>` blocks (or JSON with `render: \"json\"`)."],
+  run_record: ["run_record(payload)", "The normalised run record (§4.5 keys; `id`, `started_at`, `status: \"running\"`, `root_run_id`, the replay fixture and `observability` filled in)."],
+  run_record_save: ["run_record_save(run, path?)", "Writes the run as pretty JSON (default `.harn-runs/<id>.json`, directories created); returns `{path, run}`."],
+  run_record_load: ["run_record_load(path)", "The run record stored at `path`."],
+  run_record_fixture: ["run_record_fixture(run)", "The replay fixture of a run: its status and one assertion per stage."],
+  run_record_eval: ["run_record_eval(run, fixture?)", "`{pass, failures, stage_count}`: the run checked against a fixture (default: its own)."],
+  run_record_eval_suite: ["run_record_eval_suite(items)", "`{pass, total, passed, failed, cases}` over runs or `{run, fixture?, path?, label?}` items."],
+  run_record_diff: ["run_record_diff(left, right)", "Stage, tool and observability differences of two runs, status change and count deltas, and whether they are identical."],
 };
