@@ -26,6 +26,7 @@ import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
 import { LOAD_SKILL, loadSkillSpec, LoopSkills } from "./skills";
 import { LoopToolSearch } from "./tool_search";
+import { bindLoopTools } from "../tools/bound";
 import { messagesFromJson, userMessage, type Msg } from "./transcript";
 import { toJson } from "../../core/json";
 
@@ -93,6 +94,8 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   const governance = loopGovernance(ctx, start.options);
   loop.gate = new PermissionGate(rt, sessionId, governance, (e) => loop.record(e));
   const leaveGovernance = enterGovernance(rt, sessionId, governance);
+  // tool_ref / tool_def inside the loop see its tools (workflows.md §3.5).
+  const unbindTools = bindLoopTools(rt, start.options.get("tools"));
   // A named session exists from its first loop's start (agent_session_exists
   // inside its tool handlers); the final transcript replaces this entry.
   if (!anonymous) sessions.open(sessionId);
@@ -107,6 +110,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
     return result;
   } finally {
     leaveGovernance();
+    unbindTools();
     sessions.active.delete(sessionId);
     if (!anonymous) skills?.save(rt, sessionId);
     if (settings.sessionId !== null || !anonymous) {

@@ -8,6 +8,7 @@ import { display, HarnError, HDict, type Value } from "@harn/vm";
 import { fromJson, quoteJson, toJson } from "../../core/json";
 import { inputSchema, isRegistry, KNOWN_EXECUTORS, LONG_RUNNING_NOTE, SHORT_CIRCUIT_TOOLS, signature, specOf } from "./spec";
 import { parseJsonToolCalls } from "./text_protocol";
+import { boundTool, setBoundRegistry } from "./bound";
 import { builtinModule } from "../../registry/define";
 
 function registry(tools: Value[]): HDict {
@@ -160,8 +161,19 @@ function prompt(reg: HDict): string {
   return parts.join("\n\n");
 }
 
-export const TOOL_REGISTRY_BUILTINS = builtinModule("agent/tools/registry", (def) => {
+export const TOOL_REGISTRY_BUILTINS = builtinModule("agent/tools/registry", (def, rt) => {
   def("tool_registry", () => registry([]));
+  def("tool_bind", (args) => {
+    const v = args[0] ?? null;
+    if (v !== null && !(v instanceof HDict)) throw HarnError.thrown("tool_bind: argument must be a tool registry or nil");
+    setBoundRegistry(rt, v === null ? null : registryArg(v, "tool_bind", "first"));
+    return null;
+  });
+  def("tool_ref", (args) => {
+    boundTool(rt, "tool_ref", args[0] ?? null);
+    return args[0]!;
+  });
+  def("tool_def", (args) => boundTool(rt, "tool_def", args[0] ?? null));
   def("tool_define", (args) => toolDefine(args));
   def("tool_list", (args) => tools(registryArg(args[0], "tool_list", "requires")).map((t) => t.without("handler")));
   def("tool_count", (args) => tools(registryArg(args[0], "tool_count", "requires")).length);
