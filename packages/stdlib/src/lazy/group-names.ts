@@ -37,7 +37,8 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "artifact_review_decision", "artifact_patch_proposal", "artifact_verification_bundle",
     "artifact_apply_intent", "artifact_derive", "artifact_select", "select_artifacts_adaptive",
     "artifact_context", "run_record", "run_record_save", "run_record_load", "run_record_fixture",
-    "run_record_eval", "run_record_diff", "run_record_eval_suite",
+    "run_record_eval", "run_record_diff", "run_record_eval_suite", "workflow_graph", "workflow_validate",
+    "workflow_inspect", "workflow_policy_report", "workflow_commit", "workflow_clone",
   ],
   mcp: [
     "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",

@@ -48,4 +48,10 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   run_record_eval: ["run_record_eval(run, fixture?)", "`{pass, failures, stage_count}`: the run checked against a fixture (default: its own)."],
   run_record_eval_suite: ["run_record_eval_suite(items)", "`{pass, total, passed, failed, cases}` over runs or `{run, fixture?, path?, label?}` items."],
   run_record_diff: ["run_record_diff(left, right)", "Stage, tool and observability differences of two runs, status change and count deltas, and whether they are identical."],
+  workflow_graph: ["workflow_graph(input)", "The normalised workflow graph `{_type: \"workflow_graph\", id, name, version, entry, nodes, edges, capability_policy, approval_policy, metadata, audit_log}` (the act/verify/repair shorthand expanded; node tools kept as given)."],
+  workflow_validate: ["workflow_validate(graph, ceiling?)", "`{valid, errors, warnings, reachable_nodes}`: structure, node-kind rules and capability policies against the ceiling (default: the builtin one)."],
+  workflow_inspect: ["workflow_inspect(graph, ceiling?)", "`{graph, validation, node_count, edge_count}`."],
+  workflow_policy_report: ["workflow_policy_report(graph, ceiling?)", "`{workflow_policy, ceiling, validation, nodes: [{node_id, policy, tools}]}`."],
+  workflow_commit: ["workflow_commit(graph, reason?)", "The graph, validated against the builtin ceiling, with a `commit` audit entry."],
+  workflow_clone: ["workflow_clone(graph)", "A copy with id `<id>_clone`, the next version and a `clone` audit entry."],
 };
