@@ -224,6 +224,12 @@ pub fn with_mocks(config, body) {
 // The worker accessors of std/agents (workflows.md §5.1); the workflow
 // helpers of the module come with the workflow runtime.
 const AGENTS = `// std/agents: bundled with the runtime
+pub fn handoff_artifact(value) {
+  let h = handoff(value)
+  let t = h.target_persona_or_human
+  return artifact({kind: "handoff", title: "handoff " + (t.label ?? t.id ?? "unassigned"), text: handoff_context(h), data: h})
+}
+
 pub fn worker_request(w) {
   return w?.request
 }

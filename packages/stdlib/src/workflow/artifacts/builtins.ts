@@ -6,6 +6,7 @@ import { HDict, type Runtime, type Value } from "@harn/vm";
 import { stringifyJsonKeepingFloats, toJson } from "../../core/json";
 import { builtinModule } from "../../registry/define";
 import { canonicalKind, fail, normalizeArtifact, unifiedDiff } from "./record";
+import { handoffContext, normalizeHandoff } from "./handoff";
 import { artifactList, parseContextPolicy, renderArtifacts, selectAdaptive, selectArtifacts } from "./select";
 
 /** Keys a helper's trailing options dict may set. */
@@ -206,6 +207,8 @@ export const ARTIFACT_BUILTINS = builtinModule("workflow/artifacts", (def, rt) =
     if (extra?.has("text")) d = d.with("text", extra.get("text")).without("estimated_tokens");
     return normalizeArtifact(rt, d);
   });
+  def("handoff", (args) => normalizeHandoff(rt, args[0] ?? null));
+  def("handoff_context", (args) => handoffContext(normalizeHandoff(rt, args[0] ?? null)));
   def("artifact_select", (args) => selectArtifacts(artifactList(args[0] ?? null), parseContextPolicy(args[1] ?? null)));
   def("select_artifacts_adaptive", (args) => selectAdaptive(artifactList(args[0] ?? null), parseContextPolicy(args[1] ?? null)));
   def("artifact_context", (args) => {

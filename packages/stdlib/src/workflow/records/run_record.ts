@@ -195,7 +195,25 @@ export function normalizeRun(rt: Runtime, p: HDict): HDict {
     metadata: dict(p.get("metadata")),
     persisted_path: str(p.get("persisted_path")),
   });
+  // §4.4: a run without handoffs collects those of its handoff artifacts,
+  // each with a receipt pointing at the run.
+  if ((run.get("handoffs") as Value[]).length === 0) run = run.with("handoffs", collectHandoffs(run));
   const fixture = p.get("replay_fixture");
   run = run.with("replay_fixture", fixture instanceof HDict ? fixture : runFixture(rt, run));
   return run.with("observability", observability(run));
+}
+
+function collectHandoffs(run: HDict): Value[] {
+  const arts = [...dicts(run.get("artifacts")), ...dicts(run.get("stages")).flatMap((s) => dicts(s.get("artifacts")))];
+  const seen = new Set<Value>();
+  const out: Value[] = [];
+  for (const a of arts) {
+    const h = a.get("data");
+    if (a.get("kind") !== "handoff" || !(h instanceof HDict) || seen.has(a.get("id"))) continue;
+    seen.add(a.get("id"));
+    const receipt = HDict.of({ kind: "run_receipt", run_id: run.get("id"), path: run.get("persisted_path"), label: `run ${String(run.get("id"))}` });
+    const links = list(h.get("receipt_links")).filter((l) => !(l instanceof HDict && l.get("kind") === "run_receipt" && l.get("run_id") === run.get("id")));
+    out.push(h.with("receipt_links", [...links, receipt]));
+  }
+  return out;
 }
