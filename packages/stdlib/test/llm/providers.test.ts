@@ -366,6 +366,29 @@ describe("request rendering", () => {
     });
   });
 
+  // workflows.md §3.3: a provider-native tool (the tool-search meta-tool) is
+  // sent as it is, and deferred tools carry their flags where the provider
+  // has native tool search; providers without it never see the meta-tool.
+  it("native tool search: the meta-tool as given, defer_loading (and namespace) on function tools", async () => {
+    const tools = [
+      { type: "tool_search", mode: "hosted", namespaces: ["ops"] },
+      { name: "deploy", description: "Deploy", parameters: { type: "object", properties: {} }, defer_loading: true, namespace: "ops" },
+    ] as never[];
+    const send = async (provider: string) => {
+      const format = FORMATS.find((f) => f.provider === provider)!;
+      const srv = await serve(format, TEXT_SCRIPT);
+      await client(format.env(srv.url)).completeWithRetries({ provider, model: "m-1", messages: [{ role: "user", content: "hi" }], tools });
+      return srv.requests[0]!.body.tools;
+    };
+    expect(await send("anthropic")).toEqual([tools[0], { name: "deploy", description: "Deploy", input_schema: { type: "object", properties: {} }, defer_loading: true }]);
+    expect(await send("openai_responses")).toEqual([
+      tools[0],
+      { type: "function", name: "deploy", description: "Deploy", parameters: { type: "object", properties: {} }, defer_loading: true, namespace: "ops" },
+    ]);
+    const chat = await send("openai");
+    expect(chat).toEqual([{ type: "function", function: { name: "deploy", description: "Deploy", parameters: { type: "object", properties: {} } } }]);
+  });
+
   it("openai: system message, tool_calls with JSON string arguments, tool role results, bearer key", async () => {
     const { body, headers } = await captured("openai");
     expect(headers.authorization).toBe(`Bearer ${SECRET}`);
