@@ -9,6 +9,7 @@ import { fromJson, quoteJson, toJson } from "../../core/json";
 import { inputSchema, isRegistry, KNOWN_EXECUTORS, LONG_RUNNING_NOTE, SHORT_CIRCUIT_TOOLS, signature, specOf } from "./spec";
 import { parseJsonToolCalls } from "./text_protocol";
 import { boundTool, setBoundRegistry } from "./bound";
+import { validateSurface } from "./surface";
 import { builtinModule } from "../../registry/define";
 
 function registry(tools: Value[]): HDict {
@@ -174,6 +175,11 @@ export const TOOL_REGISTRY_BUILTINS = builtinModule("agent/tools/registry", (def
     return args[0]!;
   });
   def("tool_def", (args) => boundTool(rt, "tool_def", args[0] ?? null));
+  def("tool_surface_validate", (args) => {
+    const surface = args[0] ?? null;
+    if (!(surface instanceof HDict)) throw HarnError.runtime("tool_surface_validate: surface must be a dict");
+    return validateSurface(surface);
+  });
   def("tool_define", (args) => toolDefine(args));
   def("tool_list", (args) => tools(registryArg(args[0], "tool_list", "requires")).map((t) => t.without("handler")));
   def("tool_count", (args) => tools(registryArg(args[0], "tool_count", "requires")).length);
