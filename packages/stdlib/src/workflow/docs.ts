@@ -56,4 +56,5 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   workflow_clone: ["workflow_clone(graph)", "A copy with id `<id>_clone`, the next version and a `clone` audit entry."],
   handoff: ["handoff(payload)", "The normalised handoff (`id, source_persona, target_persona_or_human, task, reason, evidence_refs, …, created_at`) of a handoff dict or handoff artifact."],
   handoff_context: ["handoff_context(payload)", "The handoff as prompt text: target, task, reason, evidence, questions, capabilities and side effects."],
+  assemble_context: ["assemble_context(options)", "`{budget_tokens, total_tokens, chunks, reasons, dropped}`: artifacts chunked (paragraphs over `microcompact_threshold`), deduplicated, ordered by `strategy` (relevance to `query` or `ranker_callback` scores, recency, round_robin) and taken within `budget_tokens`."],
 };

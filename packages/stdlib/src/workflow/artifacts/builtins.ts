@@ -6,6 +6,7 @@ import { HDict, type Runtime, type Value } from "@harn/vm";
 import { stringifyJsonKeepingFloats, toJson } from "../../core/json";
 import { builtinModule } from "../../registry/define";
 import { canonicalKind, fail, normalizeArtifact, unifiedDiff } from "./record";
+import { assembleContext } from "./assemble";
 import { handoffContext, normalizeHandoff } from "./handoff";
 import { artifactList, parseContextPolicy, renderArtifacts, selectAdaptive, selectArtifacts } from "./select";
 
@@ -206,6 +207,11 @@ export const ARTIFACT_BUILTINS = builtinModule("workflow/artifacts", (def, rt) =
     // A replaced text gets its own token estimate; the rest is the parent's.
     if (extra?.has("text")) d = d.with("text", extra.get("text")).without("estimated_tokens");
     return normalizeArtifact(rt, d);
+  });
+  def("assemble_context", (args, ctx) => {
+    const o = args[0] ?? null;
+    if (!(o instanceof HDict)) throw fail("assemble_context: options must be a dict");
+    return assembleContext(o, ctx);
   });
   def("handoff", (args) => normalizeHandoff(rt, args[0] ?? null));
   def("handoff_context", (args) => handoffContext(normalizeHandoff(rt, args[0] ?? null)));
