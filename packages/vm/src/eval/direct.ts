@@ -26,6 +26,7 @@ import { HClosure, type Value, truthy } from "../values";
 import { NIL_EV } from "./compile/base";
 import { type Ev, type FnProto, Frame, type Site } from "./frame";
 import type { Interpreter } from "./interpreter";
+import { emitBinary, hasIntPath } from "./optable";
 import { shapeOf } from "./shape";
 
 /** What an entry returns when the call must run in the frame-based tier. */
@@ -39,8 +40,6 @@ export const BAIL: unique symbol = Symbol("direct-bail");
  * cannot send V8 into a never-run branch and deoptimize a whole
  * generated loop. */
 export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => any;
-
-const OPS = new Set(["+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">="]);
 
 /** Thrown inside direct code: abandon this call (retry framed). */
 export const BAILX = { bail: true };
@@ -133,7 +132,7 @@ class DirectGen {
       case "slot":
         return sh.slot >= 0 && sh.slot < this.proto.nslots;
       case "bin":
-        return OPS.has(sh.op) && this.exprOk(sh.l) && this.exprOk(sh.r);
+        return hasIntPath(sh.op) && this.exprOk(sh.l) && this.exprOk(sh.r);
       case "and":
       case "or":
         return this.exprOk(sh.l) && this.exprOk(sh.r);
@@ -316,27 +315,7 @@ class DirectGen {
         const a = this.expr(sh.l);
         const b = this.expr(sh.r);
         const t = this.temp();
-        const guard = `typeof ${a} === "number" && typeof ${b} === "number"`;
-        switch (sh.op) {
-          case "+":
-          case "-":
-            this.out.push(`${t} = ${guard} ? ${a} ${sh.op} ${b} : NaN; if (!Number.isSafeInteger(${t})) bail();`);
-            break;
-          case "*":
-            this.out.push(`${t} = ${guard} ? ${a} * ${b} : NaN; if (!Number.isSafeInteger(${t})) bail(); ${t} = ${t} + 0;`);
-            break;
-          case "%":
-            this.out.push(`if (!(${guard} && ${b} !== 0)) bail(); ${t} = (${a} % ${b}) + 0;`);
-            break;
-          case "==":
-            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} === ${b};`);
-            break;
-          case "!=":
-            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} !== ${b};`);
-            break;
-          default:
-            this.out.push(`if (!(${guard})) bail(); ${t} = ${a} ${sh.op} ${b};`);
-        }
+        this.out.push(emitBinary(sh.op, a, b, t, "bail();"));
         return t;
       }
       case "and":

@@ -7,8 +7,8 @@
  * shapes `slot OP slot`, `slot OP 123`, `expr OP 123`, … this module
  * generates one closure literal per (operator, left kind, right kind) whose
  * operand reads are inline (`fr.s[3]`, a constant) and whose int fast path
- * needs no call at all. Everything else goes to `slow(a, b)`, the general
- * operator with the error location attached.
+ * needs no call at all (optable.ts). Everything else goes to `slow(a, b)`,
+ * the general operator with the error location attached.
  *
  * The factories are generated with `new Function` on first use of each
  * shape (they are plain functions of their parameters, with no free
@@ -16,28 +16,11 @@
  */
 import type { Value } from "../values";
 import type { Ev, Frame } from "./frame";
+import { emitBinary, hasIntPath } from "./optable";
 
 export type Operand = { kind: "slot"; slot: number } | { kind: "int"; value: number } | { kind: "ev"; ev: Ev };
 
 type Factory = (l: unknown, r: unknown, slow: (a: Value, b: Value) => Value) => Ev;
-
-const FAST: Record<string, string> = {
-  "+": "{ const x = a + b; if (Number.isSafeInteger(x)) return x; }",
-  "-": "{ const x = a - b; if (Number.isSafeInteger(x)) return x; }",
-  "*": "{ const x = a * b; if (Number.isSafeInteger(x)) return x + 0; }",
-  "%": "{ if (b !== 0) return (a % b) + 0; }",
-  "<": "return a < b;",
-  ">": "return a > b;",
-  "<=": "return a <= b;",
-  ">=": "return a >= b;",
-  "==": "return a === b;",
-  "!=": "return a !== b;",
-};
-
-export function isFastOp(op: string): boolean {
-  return op in FAST;
-}
-
 
 function read(kind: Operand["kind"], name: "l" | "r"): string {
   switch (kind) {
@@ -59,8 +42,7 @@ function generate(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory
   if (lk === "ev") lines.push(`if (a instanceof Promise) return leftAsync(a, fr, readRight, slow);`);
   lines.push(`const b = ${read(rk, "r")};`);
   if (rk === "ev") lines.push(`if (b instanceof Promise) return rightAsync(a, b, slow);`);
-  lines.push(`if (typeof a === "number" && typeof b === "number") ${FAST[op]}`);
-  lines.push(`return slow(a, b);`, `};`);
+  lines.push("let t;", emitBinary(op, "a", "b", "t", "t = slow(a, b);"), "return t;", "};");
   const make = new Function("l", "r", "slow", "leftAsync", "rightAsync", lines.join("\n")) as (...a: unknown[]) => Ev;
   return (l, r, slow) => make(l, r, slow, leftAsync, rightAsync);
 }
@@ -98,7 +80,20 @@ function arg(o: Operand): unknown {
 /** A specialised closure for `left OP right`, or null when the operator
  * has no fast path. */
 export function fastBinary(op: string, left: Operand, right: Operand, slow: (a: Value, b: Value) => Value): ((fr: Frame) => any) | null {
-  if (!isFastOp(op)) return null;
-  if (left.kind === "int" && right.kind === "int") return null;
+  if (!hasIntPath(op)) return null;
   return factory(op, left.kind, right.kind)(arg(left), arg(right), slow);
 }
+
+/** `(a, b, slow) => a OP b` by the operator's int path, else `slow(a, b)`
+ * (compound assignment `x OP= v` in the closure tier). Memoised like the
+ * factories. */
+export function applyFn(op: string): (a: Value, b: Value, slow: (a: Value, b: Value) => Value) => Value {
+  const key = `${op}|apply`;
+  let f = appliers.get(key);
+  if (!f) {
+    f = new Function("a", "b", "slow", `let t; ${emitBinary(op, "a", "b", "t", "t = slow(a, b);")} return t;`) as (a: Value, b: Value, slow: (a: Value, b: Value) => Value) => Value;
+    appliers.set(key, f);
+  }
+  return f;
+}
+const appliers = new Map<string, (a: Value, b: Value, slow: (a: Value, b: Value) => Value) => Value>();

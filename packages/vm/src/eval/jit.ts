@@ -39,6 +39,7 @@ import { type Ev, type FnProto, Frame } from "./frame";
 import { BAIL, BAILX, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
+import { emitBinary, hasIntPath } from "./optable";
 import { type Shape, shapeOf } from "./shape";
 
 export type JitMode = "off" | "auto" | "eager";
@@ -176,10 +177,6 @@ function contains(steps: Step[], p: Step): boolean {
 function T(x: string): string {
   if (x === "true" || x === "false") return x;
   return `(${x} === true || (${x} !== false && truthy(${x})))`;
-}
-
-function isNumLiteral(x: string): boolean {
-  return /^\(?-?\d+\)?$/.test(x);
 }
 
 class Unit {
@@ -395,13 +392,10 @@ class Unit {
         const v = this.emitExpr(sh.value, steps);
         const upd = this.k(sh.update);
         this.renderSteps(steps, `return ${upd}(fr, ${v});`);
-        if (sh.op === "+") {
+        if (hasIntPath(sh.op)) {
           const c = this.temp();
           const x = this.temp();
-          this.out.push(
-            `${c} = s[${sh.slot}];`,
-            `if (typeof ${c} === "number" && typeof ${v} === "number" && Number.isSafeInteger(${x} = ${c} + ${v})) s[${sh.slot}] = ${x}; else ${upd}(fr, ${v});`,
-          );
+          this.out.push(`${c} = s[${sh.slot}];`, emitBinary(sh.op, c, v, x, `${x} = ${this.k(sh.slow)}(${c}, ${v});`), `s[${sh.slot}] = ${x};`);
         } else this.out.push(`${upd}(fr, ${v});`);
         if (target) this.out.push(`${target} = null;`);
         return;
@@ -492,7 +486,7 @@ class Unit {
         const a = this.emitExpr(sh.l, steps);
         const b = this.emitExpr(sh.r, steps);
         const t = this.temp();
-        steps.push(js(this.binary(sh.op, a, b, t, this.k(sh.slow))));
+        steps.push(js(emitBinary(sh.op, a, b, t, `${t} = ${this.k(sh.slow)}(${a}, ${b});`)));
         return t;
       }
       case "op": {
@@ -611,31 +605,6 @@ class Unit {
     if (typeof v === "number") return `(${v})`;
     if (typeof v === "string") return JSON.stringify(v);
     return this.k(v);
-  }
-
-  /** An operator with an int fast path (the semantics of fastops.ts FAST;
-   * everything else goes to the located `slow`). */
-  private binary(op: string, a: string, b: string, t: string, slow: string): string {
-    const checks: string[] = [];
-    if (!isNumLiteral(a)) checks.push(`typeof ${a} === "number"`);
-    if (!isNumLiteral(b)) checks.push(`typeof ${b} === "number"`);
-    const guard = checks.length > 0 ? checks.join(" && ") : "true";
-    const callSlow = `${slow}(${a}, ${b})`;
-    switch (op) {
-      case "+":
-      case "-":
-        return `${t} = ${guard} ? ${a} ${op} ${b} : NaN; if (!Number.isSafeInteger(${t})) ${t} = ${callSlow};`;
-      case "*":
-        return `${t} = ${guard} ? ${a} * ${b} : NaN; if (Number.isSafeInteger(${t})) ${t} = ${t} + 0; else ${t} = ${callSlow};`;
-      case "%":
-        return `${t} = ${guard} && ${b} !== 0 ? (${a} % ${b}) + 0 : ${callSlow};`;
-      case "==":
-        return `${t} = ${guard} ? ${a} === ${b} : ${callSlow};`;
-      case "!=":
-        return `${t} = ${guard} ? ${a} !== ${b} : ${callSlow};`;
-      default:
-        return `${t} = ${guard} ? ${a} ${op} ${b} : ${callSlow};`;
-    }
   }
 
   /** A call by name. The callee is resolved as the closure tier does

@@ -51,7 +51,7 @@ export type Shape =
   // ---- expressions (the closure returns the value or a promise of it)
   | { k: "lit"; v: Value }
   | { k: "slot"; slot: number }
-  /** An operator with an int fast path (fastops.ts FAST) and `slow` for
+  /** An operator with an int fast path (optable.ts) and `slow` for
    * everything else (located). */
   | { k: "bin"; op: string; l: Ev; r: Ev; slow: Slow }
   /** Any other binary operator: always `slow(a, b)`. */
@@ -96,7 +96,9 @@ export type Shape =
     }
   // ---- statements (the closure returns null, a control signal, or a promise)
   | { k: "store"; slot: number; value: Ev }
-  | { k: "update"; slot: number; op: string; value: Ev; update: (fr: Frame, x: Value) => null }
+  /** `slot OP= value`: `update` runs it whole, `slow` is the located
+   * operator (optable.ts) for generated code's int path. */
+  | { k: "update"; slot: number; op: string; value: Ev; update: (fr: Frame, x: Value) => null; slow: Slow }
   | { k: "if"; c: Ev; then: Ev; else: Ev | null }
   | { k: "block"; evs: Ev[]; useLast: boolean }
   | { k: "return"; value: Ev | null }

@@ -1,38 +1,24 @@
 /**
- * Binary operators (§4).
+ * Binary operators (§4), from the operator table (optable.ts). An
+ * operation on literals is folded here, at compile time.
  */
 import type * as A from "@harn/parser";
-import * as ops from "../../ops";
-import { type Value, equals, normBig, truthy } from "../../values";
+import { type Value, truthy } from "../../values";
 import type { Compiler } from "../compile";
 import type { Ev, Frame } from "../frame";
-import { fastBinary, isFastOp, type Operand } from "../fastops";
-import { located, thenMaybe as then } from "../helpers";
-import { shaped } from "../shape";
+import { fastBinary, type Operand } from "../fastops";
+import { located } from "../helpers";
+import { operator } from "../optable";
+import { shaped, shapeOf } from "../shape";
+import { NIL_EV } from "./base";
 import { pipe } from "./calls";
 
 export function binary(c: Compiler, n: A.BinaryOp): Ev {
   const file = c.file;
   const op = n.op;
   if (op === "|>") return pipe(c, n);
-  if (isFastOp(op)) {
-    const fn = binaryFn(op);
-    const span = n.right.span;
-    const slow = (a: Value, b: Value): Value => {
-      try {
-        return fn(a, b);
-      } catch (e) {
-        throw located(e, span, file);
-      }
-    };
-    const left = operand(c, n.left);
-    const right = operand(c, n.right);
-    const fast = fastBinary(op, left, right, slow);
-    if (fast) return shaped(fast, { k: "bin", op, l: operandEv(left), r: operandEv(right), slow });
-  }
   const l = c.expr(n.left);
   const r = c.expr(n.right);
-  const span = n.right.span;
   switch (op) {
     case "&&": {
       const right = (fr: Frame): any => {
@@ -63,7 +49,10 @@ export function binary(c: Compiler, n: A.BinaryOp): Ev {
         return a !== null ? a : r(fr);
       }, { k: "coalesce", l, r });
   }
-  const fn = binaryFn(op);
+  const fn = operator(op).slow;
+  const folded = fold(fn, l, r);
+  if (folded !== undefined) return folded;
+  const span = n.right.span;
   const slow = (a: Value, b: Value): Value => {
     try {
       return fn(a, b);
@@ -71,122 +60,55 @@ export function binary(c: Compiler, n: A.BinaryOp): Ev {
       throw located(e, span, file);
     }
   };
-  const both = (fr: Frame, a: Promise<Value> | Value): any => then(a, (x) => then(r(fr), (y) => slow(x, y)));
-  switch (op) {
-    case "+":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") {
-          const x = a + b;
-          if (Number.isSafeInteger(x)) return x;
-        }
-        if (b instanceof Promise) return b.then((y) => slow(a, y));
-        return slow(a, b);
-      };
-    case "-":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") {
-          const x = a - b;
-          if (Number.isSafeInteger(x)) return x;
-        }
-        if (b instanceof Promise) return b.then((y) => slow(a, y));
-        return slow(a, b);
-      };
-    case "*":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") {
-          const x = a * b;
-          if (Number.isSafeInteger(x)) return x + 0;
-        }
-        if (b instanceof Promise) return b.then((y) => slow(a, y));
-        return slow(a, b);
-      };
-    case "%":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number" && b !== 0) return (a % b) + 0;
-        if (b instanceof Promise) return b.then((y) => slow(a, y));
-        return slow(a, b);
-      };
-    case "==":
-    case "!=": {
-      const neq = op === "!=";
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return a.then((x) => then(r(fr), (y) => equals(x, y) !== neq));
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") return (a === b) !== neq;
-        if (b instanceof Promise) return b.then((y) => equals(a, y) !== neq);
-        return equals(a, b) !== neq;
-      };
-    }
-    case "<":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") return a < b;
-        if (b instanceof Promise) return b.then((y) => ops.lt(a, y));
-        return ops.lt(a, b);
-      };
-    case ">":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") return a > b;
-        if (b instanceof Promise) return b.then((y) => ops.gt(a, y));
-        return ops.gt(a, b);
-      };
-    case "<=":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") return a <= b;
-        if (b instanceof Promise) return b.then((y) => ops.le(a, y));
-        return ops.le(a, b);
-      };
-    case ">=":
-      return (fr) => {
-        const a = l(fr);
-        if (a instanceof Promise) return both(fr, a);
-        const b = r(fr);
-        if (typeof a === "number" && typeof b === "number") return a >= b;
-        if (b instanceof Promise) return b.then((y) => ops.ge(a, y));
-        return ops.ge(a, b);
-      };
-  }
+  const left = operand(c, n.left, l);
+  const right = operand(c, n.right, r);
+  const fast = fastBinary(op, left, right, slow);
+  if (fast) return shaped(fast, { k: "bin", op, l: operandEv(left), r: operandEv(right), slow });
   return shaped((fr) => {
     const a = l(fr);
-    if (a instanceof Promise) return both(fr, a);
+    if (a instanceof Promise) return a.then((x) => then2(r(fr), x, slow));
     const b = r(fr);
     if (b instanceof Promise) return b.then((y) => slow(a, y));
     return slow(a, b);
   }, { k: "op", l, r, slow });
 }
 
+function then2(b: Value | Promise<Value>, a: Value, slow: (a: Value, b: Value) => Value): Value | Promise<Value> {
+  return b instanceof Promise ? b.then((y) => slow(a, y)) : slow(a, b);
+}
+
+/** The value of a literal operand (`nil` included), or undefined. */
+function literalOf(ev: Ev): Value | undefined {
+  if (ev === NIL_EV) return null;
+  const sh = shapeOf(ev);
+  return sh?.k === "lit" ? sh.v : undefined;
+}
+
+/** `lit OP lit` as a literal, computed once. An operation that fails is
+ * left to run time, which reports it where it is (and only if it runs). */
+function fold(fn: (a: Value, b: Value) => Value, l: Ev, r: Ev): Ev | undefined {
+  const a = literalOf(l);
+  const b = literalOf(r);
+  if (a === undefined || b === undefined) return undefined;
+  let v: Value;
+  try {
+    v = fn(a, b);
+  } catch {
+    return undefined;
+  }
+  if (v === null) return NIL_EV;
+  return shaped(() => v, { k: "lit", v });
+}
+
 /** How a binary operand is read (fastops.ts). */
-export function operand(c: Compiler, n: A.Node): Operand {
+function operand(c: Compiler, n: A.Node, ev: Ev): Operand {
   if (n.kind === "Identifier" && n.name !== "_") {
     const b = c.scope.resolve(n.name);
     if (b) return { kind: "slot", slot: b.slot };
   }
-  if (n.kind === "IntLiteral") {
-    const v = normBig(n.value);
-    if (typeof v === "number") return { kind: "int", value: v };
-  }
-  return { kind: "ev", ev: c.expr(n) };
+  const v = literalOf(ev);
+  if (typeof v === "number") return { kind: "int", value: v };
+  return { kind: "ev", ev };
 }
 
 /** A closure reading a binary operand (for the operand's shape). */
@@ -203,38 +125,4 @@ function operandEv(o: Operand): Ev {
     case "ev":
       return o.ev;
   }
-}
-
-export function binaryFn(op: string): (a: Value, b: Value) => Value {
-  switch (op) {
-    case "+":
-      return ops.add;
-    case "-":
-      return ops.sub;
-    case "*":
-      return ops.mul;
-    case "/":
-      return ops.div;
-    case "%":
-      return ops.mod;
-    case "**":
-      return ops.pow;
-    case "==":
-      return (a, b) => equals(a, b);
-    case "!=":
-      return (a, b) => !equals(a, b);
-    case "<":
-      return ops.lt;
-    case ">":
-      return ops.gt;
-    case "<=":
-      return ops.le;
-    case ">=":
-      return ops.ge;
-    case "in":
-      return (a, b) => ops.contains(b, a);
-    case "not_in":
-      return (a, b) => !ops.contains(b, a);
-  }
-  throw new Error(`unknown operator ${op}`);
 }

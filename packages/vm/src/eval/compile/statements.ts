@@ -11,12 +11,13 @@ import { BRK, CONT, Ctl, RET, TailCall } from "../control";
 import { ClosureImpl, type Ev, FnProto, type Frame } from "../frame";
 import { convertJsError, located, thenMaybe as then } from "../helpers";
 import { shaped } from "../shape";
+import { applyFn } from "../fastops";
+import { operator } from "../optable";
 import { lowerToolDecl } from "../tooldecl";
 import { CompileError, NIL_EV } from "./base";
 import { functionCall, SPECIAL_CALLS } from "./calls";
 import { compileDeadline, compileMutex, compileSelect } from "./concurrency";
 import { forIn, whileLoop } from "./loops";
-import { binaryFn } from "./operators";
 import { match, pattern } from "./patterns";
 
 export function compileStatement(c: Compiler, n: A.Node): Ev {
@@ -197,7 +198,7 @@ export function binding(c: Compiler, p: A.Pattern, value: A.Node, mutable: boole
 export function assignment(c: Compiler, n: A.Assignment): Ev {
   const file = c.file;
   const value = c.expr(n.value);
-  const opFn = n.op ? binaryFn(n.op) : null;
+  const opFn = n.op ? operator(n.op).slow : null;
   const span = n.value.span;
   // Flatten the target path: root identifier + steps.
   type Step = { kind: "prop"; name: string } | { kind: "index"; ev: Ev };
@@ -242,27 +243,23 @@ export function assignment(c: Compiler, n: A.Assignment): Ev {
         return null;
       }, { k: "store", slot, value });
     }
-    const op = n.op;
-    const update = (fr: Frame, x: Value): null => {
-      const cur = fr.s[slot]!;
-      if (op === "+" && typeof cur === "number" && typeof x === "number") {
-        const r = cur + x;
-        if (Number.isSafeInteger(r)) {
-          fr.s[slot] = r;
-          return null;
-        }
-      }
+    const op = n.op!;
+    const slow = (a: Value, b: Value): Value => {
       try {
-        fr.s[slot] = opFn(cur, x);
+        return opFn(a, b);
       } catch (e) {
         throw located(e, span, file);
       }
+    };
+    const apply = applyFn(op);
+    const update = (fr: Frame, x: Value): null => {
+      fr.s[slot] = apply(fr.s[slot]!, x, slow);
       return null;
     };
     return shaped((fr) => {
       const x = value(fr);
       return x instanceof Promise ? applyAsync(x, fr, update) : update(fr, x);
-    }, { k: "update", slot, op: op!, value, update });
+    }, { k: "update", slot, op, value, update, slow });
   }
   // Path assignment: `a.b[i] = v` rebuilds the path and rebinds `a`.
   return (fr) =>
