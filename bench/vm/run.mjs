@@ -5,7 +5,10 @@
 // start-up time. Prints per-workload net times, the ratios harn/CPython and
 // harn/Node, and their geometric means.
 //
-//   node bench/vm/run.mjs [--runs N] [--filter SUBSTRING]
+//   node bench/vm/run.mjs [--runs N] [--filter SUBSTRING] [--harn PATH]
+//
+// `--harn PATH` runs another build's harn (a copy of cli/bin and cli/dist
+// kept from before a change), for before/after comparisons in one run.
 //
 // Run `pnpm build` first (harn runs from cli/dist).
 //
@@ -19,13 +22,13 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, "workloads");
-const harn = join(here, "..", "..", "cli", "bin", "harn.cjs");
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
+const harn = opt("--harn", join(here, "..", "..", "cli", "bin", "harn.cjs"));
 const runs = Number(opt("--runs", "3"));
 const wall = args.includes("--wall");
 const filter = opt("--filter", "");
