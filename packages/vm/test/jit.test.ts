@@ -603,6 +603,61 @@ println(shadowed)
     expect(r.out).toBe(`${300 * 3}\n${300 * 1001}\n`);
   });
 
+  it("runs a self tail call as a jump, with the framed tier's values and errors", async () => {
+    const r = await same(`
+fn sum_to(n, acc) {
+  if n == 0 { return acc }
+  let k = n * 2
+  return sum_to(n - 1, acc + k / 2)
+}
+fn down(n, d) {
+  if n == 0 { return 10 % d }
+  return down(n - 1, d)
+}
+var i = 0
+var t = 0
+while i < 400 {
+  t = t + sum_to(i % 70, 0)
+  i = i + 1
+}
+println(t)
+println(sum_to(100000, 0))
+println(sum_to(3, 9007199254740990))
+println(sum_to(3, "s"))
+println(down(500, 0))
+`);
+    expect(r.out).toBe(`${[...Array(400).keys()].reduce((a, i) => a + ((i % 70) * ((i % 70) + 1)) / 2, 0)}\n5000050000\n9007199254740996\n`);
+    expect(r.error).toBe("Type error: Cannot add string and int (line 5)");
+  });
+
+  it("runs a hot body frameless for callers that are not generated (callbacks, tail calls)", async () => {
+    const r = await same(`
+fn count(n) {
+  if n == 0 { return 0 }
+  return 1 + count(n - 1)
+}
+fn apply(f, x) { return f(x) }
+fn with_shadow(f) {
+  let count = { n -> 1000 }
+  return apply(f, 3) + 0
+}
+var i = 0
+var t = 0
+var s = 0
+while i < 300 {
+  t = t + apply(count, i % 40)
+  s = s + with_shadow(count)
+  i = i + 1
+}
+println(t)
+println(s)
+
+println(apply(count, 600))
+`);
+    expect(r.out).toBe(`${[...Array(300).keys()].reduce((a, i) => a + (i % 40), 0)}\n${300 * 1001}\n`);
+    expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 4)");
+  });
+
   it("stays interruptible in a long recursion", async () => {
     // Where the cancellation lands depends on timing, so only the error is
     // compared.

@@ -24,6 +24,7 @@
  */
 import { HClosure, type Value, truthy } from "../values";
 import { NIL_EV } from "./compile/base";
+import { RET } from "./control";
 import { type Ev, type FnProto, Frame, type Site } from "./frame";
 import type { Interpreter } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
@@ -56,9 +57,24 @@ export function directEntry(interp: Interpreter, proto: FnProto, maxFrames: numb
   const g = new DirectGen(proto, maxFrames, false);
   if (!proto.simple || proto.generator !== "none" || proto.captureTo.length > 0 || proto.isTool || !g.check()) return null;
   const src = g.source();
-  const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => DirectEntry;
-  proto.direct = factory(g.consts, { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P: proto });
+  const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => { entry: DirectEntry; body: Ev };
+  const made = factory(g.consts, { interp, HClosure, Frame, RET, truthy, BAIL, BAILX, BAIL_OFF, P: proto, framed: proto.source, demote: () => (proto.body = interp.jit.compileBody(proto.source) ?? proto.source) });
+  proto.direct = made.entry;
+  proto.directBody = made.body;
   return proto.direct;
+}
+
+/**
+ * A body for `proto`'s frames that runs the frameless code on the frame's
+ * arguments, for the calls that do not come from a generated call site
+ * speculating on `proto` (closure-tier callers, tail calls through the
+ * trampoline, callbacks). It computes the value from the parameter slots,
+ * as the entry does, and runs the closure body whenever the direct code
+ * gives up; a body that gives up often is replaced by generated code for
+ * good. Null when the body does not qualify.
+ */
+export function directBody(interp: Interpreter, proto: FnProto, maxFrames: number): Ev | null {
+  return directEntry(interp, proto, maxFrames) !== null ? proto.directBody : null;
 }
 
 /**
@@ -88,6 +104,8 @@ class DirectGen {
   private maxTemps = 0;
   /** The one name the body calls itself by (null: no calls). */
   private selfName: string | null = null;
+  /** The body has a self tail call (a jump to `top`). */
+  private tailJumps = false;
 
   constructor(
     private readonly proto: FnProto,
@@ -113,10 +131,11 @@ class DirectGen {
       case "if":
         return this.exprOk(sh.c) && this.stmtOk(sh.then) && (sh.else === null || this.stmtOk(sh.else));
       case "return":
-        // `return f(x)` is a tail call in the framed tier (no frame growth):
-        // left to it.
-        if (sh.value === null) return true;
-        return shapeOf(sh.value)?.k !== "call" && this.exprOk(sh.value);
+        return sh.value === null || this.exprOk(sh.value);
+      case "tail":
+        // A self tail call (§7.6: no frame growth) is a jump back to the
+        // top of the body with the new arguments.
+        return this.exprOk(sh.call) && this.selfName !== null;
       default:
         return this.exprOk(ev);
     }
@@ -177,19 +196,23 @@ class DirectGen {
     const args = params.map((_, i) => `a${i}`);
     return [
       '"use strict";',
-      "const { interp, HClosure, Frame, truthy, BAIL, BAILX, BAIL_OFF, P } = R;",
+      "const { interp, HClosure, Frame, RET, truthy, BAIL, BAILX, BAIL_OFF, P, framed, demote } = R;",
       "function bail() { throw BAILX; }",
       `function D(task, depth${params.map((x) => `, ${x}`).join("")}) {`,
-      // Every 1024th tick (the counter is not reset while a yield is due,
-      // so the caller's next framed tick yields; interpreter.ts directTick).
-      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(task)) throw BAILX;",
       locals.length > 0 ? `let ${locals.join(", ")};` : "",
       temps.length > 0 ? `let ${temps.join(", ")};` : "",
       "let r = null;",
+      // A self tail call continues here with new arguments (a tick each,
+      // as each framed call takes one).
+      this.tailJumps ? "top: for (;;) {" : "",
+      // Every 1024th tick (the counter is not reset while a yield is due,
+      // so the caller's next framed tick yields; interpreter.ts directTick).
+      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(task)) throw BAILX;",
       ...this.out,
       p.returnsLast ? "return r;" : "return null;",
+      this.tailJumps ? "}" : "",
       "}",
-      `return function entry(fr, site, fn${args.map((a) => `, ${a}`).join("")}) {`,
+      `function entry(fr, site, fn${args.map((a) => `, ${a}`).join("")}) {`,
       "const task = fr.task; const d = task.depth + 1;",
       `if (d < ${this.maxFrames}) {`,
       // Resolve the recursive name as the callee's first frame would
@@ -212,7 +235,30 @@ class DirectGen {
       this.selfName === null ? "" : "}",
       "}",
       `return interp.callClosure(fn, [${args.join(", ")}], fr, site);`,
-      "};",
+      "}",
+      // The frame-based body (directBody): the callee's frame is bound and
+      // counted already (task.depth is its depth).
+      "let calls = 0, bails = 0;",
+      "function body(fr) {",
+      this.selfName === null
+        ? "{"
+        : [
+            // The recursive name as this frame resolves it.
+            `const v = fr.ck === ${name} ? fr.cv : interp.lookupDyn(fr, ${name});`,
+            "if (v instanceof HClosure && v.impl.proto === P) {",
+          ].join("\n"),
+      "calls++;",
+      `try { fr.ret = D(fr.task, fr.task.depth${p.paramSlots.map((sl) => `, fr.s[${sl}]`).join("")}); return RET; }`,
+      "catch (e) {",
+      "if (e === BAIL_OFF || e instanceof RangeError) { P.direct = null; demote(); }",
+      "else if (e !== BAILX) throw e;",
+      // Bail-outs on most calls (operands that are not ints): stop trying.
+      "else if (++bails > 32 && bails * 8 > calls) demote();",
+      "}",
+      "}",
+      "return framed(fr);",
+      "}",
+      "return { entry, body };",
     ].join("\n");
   }
 
@@ -284,6 +330,19 @@ class DirectGen {
       case "return": {
         const v = sh.value ? this.expr(sh.value) : "null";
         this.out.push(`return ${v};`);
+        return;
+      }
+      case "tail": {
+        const call = shapeOf(sh.call)!;
+        if (call.k !== "call") throw new Error("direct.ts: a tail shape without a call");
+        const args = call.args.map((a) => this.expr(a));
+        const p = this.proto;
+        const reset: string[] = [];
+        p.paramSlots.forEach((slot, i) => reset.push(`v${slot} = ${args[i]};`));
+        // A new frame starts with its locals unset.
+        for (let i = 0; i < p.nslots; i++) if (!p.paramSlots.includes(i)) reset.push(`v${i} = null;`);
+        this.out.push(...reset, "continue top;");
+        this.tailJumps = true;
         return;
       }
       default: {

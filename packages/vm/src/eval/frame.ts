@@ -76,6 +76,9 @@ export class FnProto {
    * a generated call site asks, null when the body does not qualify or
    * reached the frame limit. */
   direct: DirectEntry | null | undefined = undefined;
+  /** With `direct`: a body for frames that runs the frameless code
+   * (direct.ts directBody). */
+  directBody: Ev | null = null;
   /** The body as a plain function of argument and captures, for generated
    * filter/map loops (direct.ts leafEntry); same states as `direct`. */
   leafDirect: ((...args: Value[]) => any) | null | undefined = undefined;

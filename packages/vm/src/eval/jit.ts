@@ -36,7 +36,7 @@ import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
 import { Suspend } from "./compile/loops";
 import { type Ev, type FnProto, Frame } from "./frame";
-import { BAIL, BAILX, directEntry, leafEntry } from "./direct";
+import { BAIL, BAILX, directBody, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
@@ -114,7 +114,9 @@ export class Jit {
     let left = this.bodyThreshold;
     return (fr) => {
       if (--left !== 0) return ev(fr);
-      proto.body = this.compileBody(ev) ?? ev;
+      // A body that qualifies for frameless code runs that way from any
+      // caller (direct.ts directBody); otherwise generated code.
+      proto.body = directBody(this.interp, proto, MAX_FRAMES) ?? this.compileBody(ev) ?? ev;
       // Eager mode runs even a function called once as generated code.
       return this.bodyThreshold === 1 ? proto.body(fr) : ev(fr);
     };
@@ -432,6 +434,7 @@ class Unit {
         }
         break;
       case "while":
+      case "tail":
       case undefined:
         break;
       default: {

@@ -96,6 +96,9 @@ export type Shape =
     }
   // ---- statements (the closure returns null, a control signal, or a promise)
   | { k: "store"; slot: number; value: Ev }
+  /** `return f(args)` (§7.6): `call` (shape "call") returns a `TailCall`
+   * to the caller's trampoline when `f` is a closure. */
+  | { k: "tail"; call: Ev }
   /** `slot OP= value`: `update` runs it whole, `slow` is the located
    * operator (optable.ts) for generated code's int path. */
   | { k: "update"; slot: number; op: string; value: Ev; update: (fr: Frame, x: Value) => null; slow: Slow }

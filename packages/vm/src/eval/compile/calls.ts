@@ -44,7 +44,12 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
   const ic = new CallSiteIC();
   const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {
     if (fn !== null) {
-      if (tail && fr.defers === null && fn.impl.native === null) return new TailCall(fn, args, fr, site);
+      if (tail && fr.defers === null && fn.impl.native === null) {
+        // The site's callee is known to frameless code too (direct.ts
+        // runs a self tail call as a loop).
+        if (ic.proto !== fn.impl.proto) ic.see(fn.impl.proto);
+        return new TailCall(fn, args, fr, site);
+      }
       return interp.callClosure(fn, args, fr, site);
     }
     if (builtin === null) builtin = interp.builtinFor(name);
@@ -108,7 +113,9 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
     }
     return generic(fr, fn);
   };
-  return tail ? ev : shaped(ev, { k: "call", name, slot, special, args: evs, site, span, file, ic, call });
+  // A tail call's shape is read only through its `return` (shape "tail"):
+  // generated code must not run it as a call that grows the stack.
+  return shaped(ev, { k: "call", name, slot, special, args: evs, site, span, file, ic, call });
 }
 
 /**

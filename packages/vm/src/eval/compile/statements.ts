@@ -418,7 +418,7 @@ export function returnStmt(c: Compiler, n: A.ReturnStmt): Ev {
   if (!c.loop.inFinallyTry && c.fs.proto.generator === "none") {
     if (v.kind === "FunctionCall" && !SPECIAL_CALLS.has(v.name)) {
       const call = functionCall(c, v, true);
-      return (fr) => {
+      return shaped((fr) => {
         const r = call(fr);
         if (r instanceof Promise)
           return r.then((x) => {
@@ -429,7 +429,7 @@ export function returnStmt(c: Compiler, n: A.ReturnStmt): Ev {
         if (r instanceof TailCall) return r;
         fr.ret = r;
         return RET;
-      };
+      }, { k: "tail", call });
     }
   }
   if (!c.loop.inFinallyTry && c.fs.proto.generator === "none" && v.kind === "BinaryOp" && v.op === "|>" && v.right.kind !== "PipePlaceholder") {
