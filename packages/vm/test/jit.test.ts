@@ -527,6 +527,44 @@ println(each(xs, { x -> 100 / (x - 250) })[0])
   });
 });
 
+describe("a loop that keeps its slots in JS locals", () => {
+  it("leaves them in the frame at every exit: end, break, an error caught in the same function, a struct read", async () => {
+    const r = await same(`
+struct P {
+  x: int
+  y: int
+}
+fn run(limit) {
+  let p = P { x: 2, y: 3 }
+  var i = 0
+  var t = 0
+  var big = 9007199254740000
+  try {
+    while i < 2000 {
+      t = t + p.x * p.y
+      big = big + 1
+      if i == limit { t = t + "boom" }
+      i = i + 1
+    }
+  } catch (e) {
+    println("caught at \${i} with \${t} and \${big}: \${e}")
+  }
+  var j = 0
+  while true {
+    j = j + 3
+    if j > 700 { break }
+  }
+  return "\${i} \${t} \${j} \${big}"
+}
+println(run(5000))
+println(run(1200))
+`);
+    expect(r.out).toBe(
+      "2000 12000 702 9007199254742000\n" + "caught at 1200 with 7206 and 9007199254741201: Type error: Cannot add int and string\n" + "1200 7206 702 9007199254741201\n",
+    );
+  });
+});
+
 describe("frameless calls (direct.ts) give way to the framed tier", () => {
   it("when an operand is not an int or leaves the safe range", async () => {
     const r = await same(`

@@ -31,7 +31,7 @@
  * generation. `HARN_VM_JIT=off` disables the tier, `HARN_VM_JIT=eager`
  * compiles every unit on first use (the conformance suite runs both ways).
  */
-import { type CpLengthMemo, HClosure, HDict, type Value, display, truthy } from "../values";
+import { type CpLengthMemo, HClosure, HDict, HStruct, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
 import { Suspend } from "./compile/loops";
@@ -74,6 +74,7 @@ interface Helpers {
   CONT: typeof CONT;
   HClosure: typeof HClosure;
   HDict: typeof HDict;
+  HStruct: typeof HStruct;
   Frame: typeof Frame;
   Suspend: typeof Suspend;
   truthy: typeof truthy;
@@ -83,7 +84,7 @@ interface Helpers {
   BAILX: typeof BAILX;
   cpMemo: CpLengthMemo;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "HStruct", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
 
@@ -103,7 +104,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, HStruct, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -173,6 +174,37 @@ function contains(steps: Step[], p: Step): boolean {
     if (s.t === "br" && (contains(s.a, p) || contains(s.b, p))) return true;
   }
   return false;
+}
+
+/**
+ * A loop unit's lines with its frame slots kept in JS locals (`s3` for
+ * `s[3]`): loaded on entry, stored back on every exit (each `return`, and
+ * a throw, which an enclosing `try` of the same frame may observe). V8
+ * keeps such locals in registers, unboxed, where slot array accesses are
+ * memory traffic and box every non-small int. Only for loops whose code
+ * never hands the frame to anything (no `fr` besides the tick, no async
+ * continuation): then nothing but these lines reads or writes the slots
+ * while the loop runs. Null when the lines do not qualify.
+ */
+function promoteSlots(lines: string[]): string[] | null {
+  const tick = "interp.tickLoop(fr.task)";
+  const slots = new Set<number>();
+  for (const l of lines) {
+    if (/\bfr\b/.test(l.split(tick).join(""))) return null;
+    // A string constant that looks like code would be rewritten too.
+    for (const str of l.match(/"(?:[^"\\]|\\.)*"/g) ?? []) if (str.includes("s[") || str.includes("return")) return null;
+    for (const m of l.matchAll(/\bs\[(\d+)\]/g)) slots.add(Number(m[1]));
+    // Any other use of the slot array, or a return the rewrite below would
+    // not see.
+    if (/\bs\b(?!\[\d+\])/.test(l) || /\breturn\b(?! [^;]*;)/.test(l)) return null;
+  }
+  if (slots.size === 0) return null;
+  const names = [...slots].sort((a, b) => a - b);
+  const store = names.map((n) => `s[${n}] = s${n};`).join(" ");
+  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")};`, "try {"];
+  for (const l of lines) out.push(l.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`));
+  out.push(`} catch (e) { ${store} throw e; }`);
+  return out;
 }
 
 /** `truthy(x)` with the bool cases inline. */
@@ -265,13 +297,14 @@ class Unit {
     // V8 has seen it run before it optimizes the loop; otherwise the first
     // preemption yield (or a yield a frameless call left due) deoptimizes
     // the whole loop, and it runs unoptimized until compiled again.
+    const promoted = this.conts.length === 0 ? promoteSlots(body) : null;
     this.out.push(
       "let cold = true;",
       "function main(fr) {",
       "const s = fr.s;",
       this.tempDecl(),
       "if (cold) { cold = false; if (interp.ticks < 1023) interp.ticks = 1023; }",
-      ...body,
+      ...(promoted ?? body),
       "}",
     );
   }
@@ -546,7 +579,9 @@ class Unit {
       case "prop": {
         const o = this.emitExpr(sh.obj, steps);
         const t = this.temp();
-        steps.push(js(`${t} = ${o} instanceof HDict ? ${o}.get(${JSON.stringify(sh.name)}) : ${this.k(sh.slow)}(${o});`));
+        const key = JSON.stringify(sh.name);
+        // A struct's field (ops.getProperty's second case) inline too.
+        steps.push(js(`${t} = ${o} instanceof HDict ? ${o}.get(${key}) : ${o} instanceof HStruct && (${t} = ${o}.fields.get(${key})) !== undefined ? ${t} : ${this.k(sh.slow)}(${o});`));
         return t;
       }
       case "index": {
