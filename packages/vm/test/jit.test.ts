@@ -565,6 +565,30 @@ println(run(1200))
   });
 });
 
+describe("for over a range of ints runs as a counted loop", () => {
+  it("with the stepper's values, break, continue, captures, the largest safe end and errors", async () => {
+    const r = await same(`
+var t = 0
+for v in 0 to 1999 {
+  if v % 7 == 0 { continue }
+  if v == 1900 { break }
+  t = t + v
+}
+println(t)
+for v in 3 to 1 { println("never") }
+for v in 9007199254740989 to 9007199254740991 { println(v) }
+var fs = []
+for v in 0 to 2 { fs = fs + [{ -> v * 10 }] }
+for f in fs { println(f()) }
+for v in 0 to 999 {
+  if v == 900 { println(v + "x") }
+}
+`);
+    expect(r.out).toBe("1546058\n9007199254740989\n9007199254740990\n9007199254740991\n0\n10\n20\n");
+    expect(r.error).toBe("Type error: Cannot add int and string (line 15)");
+  });
+});
+
 describe("frameless calls (direct.ts) give way to the framed tier", () => {
   it("when an operand is not an int or leaves the safe range", async () => {
     const r = await same(`

@@ -5,7 +5,8 @@
  * nests promises.
  */
 import type * as A from "@harn/parser";
-import { truthy, type Value } from "../../values";
+import * as ops from "../../ops";
+import { HRange, truthy, type Value } from "../../values";
 import type { Compiler } from "../compile";
 import { BRK, CONT, Ctl } from "../control";
 import type { Ev, Frame } from "../frame";
@@ -17,7 +18,11 @@ import { pattern } from "./patterns";
 export function whileLoop(c: Compiler, n: A.WhileLoop): Ev {
   const cond = c.expr(n.condition);
   const body = c.withLoop(() => c.scopedBlock(n.body, false));
-  const interp = c.interp;
+  return loopWhile(c.interp, cond, body);
+}
+
+/** `while cond { body }` from compiled parts. */
+function loopWhile(interp: Interpreter, cond: Ev, body: Ev): Ev {
   const loop = new LoopState(interp.jit.loopThreshold);
   // Phases: 0 evaluate the condition; 1 condition value in `v`, run the
   // body; 2 body result in `v`. Suspensions return to the async driver,
@@ -62,8 +67,15 @@ export function forIn(c: Compiler, n: A.ForIn): Ev {
   c.pushScope();
   let bind: (fr: Frame, v: Value) => unknown;
   let body: Ev;
+  let counter: Counter | null = null;
   try {
     bind = pattern(c, n.pattern, true);
+    const p = n.pattern;
+    if (p.kind === "ident" && p.name !== "_") {
+      const v = c.scope.resolve(p.name);
+      // Hidden slots of the loop's scope (no name a program can write).
+      if (v) counter = { v: v.slot, i: c.scope.declare("\0for-i", true).slot, last: c.scope.declare("\0for-last", true).slot };
+    }
     body = c.withLoop(() => c.scopedBlock(n.body, false), outer);
   } finally {
     c.popScope();
@@ -71,8 +83,14 @@ export function forIn(c: Compiler, n: A.ForIn): Ev {
   const interp = c.interp;
   const file = c.file;
   const span = n.iterable.span;
+  const counted = counter !== null ? countedLoop(interp, counter, body) : null;
   return (fr) =>
     then(iterable(fr), (src) => {
+      if (counted !== null && counter !== null && src instanceof HRange && src.small && (src.last as number) < Number.MAX_SAFE_INTEGER) {
+        fr.s[counter.i] = src.start;
+        fr.s[counter.last] = src.last;
+        return counted(fr);
+      }
       let stepper;
       try {
         stepper = interp.iterate(src, fr);
@@ -81,6 +99,42 @@ export function forIn(c: Compiler, n: A.ForIn): Ev {
       }
       return runForLoop(stepper, bind, body, fr, interp);
     });
+}
+
+/** The slots of a counted `for v in range`: the variable, the next value,
+ * the last value. */
+interface Counter {
+  v: number;
+  i: number;
+  last: number;
+}
+
+/**
+ * `for v in a to b` (or `range(a, b)`) over safe ints, as the `while` loop
+ * `while i <= last { v = i; i = i + 1; body }`, so it tiers up to
+ * generated code like any `while` (the stepper path never does). The
+ * values, their order and `break`/`continue` are the stepper's; `i + 1`
+ * stays safe because `last` is below the largest safe int.
+ */
+function countedLoop(interp: Interpreter, k: Counter, body: Ev): Ev {
+  const { v, i, last } = k;
+  const slot = (n: number): Ev => shaped((fr) => fr.s[n]!, { k: "slot", slot: n });
+  const cond = shaped((fr) => (fr.s[i] as number) <= (fr.s[last] as number), { k: "bin", op: "<=", l: slot(i), r: slot(last), slow: ops.le });
+  const setV = shaped((fr) => {
+    fr.s[v] = fr.s[i]!;
+    return null;
+  }, { k: "store", slot: v, value: slot(i) });
+  const next = shaped((fr) => (fr.s[i] as number) + 1, { k: "bin", op: "+", l: slot(i), r: shaped(() => 1, { k: "lit", v: 1 }), slow: ops.add });
+  const step = shaped((fr) => {
+    fr.s[i] = next(fr) as number;
+    return null;
+  }, { k: "store", slot: i, value: next });
+  const block = shaped((fr) => {
+    setV(fr);
+    step(fr);
+    return body(fr);
+  }, { k: "block", evs: [setV, step, body], useLast: false });
+  return loopWhile(interp, cond, block);
 }
 
 /** A source of loop items: `next()` gives an item, DONE, or a promise. */
