@@ -40,6 +40,7 @@ import { BAIL, BAILX, directBody, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
+import { promoteSlots } from "./promote";
 import { type Shape, shapeOf } from "./shape";
 
 export type JitMode = "off" | "auto" | "eager";
@@ -174,37 +175,6 @@ function contains(steps: Step[], p: Step): boolean {
     if (s.t === "br" && (contains(s.a, p) || contains(s.b, p))) return true;
   }
   return false;
-}
-
-/**
- * A loop unit's lines with its frame slots kept in JS locals (`s3` for
- * `s[3]`): loaded on entry, stored back on every exit (each `return`, and
- * a throw, which an enclosing `try` of the same frame may observe). V8
- * keeps such locals in registers, unboxed, where slot array accesses are
- * memory traffic and box every non-small int. Only for loops whose code
- * never hands the frame to anything (no `fr` besides the tick, no async
- * continuation): then nothing but these lines reads or writes the slots
- * while the loop runs. Null when the lines do not qualify.
- */
-function promoteSlots(lines: string[]): string[] | null {
-  const tick = "interp.tickLoop(fr.task)";
-  const slots = new Set<number>();
-  for (const l of lines) {
-    if (/\bfr\b/.test(l.split(tick).join(""))) return null;
-    // A string constant that looks like code would be rewritten too.
-    for (const str of l.match(/"(?:[^"\\]|\\.)*"/g) ?? []) if (str.includes("s[") || str.includes("return")) return null;
-    for (const m of l.matchAll(/\bs\[(\d+)\]/g)) slots.add(Number(m[1]));
-    // Any other use of the slot array, or a return the rewrite below would
-    // not see.
-    if (/\bs\b(?!\[\d+\])/.test(l) || /\breturn\b(?! [^;]*;)/.test(l)) return null;
-  }
-  if (slots.size === 0) return null;
-  const names = [...slots].sort((a, b) => a - b);
-  const store = names.map((n) => `s[${n}] = s${n};`).join(" ");
-  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")};`, "try {"];
-  for (const l of lines) out.push(l.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`));
-  out.push(`} catch (e) { ${store} throw e; }`);
-  return out;
 }
 
 /** `truthy(x)` with the bool cases inline. */
