@@ -14,6 +14,7 @@ import { SESSION_BUILTINS } from "./session_builtins";
 import { AGENT_VALUES_BUILTINS } from "./agent_values";
 import { COMPLETION_BUILTINS } from "./llm/completion";
 import { RATE_LIMITS_BUILTINS } from "./llm/rate_limit";
+import { LLM_INTROSPECTION_BUILTINS } from "./llm/introspection";
 import { MOCK_BUILTINS } from "./mock/builtins";
 import { TOOL_HOOKS_BUILTINS } from "./tools/hooks";
 import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
@@ -38,6 +39,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   LLM_STREAM_BUILTINS,
   COMPLETION_BUILTINS,
   RATE_LIMITS_BUILTINS,
+  LLM_INTROSPECTION_BUILTINS,
   AGENT_VALUES_BUILTINS,
   TOOL_REGISTRY_BUILTINS,
   TOOL_HOOKS_BUILTINS,

@@ -5,6 +5,7 @@
  */
 
 import { LlmSetupError } from "./errors";
+import { inferModelProvider } from "./catalog";
 import type { AuthStyle } from "./providers/http";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -122,15 +123,12 @@ export function nonEmpty(v: string | undefined | null): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
 }
 
-/** The provider family a model name belongs to, when the name says so:
- * `claude-*` Anthropic, `gpt-*` / o-series OpenAI, `vendor/model`
- * OpenRouter, `name:tag` Ollama. */
+/** The provider a model name belongs to, when the name says so (the
+ * model table's rules, catalog.ts `inferModelProvider`, agents-surface.md
+ * §8.4): `claude-*` Anthropic, `gpt-*` / o-series OpenAI, `vendor/model`
+ * OpenRouter, `name:tag` Ollama, …; undefined for any other name. */
 export function inferProvider(model: string): string | undefined {
-  if (/^claude-/i.test(model)) return "anthropic";
-  if (/^(?:gpt-|chatgpt-|o[134](?:-|$))/i.test(model)) return "openai";
-  if (model.includes("/")) return "openrouter";
-  if (model.includes(":")) return "ollama";
-  return undefined;
+  return inferModelProvider(model);
 }
 
 export function apiKey(spec: ProviderSpec, env: Env): string | undefined {

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkStructure, parse } from "@harn/parser";
-import { HarnError, ProgramRunner, Runtime } from "@harn/vm";
+import { type Clock, HarnError, ProgramRunner, Runtime } from "@harn/vm";
 import { installStdlibEagerly as installStdlib } from "../../src/eager";
 
 export interface RunResult {
@@ -22,6 +22,8 @@ export interface RunOptions {
   cwd?: string;
   /** Called after the runtime is built, before the program runs. */
   setup?: (rt: Runtime) => void;
+  /** The runtime's clock (default: real time). */
+  clock?: Clock;
   /** Also copy stderr to the test process's stderr (debugging). */
   echo?: boolean;
 }
@@ -35,6 +37,7 @@ export async function runHarn(source: string, opts: RunOptions = {}): Promise<Ru
     cwd: opts.cwd ?? mkdtempSync(join(tmpdir(), "harn-agent-test-")),
     env: { HARN_LLM_CALLS_DISABLED: "1", ...(opts.env ?? {}) },
     argv: null,
+    clock: opts.clock,
   });
   installStdlib(rt);
   opts.setup?.(rt);

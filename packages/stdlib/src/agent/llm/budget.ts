@@ -8,25 +8,13 @@
  */
 import { float, HarnError, HDict, HFloat, RuntimeSlot, type Runtime, type Value } from "@harn/vm";
 import type { LlmMessage, LlmToolDefinition } from "../../llm/types";
+import { pricingOf } from "../../llm/catalog";
 
-/** USD per million input/output tokens; first substring match wins. */
-const PRICING: ReadonlyArray<readonly [string[], number, number]> = [
-  [["claude-3-5-haiku", "claude-haiku-4"], 0.8, 4.0],
-  [["claude-3-5-sonnet", "claude-sonnet-4"], 3.0, 15.0],
-  [["claude-3-opus", "claude-opus-4"], 15.0, 75.0],
-  [["gpt-4o-mini"], 0.15, 0.6],
-  [["gpt-4o"], 2.5, 10.0],
-  [["gpt-4-turbo"], 10.0, 30.0],
-  [["o1-mini"], 3.0, 12.0],
-  [["o1", "o3"], 15.0, 60.0],
-];
-
-/** Per-token input and output rates of a model, or null when unpriced. */
+/** Per-token input and output rates of a model, or null when unpriced
+ * (the prices are the model table's, llm/catalog.ts). */
 export function rates(model: string): { input: number; output: number } | null {
-  for (const [names, input, output] of PRICING) {
-    if (names.some((n) => model.includes(n))) return { input: input / 1_000_000, output: output / 1_000_000 };
-  }
-  return null;
+  const p = pricingOf(model);
+  return p === null ? null : { input: p.input / 1_000_000, output: p.output / 1_000_000 };
 }
 
 export function costUsd(model: string, inputTokens: number, outputTokens: number): number {
@@ -34,19 +22,35 @@ export function costUsd(model: string, inputTokens: number, outputTokens: number
   return r === null ? 0 : inputTokens * r.input + outputTokens * r.output;
 }
 
-/** Savings from prompt caching: Claude models read cache at 10 % and write
- * it at 125 % of the input rate; other models have no cache prices. */
+/** Savings from prompt caching at the catalog's cache prices (models
+ * without them save nothing). */
 export function cacheSavings(model: string, read: number, write: number): number {
-  const r = rates(model);
-  if (r === null || !model.includes("claude")) return 0;
-  return read * (r.input - r.input * 0.1) + write * (r.input - r.input * 1.25);
+  const p = pricingOf(model);
+  if (p === null || p.cacheRead === null || p.cacheWrite === null) return 0;
+  return (read * (p.input - p.cacheRead) + write * (p.input - p.cacheWrite)) / 1_000_000;
 }
 
-/** The LLM cost a runtime has spent so far (for `total_budget_usd`). */
-export const SPENT = new RuntimeSlot<{ usd: number }>("agent.llm_cost", () => ({ usd: 0 }));
+/** What a runtime's LLM calls have used so far (`total_budget_usd`,
+ * `llm_usage`, `llm_session_cost`, `llm_budget_remaining`). */
+export interface Usage {
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  calls: number;
+  /** `llm_budget(max_usd)`, or null. */
+  budgetUsd: number | null;
+}
 
-export function recordCost(rt: Runtime, model: string, inputTokens: number, outputTokens: number): void {
-  rt.slot(SPENT).usd += costUsd(model, inputTokens, outputTokens);
+export const USAGE = new RuntimeSlot<Usage>("agent.llm_usage", () => ({ usd: 0, inputTokens: 0, outputTokens: 0, durationMs: 0, calls: 0, budgetUsd: null }));
+
+export function recordUsage(rt: Runtime, res: { model: string; input_tokens: number; output_tokens: number }, durationMs: number): void {
+  const u = rt.slot(USAGE);
+  u.usd += costUsd(res.model, res.input_tokens, res.output_tokens);
+  u.inputTokens += res.input_tokens;
+  u.outputTokens += res.output_tokens;
+  u.durationMs += Math.max(0, Math.round(durationMs));
+  u.calls++;
 }
 
 const LIMIT_KEYS = ["max_input_tokens", "max_output_tokens", "max_cost_usd", "total_budget_usd"] as const;
@@ -110,11 +114,24 @@ export interface Projection {
   outputTokens: number;
 }
 
+/**
+ * A call's budget with the run's `llm_budget(max_usd)` as its
+ * `total_budget_usd` when the call sets none. [TS decision] agents-surface.md
+ * §8.2 says only that `llm_budget` sets the maximum `llm_budget_remaining`
+ * counts down from; a user setting it expects calls that would overspend
+ * it to be refused, so it is enforced like `total_budget_usd` (§3.10).
+ */
+export function withRunBudget(rt: Runtime, budget: Budget | null): Budget | null {
+  const max = rt.slot(USAGE).budgetUsd;
+  if (max === null || budget?.total_budget_usd !== undefined) return budget;
+  return { ...budget, total_budget_usd: max };
+}
+
 /** The first limit the projected call exceeds, as `llm_call` throws it
  * (a dict), or null when the call fits. */
 export function overBudget(rt: Runtime, budget: Budget, p: Projection): HarnError | null {
   const cost = costUsd(p.model, p.inputTokens, p.outputTokens);
-  const spent = rt.slot(SPENT).usd;
+  const spent = rt.slot(USAGE).usd;
   const checks: [LimitKey, number, string][] = [
     ["max_input_tokens", p.inputTokens, `projected input tokens (${p.inputTokens})`],
     ["max_output_tokens", p.outputTokens, `projected output tokens (${p.outputTokens})`],

@@ -9,7 +9,9 @@ import { LlmError } from "../../llm/errors";
 import { turnControl, type TurnObserver } from "../../llm/turns";
 import type { LlmEvent, LlmMessage, LlmRequest, LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { mockState } from "../mock/state";
-import { overBudget, projectInput, recordCost } from "./budget";
+import { overBudget, projectInput, recordUsage, withRunBudget } from "./budget";
+import { checkGates, checkImages } from "./gates";
+import { acquirePermit } from "./rate_limit";
 import { agentClient } from "./client";
 import type { LlmSettings } from "./options";
 
@@ -21,6 +23,8 @@ export interface ModelRequest {
 
 export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest, signal: AbortSignal): Promise<LlmResponse> {
   const intercept = llm.provider === "mock" || mockState(rt).intercepting;
+  checkImages(req.messages, llm.provider);
+  checkGates(rt, llm, req.messages);
   const request: LlmRequest = {
     provider: intercept ? "mock" : llm.provider,
     model: llm.model,
@@ -42,9 +46,10 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     // simulates prompt caching (§3.4); real providers get neither (P2).
     extra: intercept ? { thinking: llm.thinking, cache: llm.cache } : null,
   };
-  if (llm.budget) {
+  const budget = withRunBudget(rt, llm.budget);
+  if (budget) {
     // Before any provider or mock is consulted (§3.10).
-    const over = overBudget(rt, llm.budget, {
+    const over = overBudget(rt, budget, {
       provider: llm.provider,
       model: llm.model,
       inputTokens: projectInput(req.system, req.messages, request.tools ?? null),
@@ -52,6 +57,8 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
     });
     if (over) throw over;
   }
+  await acquirePermit(rt, intercept ? "mock" : llm.provider, signal);
+  const t0 = rt.clock.monotonic();
   // Registered while it runs, so the host's first Ctrl-C interrupts this
   // call (LlmInterrupted with the partial reply) rather than the script.
   const turns = turnControl(rt);
@@ -69,7 +76,8 @@ export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest
       onEvent: eventSink(llm.onEvent ?? null, observer),
       onRetry: observer?.retry ? (n) => observer.retry!(n) : undefined,
     });
-    recordCost(rt, res.model, res.input_tokens, res.output_tokens);
+    // A queued mock answers as model `mock`: it costs what the model asked for would.
+    recordUsage(rt, { ...res, model: res.model === "mock" ? llm.model : res.model }, rt.clock.monotonic() - t0);
     return res;
   } catch (e) {
     // Errors report the provider the script asked for (§3.8).

@@ -11,6 +11,7 @@ import { llmConfig } from "../../llm/config-read";
 import type { ReprobePolicy, StickyFallback } from "../../llm/fallback";
 import type { LlmEvent, LlmToolChoice } from "../../llm/types";
 import { resolveStream, resolveTimeoutMs } from "../../llm/resolve";
+import type { Asked } from "./gates";
 import { mockState } from "../mock/state";
 import { readBudget, type Budget } from "./budget";
 import { agentClient } from "./client";
@@ -52,6 +53,8 @@ export interface LlmSettings {
   cache: boolean;
   /** The budget envelope (§3.10), or null. */
   budget: Budget | null;
+  /** Options that need a capability of the model (agents-surface.md §8.8). */
+  asked: Asked;
   /** `retry_budget_ms` (extensions.md §3.4): time all retries of the
    * calls sharing it may take. The agent loop shares one per loop
    * (default 120 s); `llm_call` has one only when the option is given. */
@@ -206,6 +209,7 @@ export function readLlmSettings(rt: Runtime, options: HDict, defaults: LlmDefaul
     thinking: thinkingOf(options),
     cache: options.get("cache") === true,
     budget: readBudget(options),
+    asked: { vision: options.get("vision") === true, audio: options.get("audio") === true, pdf: options.get("pdf") === true },
     retryBudget: retryBudgetOf(options, config),
     fallbackChain: fallbackChainOf(chain, config),
     fallbackModels: { ...config.fallbackModels },

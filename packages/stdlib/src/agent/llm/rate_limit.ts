@@ -1,52 +1,69 @@
 /**
- * Per-provider rate limiting for scripts (spec/agents.md §5.3, P2):
- * `llm_rate_limit(provider, rpm)` sets a requests-per-minute limit (also
- * read from `HARN_RATE_LIMIT_<PROVIDER>`), and
- * `with_rate_limit(provider, closure, {max_retries: 5, backoff_ms: 1000})`
- * runs the closure in the provider's next free slot, retrying it on
+ * Per-provider rate limits (spec/agents-surface.md §8.9, agents.md §5.3):
+ * `llm_rate_limit(provider)` queries and `llm_rate_limit(provider, {rpm})`
+ * sets a requests-per-minute limit (`rpm <= 0` clears it); initial limits
+ * come from `HARN_RATE_LIMIT_<PROVIDER>`. The limiter is a sliding 60 s
+ * window of request starts: a request waits until fewer than `rpm` starts
+ * lie in the last 60 s. Every `llm_call`/agent turn to a limited provider
+ * takes a permit, and so does `with_rate_limit(provider, closure,
+ * {max_retries: 5, backoff_ms: 1000})`, which also retries the closure on
  * `rate_limit`, `overloaded`, `transient_network` and `timeout` failures
  * with a doubling delay capped at 30 000 ms.
  *
  * [TS decision] For the mock provider the delays are 0 ms, as for the
  * mock's own retries (§3.5), so offline tests never wait.
  */
-import { HarnError, HBuiltinRef, HClosure, HDict, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { HarnError, HBuiltinRef, HClosure, HDict, isInt, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { errorCategory } from "../../core/assert";
 import { num } from "./options";
 import { builtinModule } from "../../registry/define";
 
 const RETRIED = new Set(["rate_limit", "overloaded", "transient_network", "timeout"]);
 const MAX_DELAY_MS = 30_000;
+const WINDOW_MS = 60_000;
 
 interface Limiter {
   rpm: number;
-  /** When the next request may start (ms since the epoch). */
-  nextAt: number;
+  /** Start times (the runtime clock's ms) within the last window. */
+  starts: number[];
 }
 
-const LIMITS = new RuntimeSlot<Map<string, Limiter>>("agent.rate_limits", () => new Map());
+/** Limits by provider; `null` marks a limit cleared (env not read again). */
+const LIMITS = new RuntimeSlot<Map<string, Limiter | null>>("agent.rate_limits", () => new Map());
+
+function envLimit(rt: Runtime, provider: string): number | null {
+  for (const name of [`HARN_RATE_LIMIT_${provider.toUpperCase()}`, `HARN_RATE_LIMIT_${provider.toLowerCase()}`]) {
+    const v = rt.env[name];
+    if (v === undefined || v.trim() === "") continue;
+    const n = Number(v);
+    return Number.isFinite(n) && n > 0 ? Math.floor(n) : null;
+  }
+  return null;
+}
 
 function limiter(rt: Runtime, provider: string): Limiter | null {
   const limits = rt.slot(LIMITS);
-  let l = limits.get(provider);
-  if (!l) {
-    const fromEnv = Number(rt.env[`HARN_RATE_LIMIT_${provider.toUpperCase()}`]);
-    if (!Number.isFinite(fromEnv) || fromEnv <= 0) return null;
-    l = { rpm: fromEnv, nextAt: 0 };
-    limits.set(provider, l);
+  if (!limits.has(provider)) {
+    const rpm = envLimit(rt, provider);
+    limits.set(provider, rpm === null ? null : { rpm, starts: [] });
   }
-  return l;
+  return limits.get(provider) ?? null;
 }
 
-
-/** Wait for the provider's next slot (no wait without a limit). */
-async function acquire(ctx: CallContext, provider: string): Promise<void> {
-  const l = provider === "mock" ? null : limiter(ctx.runtime, provider);
+/** Wait for a permit of `provider` (no wait without a limit, none for the mock). */
+export async function acquirePermit(rt: Runtime, provider: string, signal: AbortSignal): Promise<void> {
+  if (provider === "mock") return;
+  const l = limiter(rt, provider);
   if (l === null) return;
-  const now = ctx.runtime.clock.now();
-  const start = Math.max(now, l.nextAt);
-  l.nextAt = start + 60_000 / l.rpm;
-  await ctx.runtime.clock.sleep(start - now, ctx.signal);
+  for (;;) {
+    const now = rt.clock.monotonic();
+    l.starts = l.starts.filter((t) => t > now - WINDOW_MS);
+    if (l.starts.length < l.rpm) {
+      l.starts.push(now);
+      return;
+    }
+    await rt.clock.sleep(l.starts[0]! + WINDOW_MS - now, signal);
+  }
 }
 
 async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
@@ -58,7 +75,7 @@ async function withRateLimit(args: Value[], ctx: CallContext): Promise<Value> {
   const maxRetries = Math.max(0, Math.floor(num(opts.get("max_retries")) ?? 5));
   let delay = Math.max(0, num(opts.get("backoff_ms")) ?? 1000);
   for (let attempt = 0; ; attempt++) {
-    await acquire(ctx, provider);
+    await acquirePermit(ctx.runtime, provider, ctx.signal);
     try {
       const r = ctx.call(fn, []);
       return isPromise<Value>(r) ? await r : r;
@@ -76,9 +93,14 @@ export const RATE_LIMITS_BUILTINS = builtinModule("agent/llm/rate_limit", (def) 
   def("llm_rate_limit", (args, ctx) => {
     const provider = args[0];
     if (typeof provider !== "string" || provider === "") throw HarnError.runtime("llm_rate_limit: provider name is required");
-    const rpm = num(args[1] ?? null);
-    if (rpm === undefined || rpm <= 0) throw HarnError.runtime("llm_rate_limit: rpm must be a positive number");
-    ctx.runtime.slot(LIMITS).set(provider, { rpm, nextAt: 0 });
-    return null;
+    const o = args[1];
+    if (!(o instanceof HDict)) return limiter(ctx.runtime, provider)?.rpm ?? null;
+    const rpm = o.get("rpm");
+    if (!isInt(rpm)) throw HarnError.runtime("llm_rate_limit: options must include 'rpm' (integer)");
+    const n = Number(rpm);
+    const limits = ctx.runtime.slot(LIMITS);
+    if (n <= 0) limits.set(provider, null);
+    else limits.set(provider, { rpm: n, starts: limits.get(provider)?.starts ?? [] });
+    return true;
   });
 });

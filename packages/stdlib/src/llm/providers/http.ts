@@ -65,16 +65,7 @@ export abstract class HttpProvider implements LlmProvider {
   }
 
   private authHeaders(): Record<string, string> {
-    const key = this.config.apiKey;
-    if (!key) return {};
-    switch (this.config.auth) {
-      case "x-api-key":
-        return { "x-api-key": key };
-      case "bearer":
-        return { authorization: `Bearer ${key}` };
-      case "none":
-        return {};
-    }
+    return authHeaders(this.config.auth, this.config.apiKey);
   }
 
   /** The wire request body (without `extra`). */
@@ -86,6 +77,19 @@ export abstract class HttpProvider implements LlmProvider {
   protected abstract readStream(ex: HttpExchange, res: Response, request: LlmRequest): AsyncGenerator<LlmEvent>;
   /** Normalized events of a complete (non-streaming) response body. */
   protected abstract readBody(ex: HttpExchange, body: unknown, request: LlmRequest): Iterable<LlmEvent>;
+}
+
+/** The headers that carry `key` in the provider's auth style. */
+export function authHeaders(auth: AuthStyle, key: string | undefined): Record<string, string> {
+  if (!key) return {};
+  switch (auth) {
+    case "x-api-key":
+      return { "x-api-key": key };
+    case "bearer":
+      return { authorization: `Bearer ${key}` };
+    case "none":
+      return {};
+  }
 }
 
 function isJsonDocument(res: Response): boolean {
