@@ -11,7 +11,18 @@ import type { LlmContentBlock, LlmMessage, LlmToolChoice, LlmToolDefinition } fr
 export type Part =
   | { type: "text"; text: string }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
-  | { type: "tool_result"; tool_call_id: string; name?: string; content: string; is_error?: boolean };
+  | { type: "tool_result"; tool_call_id: string; name?: string; content: string; is_error?: boolean }
+  | ImagePart;
+
+/** An image block (agents-surface.md §8.10), checked before the request
+ * is built (agent/llm/gates.ts): exactly one of `url` and `base64`. */
+export interface ImagePart {
+  type: "image";
+  url?: string;
+  base64?: string;
+  media_type: string;
+  detail?: string;
+}
 
 export interface CanonicalMessage {
   role: "system" | "user" | "assistant";
@@ -78,6 +89,15 @@ function blockPart(b: LlmContentBlock): Part | undefined {
         content: contentText(b.content),
         ...(b.is_error === true ? { is_error: true } : {}),
       };
+    case "image": {
+      const url = b.url ?? b.file_uri;
+      const base64 = b.base64 ?? b.data;
+      const part: ImagePart = { type: "image", media_type: String(b.media_type ?? b.mime_type ?? "") };
+      if (typeof url === "string") part.url = url;
+      if (typeof base64 === "string") part.base64 = base64;
+      if (typeof b.detail === "string") part.detail = b.detail;
+      return part;
+    }
     default:
       return undefined;
   }
@@ -99,6 +119,16 @@ export function contentText(content: unknown): string {
     return texts.join("\n");
   }
   return JSON.stringify(content);
+}
+
+/** The image parts of a message. */
+export function imageParts(parts: readonly Part[]): ImagePart[] {
+  return parts.filter((p): p is ImagePart => p.type === "image");
+}
+
+/** An image as a URL: its own, or a `data:` URL of its bytes. */
+export function imageUrl(p: ImagePart): string {
+  return p.url ?? `data:${p.media_type};base64,${p.base64 ?? ""}`;
 }
 
 /** Text parts of a message joined. */

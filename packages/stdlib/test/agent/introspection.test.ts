@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { VirtualClock } from "@harn/vm";
-import { startServer, type TestServer } from "../llm/server";
+import { sendJson, startServer, type TestServer } from "../llm/server";
+import { anthropicBody, ollamaBody, openAiChatBody, type Script } from "../llm/wire";
 import { lines, runHarn } from "./harness";
 
 let server: TestServer | null = null;
@@ -122,5 +123,56 @@ pipeline main() {
 }`;
     // a virtual clock: the waits take no real time, and the readings are exact
     expect(await lines(script, { clock: new VirtualClock() })).toEqual(["[0, 10000, 60000, 70000, 120000, 130000]"]);
+  });
+});
+
+describe("image content blocks on the wire (§8.10)", () => {
+  const SCRIPT = (opts: string, image: string) => `
+pipeline main() {
+  let msgs = [{role: "user", content: [{type: "text", text: "What is it?"}, ${image}]}]
+  println(llm_call("", nil, {${opts}, messages: msgs, stream: false}).text)
+}`;
+  const B64 = '{type: "image", base64: "aGVsbG8=", media_type: "image/png"}';
+  const URL_IMG = '{type: "image", url: "https://example.com/cat.png", media_type: "image/png", detail: "low"}';
+  const reply: Script = { model: "m", text: ["A cat."], usage: { input: 5, output: 2 } };
+
+  it("Anthropic: base64 and url sources", async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, anthropicBody(reply)));
+    const env = { ANTHROPIC_API_KEY: "sk-ant-1", ANTHROPIC_BASE_URL: server.url, HARN_LLM_CALLS_DISABLED: "" };
+    const opts = 'provider: "anthropic", model: "claude-sonnet-4-20250514"';
+    expect(await lines(SCRIPT(opts, B64), { env })).toEqual(["A cat."]);
+    expect(await lines(SCRIPT(opts, URL_IMG), { env })).toEqual(["A cat."]);
+    expect(server.requests[0]!.body.messages[0].content).toEqual([
+      { type: "text", text: "What is it?" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "aGVsbG8=" } },
+    ]);
+    expect(server.requests[1]!.body.messages[0].content[1]).toEqual({ type: "image", source: { type: "url", url: "https://example.com/cat.png" } });
+  });
+
+  it("OpenAI chat: image_url parts, base64 as a data URL", async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, openAiChatBody(reply)));
+    const env = { OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: `${server.url}/v1`, HARN_LLM_CALLS_DISABLED: "" };
+    const opts = 'provider: "openai", model: "gpt-4o"';
+    await lines(SCRIPT(opts, B64), { env });
+    await lines(SCRIPT(opts, URL_IMG), { env });
+    expect(server.requests[0]!.body.messages[0].content).toEqual([
+      { type: "text", text: "What is it?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,aGVsbG8=" } },
+    ]);
+    expect(server.requests[1]!.body.messages[0].content[1]).toEqual({ type: "image_url", image_url: { url: "https://example.com/cat.png", detail: "low" } });
+  });
+
+  it("Ollama: the message's images list", async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, ollamaBody(reply)));
+    const env = { OLLAMA_HOST: server.url, HARN_LLM_CALLS_DISABLED: "" };
+    expect(await lines(SCRIPT('provider: "ollama", model: "llava:7b"', B64), { env })).toEqual(["A cat."]);
+    expect(server.requests[0]!.body.messages[0]).toEqual({ role: "user", content: "What is it?", images: ["aGVsbG8="] });
+  });
+
+  it("a model without vision is refused before any request", async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, ollamaBody(reply)));
+    const r = await runHarn(SCRIPT('provider: "ollama", model: "llama3.2"', B64), { env: { OLLAMA_HOST: server.url, HARN_LLM_CALLS_DISABLED: "" } });
+    expect(r.error).toContain("option `vision` is not supported by `llama3.2` (provider `ollama`)");
+    expect(server.requests).toEqual([]);
   });
 });

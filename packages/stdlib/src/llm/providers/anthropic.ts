@@ -189,6 +189,11 @@ function toBlock(p: Part): Json {
         content: p.content,
         ...(p.is_error ? { is_error: true } : {}),
       };
+    case "image":
+      return {
+        type: "image",
+        source: p.base64 !== undefined ? { type: "base64", media_type: p.media_type, data: p.base64 } : { type: "url", url: p.url },
+      };
   }
 }
 

@@ -7,7 +7,7 @@
  * same way for the streaming and the single-object transport.
  */
 
-import { argumentsObject, canonicalize, hasTools, isNativeTool, partsText, setDefined, stopList, toolSchema } from "../messages";
+import { argumentsObject, canonicalize, hasTools, imageParts, isNativeTool, partsText, setDefined, stopList, toolSchema } from "../messages";
 import { stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -35,7 +35,10 @@ export class OllamaProvider extends HttpProvider {
         messages.push({ role: "tool", content: p.content, ...(name !== undefined ? { tool_name: name } : {}) });
       }
       const text = partsText(m.parts);
-      if (text !== "" || m.parts.length === 0) messages.push({ role: m.role, content: text });
+      // url images are refused before the request (agent/llm/gates.ts)
+      const images = imageParts(m.parts).flatMap((p) => (p.base64 !== undefined ? [p.base64] : []));
+      if (images.length > 0) messages.push({ role: m.role, content: text, images });
+      else if (text !== "" || m.parts.length === 0) messages.push({ role: m.role, content: text });
     }
     const body: Record<string, unknown> = { model: req.model, messages, stream: streaming };
     // Ollama has no tool_choice; "none" means: do not offer the tools.

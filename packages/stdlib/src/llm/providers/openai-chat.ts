@@ -6,7 +6,7 @@
  * `data: [DONE]`.
  */
 
-import { argumentsString, canonicalize, hasTools, isNativeTool, partsText, setDefined, toolSchema } from "../messages";
+import { argumentsString, canonicalize, hasTools, imageParts, imageUrl, isNativeTool, partsText, setDefined, toolSchema } from "../messages";
 import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -47,7 +47,12 @@ export class OpenAiChatProvider extends HttpProvider {
         if (p.type === "tool_result") messages.push({ role: "tool", tool_call_id: p.tool_call_id, content: p.content });
       }
       const text = partsText(m.parts);
-      if (text !== "" || m.parts.length === 0) messages.push({ role: m.role, content: text });
+      const images = imageParts(m.parts);
+      if (images.length > 0) {
+        const content: Json[] = text === "" ? [] : [{ type: "text", text }];
+        for (const p of images) content.push({ type: "image_url", image_url: { url: imageUrl(p), ...(p.detail ? { detail: p.detail } : {}) } });
+        messages.push({ role: m.role, content });
+      } else if (text !== "" || m.parts.length === 0) messages.push({ role: m.role, content: text });
     }
     const body: Record<string, unknown> = { model: req.model, messages };
     if (hasTools(req.tools)) {

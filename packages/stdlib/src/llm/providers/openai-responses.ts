@@ -8,7 +8,7 @@
  * output item, so the adapter maps item ids to call ids.
  */
 
-import { argumentsString, canonicalize, hasTools, isNativeTool, searchFlags, partsText, setDefined, toolSchema } from "../messages";
+import { argumentsString, canonicalize, hasTools, imageParts, imageUrl, isNativeTool, searchFlags, partsText, setDefined, toolSchema } from "../messages";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
 import { arr, HttpProvider, num, obj, str, type Json } from "./http";
@@ -21,7 +21,12 @@ export class OpenAiResponsesProvider extends HttpProvider {
         if (p.type === "tool_result") input.push({ type: "function_call_output", call_id: p.tool_call_id, output: p.content });
       }
       const text = partsText(m.parts);
-      if (text !== "" || m.parts.length === 0) input.push({ role: m.role, content: text });
+      const images = imageParts(m.parts);
+      if (images.length > 0) {
+        const content: Json[] = text === "" ? [] : [{ type: "input_text", text }];
+        for (const p of images) content.push({ type: "input_image", image_url: imageUrl(p), ...(p.detail ? { detail: p.detail } : {}) });
+        input.push({ role: m.role, content });
+      } else if (text !== "" || m.parts.length === 0) input.push({ role: m.role, content: text });
       for (const p of m.parts) {
         if (p.type === "tool_call") {
           input.push({ type: "function_call", call_id: p.id, name: p.name, arguments: argumentsString(p.arguments) });
