@@ -23,6 +23,7 @@ import { COMPACTION_BUILTINS } from "./transcript/compact";
 import { WORKER_BUILTINS } from "./workers/builtins";
 import { CHECKPOINT_BUILTINS } from "./checkpoint/builtins";
 import { HITL_BUILTINS } from "./hitl/builtins";
+import { COMMAND_POLICY_BUILTINS } from "./permissions/command_policy";
 
 export { LONG_RUNNING_NOTE } from "./tools/spec";
 export { MockProvider } from "./mock/provider";
@@ -51,6 +52,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   WORKER_BUILTINS,
   CHECKPOINT_BUILTINS,
   HITL_BUILTINS,
+  COMMAND_POLICY_BUILTINS,
   DAEMONS_BUILTINS,
 ];
 

@@ -271,6 +271,16 @@ export function hostMockResult(rt: Runtime, cap: string, op: string, params: HDi
   return undefined;
 }
 
+/**
+ * What every `process.exec` passes through when the agent layer has
+ * installed its command-policy gate (agent/permissions/command_policy.ts,
+ * agents-surface.md §5.3): the gate decides, and calls `run` (mocks, then
+ * the local implementation) for a command it lets through.
+ */
+export type ProcessExecGate = (params: HDict, ctx: CallContext, run: (params: HDict) => Value | Promise<Value>) => Promise<Value>;
+
+export const PROCESS_EXEC_GATE = new RuntimeSlot<{ gate: ProcessExecGate | null }>("host.process_exec_gate", () => ({ gate: null }));
+
 export const HOST_BUILTINS = builtinModule("core/host", (def) => {
   def("host_call", (args, ctx) => {
     const name = strArg(args, 0);
@@ -280,8 +290,12 @@ export const HOST_BUILTINS = builtinModule("core/host", (def) => {
     const op = name.slice(dot + 1);
     const p = arg(args, 1);
     const params = p instanceof HDict ? p : HDict.empty();
-    const mocked = hostMockResult(ctx.runtime, cap, op, params);
-    return mocked !== undefined ? mocked : localCall(cap, op, params, ctx);
+    const run = (p: HDict): Value | Promise<Value> => {
+      const mocked = hostMockResult(ctx.runtime, cap, op, p);
+      return mocked !== undefined ? mocked : localCall(cap, op, p, ctx);
+    };
+    const gate = name === "process.exec" ? ctx.runtime.slot(PROCESS_EXEC_GATE).gate : null;
+    return gate !== null ? gate(params, ctx, run) : run(params);
   });
 
   def("host_mock", (args, ctx) => {

@@ -29,8 +29,10 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "agent_session_compact", "background_tasks", "background_task_wait", "sub_agent_run", "spawn_agent",
     "wait_agent", "send_input", "worker_trigger", "close_agent", "resume_agent", "list_agents", "checkpoint",
     "checkpoint_get", "checkpoint_exists", "checkpoint_list", "checkpoint_delete", "checkpoint_clear",
-    "ask_user", "request_approval", "dual_control", "escalate_to", "hitl_pending", "daemon_spawn",
-    "daemon_trigger", "daemon_snapshot", "daemon_stop", "daemon_resume", "daemon_wait", "daemon_connect",
+    "ask_user", "request_approval", "dual_control", "escalate_to", "hitl_pending", "command_policy",
+    "command_policy_push", "command_policy_pop", "command_risk_scan", "command_result_scan",
+    "command_llm_risk_scan", "daemon_spawn", "daemon_trigger", "daemon_snapshot", "daemon_stop",
+    "daemon_resume", "daemon_wait", "daemon_connect",
   ],
   workflow: [
     "skill_registry", "skill_define", "skill_find", "skill_list", "skill_select", "skill_remove",

@@ -4,6 +4,7 @@
  * policy and permissions in force (agents-surface.md §5), and session-end
  * cleanup (§1.15) in a `finally` on every exit path.
  */
+import { normalizePolicy } from "../permissions/command_policy";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { parsePermissions } from "../permissions/dynamic";
 import { PermissionGate } from "../permissions/gate";
@@ -161,7 +162,12 @@ function loopGovernance(ctx: CallContext, options: HDict): Governance {
     throw reason;
   }
   const own = parsePermissions(options.get("permissions"), "agent_loop");
-  return { policy, permissions: own ? [...outer.permissions, own] : outer.permissions };
+  const commands = options.get("command_policy");
+  return {
+    policy,
+    permissions: own ? [...outer.permissions, own] : outer.permissions,
+    commandPolicy: commands === null ? (outer.commandPolicy ?? null) : normalizePolicy(commands, "agent_loop: command_policy"),
+  };
 }
 
 /**

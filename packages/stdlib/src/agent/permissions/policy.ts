@@ -144,6 +144,8 @@ export function policyDict(p: CapabilityPolicy): HDict {
 export interface Governance {
   policy: CapabilityPolicy | null;
   permissions: readonly PermissionPolicy[];
+  /** The loop's `command_policy` (command_policy.ts), if any. */
+  commandPolicy?: HDict | null;
 }
 
 const NONE: Governance = { policy: null, permissions: [] };
