@@ -1,12 +1,12 @@
 /**
- * JWTs, Ed25519/X25519 keys and signed URLs (spec/stdlib.md §23) on Node's
+ * JWTs, Ed25519/X25519 keys and signed URLs (signed-url.ts) (spec/stdlib.md §23) on Node's
  * crypto. Raw 32-byte keys travel as lowercase hex and are wrapped in the
  * fixed PKCS#8/SPKI prefixes Node needs to import them.
  */
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from "node:crypto";
-import { display, HarnError, HBytes, HDict, isNumeric, toJsNumber, type Value } from "@harn/vm";
+import { display, HarnError, HBytes, HDict, type Value } from "@harn/vm";
 import { parseJson, stringifyJson } from "../core/json";
-import { formParse, formSerialize } from "./form";
+import { signedUrl, verifySignedUrl } from "./signed-url";
 import { builtinModule } from "../registry/define";
 
 function str(v: Value | undefined): string {
@@ -112,68 +112,6 @@ function keypair(kind: "ed25519" | "x25519"): HDict {
   return HDict.of({ private: Buffer.from(d).toString("hex"), public: Buffer.from(x).toString("hex") });
 }
 
-// ---------------------------------------------------------------------------
-// Signed URLs: HMAC-SHA256 over the path and the sorted, form-encoded query
-
-function canonical(url: URL, pairs: [string, string][]): string {
-  const sorted = pairs.filter(([k]) => k !== "signature").sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
-  return `${url.pathname}?${formSerialize(sorted)}`;
-}
-
-function hmacHex(secret: string, text: string): string {
-  return createHmac("sha256", secret).update(text).digest("hex");
-}
-
-function signedUrl(base: string, claims: Value, secret: string, expiresAt: Value, opts: Value): string {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw HarnError.thrown(`signed_url: invalid URL '${base}'`);
-  }
-  const pairs = formParse(url.search);
-  if (claims instanceof HDict) for (const k of claims.keys()) if (claims.get(k) !== null) pairs.push([k, str(claims.get(k))]);
-  pairs.push(["expires", str(expiresAt)]);
-  const kid = opts instanceof HDict ? opts.get("kid") : null;
-  if (kid !== null) pairs.push(["kid", str(kid)]);
-  const sig = hmacHex(secret, canonical(url, pairs));
-  const all = [...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  all.push(["signature", sig]);
-  return `${url.origin}${url.pathname}?${formSerialize(all)}${url.hash}`;
-}
-
-function verifySignedUrl(text: string, secrets: Value, now: Value): HDict {
-  const result = (o: Record<string, Value>) =>
-    HDict.of({ valid: false, reason: "ok", signature_valid: false, expired: false, expires_at: null, kid: null, claims: HDict.empty(), ...o });
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return result({ reason: "malformed" });
-  }
-  const pairs = formParse(url.search);
-  const get = (k: string) => pairs.find(([n]) => n === k)?.[1] ?? null;
-  const claims = new Map<string, Value>();
-  for (const [k, v] of pairs) if (!["signature", "expires", "kid"].includes(k)) claims.set(k, v);
-  const sig = get("signature");
-  const kid = get("kid");
-  const expiresText = get("expires");
-  const expiresAt = expiresText !== null && /^-?\d+$/.test(expiresText) ? Number(expiresText) : null;
-  const base = { kid, expires_at: expiresAt, claims: new HDict(claims) };
-  if (sig === null) return result({ ...base, reason: "missing_signature" });
-  if (expiresAt === null) return result({ ...base, reason: "missing_expiry" });
-  let secret: string | null;
-  if (secrets instanceof HDict) secret = kid !== null && secrets.has(kid) ? str(secrets.get(kid)) : null;
-  else secret = str(secrets);
-  if (secret === null) return result({ ...base, reason: "unknown_key" });
-  const expect = hmacHex(secret, canonical(url, pairs));
-  const signatureValid = expect.length === sig.length && timingSafeEqual(Buffer.from(expect), Buffer.from(sig));
-  const nowSec = isNumeric(now) ? toJsNumber(now) : Date.now() / 1000;
-  const expired = nowSec >= expiresAt;
-  const reason = !signatureValid ? "bad_signature" : expired ? "expired" : "ok";
-  return result({ ...base, valid: signatureValid && !expired, reason, signature_valid: signatureValid, expired });
-}
-
 export const SIGNING_BUILTINS = builtinModule("http/signing", (def) => {
   def("jwt_sign", (args) => jwtSign(str(args[0]), args[1] ?? HDict.empty(), str(args[2])));
   def("jwt_verify", (args) => {
@@ -207,6 +145,6 @@ export const SIGNING_BUILTINS = builtinModule("http/signing", (def) => {
     }
   });
 
-  def("signed_url", (args) => signedUrl(str(args[0]), args[1] ?? null, str(args[2]), args[3] ?? null, args[4] ?? null));
-  def("verify_signed_url", (args) => verifySignedUrl(str(args[0]), args[1] ?? null, args[2] ?? null));
+  def("signed_url", signedUrl);
+  def("verify_signed_url", verifySignedUrl);
 });
