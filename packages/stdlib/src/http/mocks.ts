@@ -80,7 +80,9 @@ export function takeMock(rt: Runtime, spec: RequestSpec): MockResponse | null {
       method: spec.method,
       url: spec.url,
       headers: spec.headers.map(([k, v]) => [k.toLowerCase(), v]),
-      body: spec.body,
+      // A multipart body is recorded as its (lossy) text, as the reference
+      // records it; other binary bodies stay bytes.
+      body: spec.multipart && spec.body instanceof Uint8Array ? new TextDecoder().decode(spec.body) : spec.body,
     });
     return r;
   }

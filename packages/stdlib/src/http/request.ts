@@ -4,8 +4,8 @@
  * timeouts, retry and redirect policy. Validation failures are thrown
  * strings with the reference's texts.
  */
-import { display, HarnError, HBytes, HDict, HDuration, HFloat, type Value } from "@harn/vm";
-import { DEFAULT_BOUNDARY, formData } from "../formats/multipart";
+import { display, HarnError, HDict, HDuration, HFloat, type Value } from "@harn/vm";
+import { httpMultipart } from "../formats/multipart";
 import { appendQuery } from "./form";
 
 export interface RetryPolicy {
@@ -30,8 +30,10 @@ export interface RequestSpec {
   url: string;
   /** Header names as given (validated), values as display strings. */
   headers: [string, string][];
-  /** Text, or bytes for a binary multipart body. */
+  /** Text, or bytes for a multipart body. */
   body: string | Uint8Array | null;
+  /** The body was built from the `multipart` option. */
+  multipart: boolean;
   totalTimeoutMs: number;
   connectTimeoutMs: number | null;
   readTimeoutMs: number | null;
@@ -140,11 +142,11 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
   const optBody = opt(options, "body");
   if (payload === null && optBody !== null) payload = str(optBody);
   const multipart = opt(options, "multipart");
+  let multipartBody: Uint8Array | null = null;
   if (payload === null && multipart !== null) {
-    const form = formData(multipart, DEFAULT_BOUNDARY);
-    const b = form.get("body");
-    payload = b instanceof HBytes ? b.data : str(b);
-    if (!headers.some(([k]) => k.toLowerCase() === "content-type")) headers.push(["Content-Type", str(form.get("content_type"))]);
+    const form = httpMultipart(multipart);
+    payload = multipartBody = form.body;
+    if (!headers.some(([k]) => k.toLowerCase() === "content-type")) headers.push(["Content-Type", form.contentType]);
   }
 
   const timeout = timeoutOption(options);
@@ -156,6 +158,7 @@ export function buildRequest(fn: string, methodIn: string, urlIn: string, body: 
     url,
     headers,
     body: payload,
+    multipart: payload !== null && payload === multipartBody,
     totalTimeoutMs: total,
     connectTimeoutMs: msValue(opt(options, "connect_timeout_ms")),
     readTimeoutMs: msValue(opt(options, "read_timeout_ms")),

@@ -144,10 +144,16 @@ describe("http against a real server", () => {
   let tmp: string;
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     let body = "";
-    req.on("data", (c) => (body += c));
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      body += c;
+      chunks.push(c);
+    });
     req.on("end", () => {
       const url = new URL(req.url!, "http://x");
-      if (url.pathname === "/echo") {
+      if (url.pathname === "/form") {
+        res.end(JSON.stringify({ type: req.headers["content-type"], body: Buffer.concat(chunks).toString("base64") }));
+      } else if (url.pathname === "/echo") {
         res.setHeader("Content-Type", "application/json");
         res.setHeader("X-Multi", ["a", "b"]);
         res.end(JSON.stringify({ method: req.method, path: req.url, body, auth: req.headers.authorization ?? null, custom: req.headers["x-custom"] ?? null }));
@@ -204,6 +210,19 @@ describe("http against a real server", () => {
     expect(headers.get("content-type")).toBe("application/json");
     expect(headers.get("x-multi")).toBe("a, b");
     expect(r.call("http_mock_calls")).toEqual([]);
+    await r.rt.shutdown();
+  });
+  it("sends a multipart body byte for byte, binary parts too", async () => {
+    const r = setup();
+    const file = new HBytes(new Uint8Array([0xff, 0x00, 0x0d, 0x0a, 0x2d]));
+    const res = (await settle(r.callP("http_post", `${base}/form`, d({ multipart: [d({ name: "bin", value: file, filename: "b.dat" }), d({ name: "t", value: "é" })] })))) as HDict;
+    const got = JSON.parse(res.get("body") as string) as { type: string; body: string };
+    expect(got.type).toBe("multipart/form-data; boundary=harn-boundary");
+    const parsed = r.call("multipart_parse", new HBytes(new Uint8Array(Buffer.from(got.body, "base64"))), got.type) as HDict;
+    const [bin, t] = parsed.get("fields") as HDict[];
+    expect([...(bin!.get("bytes") as HBytes).data]).toEqual([0xff, 0x00, 0x0d, 0x0a, 0x2d]);
+    expect(bin!.get("filename")).toBe("b.dat");
+    expect(t!.get("text")).toBe("é");
     await r.rt.shutdown();
   });
   it("does not throw on non-2xx statuses", async () => {
@@ -495,9 +514,8 @@ describe("multipart option", () => {
     r.call("http_mock", "POST", "*", d({ status: 201 }));
     r.call("http_post", "https://up.test/files", d({ multipart: [d({ name: "f", filename: "a.txt", content: "hi" })] }));
     const call = (r.call("http_mock_calls") as HDict[])[0]!;
-    expect(show(call.get("headers"))).toBe("{content-type: multipart/form-data; boundary=harn-form-boundary}");
-    expect(call.get("body")).toBe(
-      '--harn-form-boundary\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: application/octet-stream\r\n\r\nhi\r\n--harn-form-boundary--\r\n',
-    );
+    // the reference's fixed boundary, and no Content-Type line unless given (core-gaps.md §7.6)
+    expect(show(call.get("headers"))).toBe("{content-type: multipart/form-data; boundary=harn-boundary}");
+    expect(call.get("body")).toBe('--harn-boundary\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nhi\r\n--harn-boundary--\r\n');
   });
 });
