@@ -160,37 +160,36 @@ function replaceBasename(p: string, name: string): string {
 }
 
 /**
- * Workspace-boundary classification (§14 `path_workspace_info`): relative
- * paths are workspace-relative unless they climb out of the root; absolute
- * paths are host paths, mapped back into the workspace when they lie under
- * the root. Documented choice: the reference's root-drift recovery is not
- * reproduced (`recovered_root_drift` is always false).
+ * Workspace-boundary classification (spec/core-gaps.md §7.5
+ * `path_workspace_info`): relative paths are workspace-relative unless they
+ * climb out of the root; absolute paths under the root are host paths with
+ * their workspace part; an absolute path that does not exist but whose
+ * slash-stripped form lies in the workspace (a script that took the
+ * workspace for `/`) is recovered as workspace-relative.
  */
-export function workspaceInfo(input: string, root: string): HDict {
-  const base = { input, recovered_root_drift: false } as Record<string, Value>;
+export function workspaceInfo(input: string, rootArg: string): HDict {
+  const result = (o: Record<string, Value>) =>
+    HDict.of({ host_path: null, input, kind: "invalid", normalized: null, reason: null, recovered_root_drift: false, workspace_path: null, ...o });
+  if (input.trim() === "") return result({ reason: "path is empty" });
+  if (input.includes("\0")) return result({ reason: "path contains NUL bytes" });
   const path = input.replace(/\\/g, "/");
-  if (path.trim() === "") {
-    return HDict.of({ ...base, kind: "invalid", normalized: null, workspace_path: null, host_path: null, reason: "empty path" });
-  }
-  const rootNorm = pureNormalize(root.replace(/\\/g, "/"));
+  const root = pureNormalize(nodePath.resolve(rootArg.replace(/\\/g, "/")));
   const normalized = pureNormalize(path);
+  const escapes = (p: string) => p === ".." || p.startsWith("../");
+  const join = (p: string) => (p === "." ? root : pushPath(root, p));
   if (!purePath(path).absolute) {
-    if (normalized === ".." || normalized.startsWith("../")) {
-      return HDict.of({ ...base, kind: "invalid", normalized, workspace_path: null, host_path: null, reason: "path escapes the workspace root" });
-    }
-    const hostPath = normalized === "." ? rootNorm : pushPath(rootNorm, normalized);
-    return HDict.of({ ...base, kind: "workspace_relative", normalized, workspace_path: normalized, host_path: hostPath, reason: null });
+    if (escapes(normalized)) return result({ normalized, host_path: join(normalized), reason: "workspace-relative path escapes the workspace root" });
+    return result({ kind: "workspace_relative", normalized, workspace_path: normalized, host_path: join(normalized) });
   }
-  const rel = pureRelative(normalized, rootNorm);
-  const inside = rel !== null && rel !== ".." && !rel.startsWith("../");
-  return HDict.of({
-    ...base,
-    kind: "host_absolute",
-    normalized,
-    workspace_path: inside ? rel : null,
-    host_path: normalized,
-    reason: inside ? null : "path is outside the workspace root",
-  });
+  const rel = pureRelative(normalized, root);
+  if (rel !== null && !escapes(rel)) return result({ kind: "host_absolute", normalized, workspace_path: rel, host_path: normalized });
+  if (path.startsWith("/") && !existsSync(normalized)) {
+    const drifted = pureNormalize(path.replace(/^\/+/, ""));
+    if (drifted !== "" && drifted !== "." && !escapes(drifted) && (existsSync(join(drifted)) || existsSync(nodePath.dirname(join(drifted))))) {
+      return result({ kind: "workspace_relative", normalized: drifted, workspace_path: drifted, host_path: join(drifted), recovered_root_drift: true });
+    }
+  }
+  return result({ kind: "host_absolute", normalized, host_path: normalized });
 }
 
 // ---------------------------------------------------------------------------

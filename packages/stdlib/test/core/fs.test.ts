@@ -148,6 +148,10 @@ describe("workspace paths", () => {
     expect((r.call("path_workspace_info", "../outside") as import("@harn/vm").HDict).get("kind")).toBe("invalid");
     expect(r.call("path_workspace_normalize", "a/b", "/other")).toBe("a/b");
   });
+  it("reports an empty path and a NUL byte as invalid, with the reference's reasons", () => {
+    expect((r.call("path_workspace_info", " \t") as import("@harn/vm").HDict).get("reason")).toBe("path is empty");
+    expect((r.call("path_workspace_info", "a\0b") as import("@harn/vm").HDict).get("reason")).toBe("path contains NUL bytes");
+  });
 });
 
 describe("delete_file with an empty path", () => {
