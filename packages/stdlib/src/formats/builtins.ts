@@ -10,6 +10,7 @@ import { pointerDelete, pointerGet, pointerSet, pointerTokens } from "./pointer"
 import { tomlParse, tomlStringify } from "./toml";
 import { queryParse, queryStringify, urlBuild, urlParse } from "./url";
 import { STORE_BUILTINS } from "./store";
+import { METADATA_BUILTINS } from "./metadata";
 import { ARCHIVES_BUILTINS } from "./archive";
 import { COMPRESSION_BUILTINS } from "./compress";
 import { JUNIT_BUILTINS } from "./junit";
@@ -93,4 +94,4 @@ function rowDicts(head: string[], rows: string[][]): HDict[] {
 }
 
 /** The formats group's builtin modules (lazy/groups.ts), in install order. */
-export const FORMAT_MODULES: readonly BuiltinModule[] = [STORE_BUILTINS, COMPRESSION_BUILTINS, ARCHIVES_BUILTINS, JUNIT_BUILTINS, MULTIPART_BUILTINS, SECRET_SCAN_BUILTINS, FORMATS_BUILTINS];
+export const FORMAT_MODULES: readonly BuiltinModule[] = [STORE_BUILTINS, METADATA_BUILTINS, COMPRESSION_BUILTINS, ARCHIVES_BUILTINS, JUNIT_BUILTINS, MULTIPART_BUILTINS, SECRET_SCAN_BUILTINS, FORMATS_BUILTINS];
