@@ -18,7 +18,7 @@
  * replaces (never edits) one it changes, so an entry that is the same
  * object is the same message.
  */
-import { appendedSince, markOf, type ListMark } from "../loop/transcript";
+import { appendedSince, markOf, prefixOf, type ListMark } from "../loop/transcript";
 import { Corrupt, type Snapshot } from "./files";
 import { type Json, type JsonObject } from "../../core/json";
 
@@ -125,7 +125,7 @@ export class SnapshotTracker {
 function prefixView(snapshot: Snapshot, field: ListField, back: Json[]): void {
   const n = back.length;
   Object.defineProperty(snapshot, field, {
-    get: () => (back.length === n ? back : back.slice(0, n)),
+    get: () => prefixOf(back, n),
     enumerable: true,
     configurable: true,
   });

@@ -206,6 +206,14 @@ export function appendedSince<T>(mark: ListMark | null, list: readonly T[]): T[]
   return list.slice(mark.length);
 }
 
+/** The first `n` entries of a list that has only been appended to since
+ * it held `n`: the list itself while it still does, else a copy of that
+ * prefix. How a holder of a growing list (a mock call record, a committed
+ * daemon snapshot) reads the entries it was given. */
+export function prefixOf<T>(list: readonly T[], n: number): readonly T[] {
+  return list.length === n ? list : list.slice(0, n);
+}
+
 /**
  * `requestMessages` for a loop, turn after turn: the messages appended
  * since the last turn are copied and added to the last request, so a

@@ -6,6 +6,7 @@ import { display, HarnError, HDict, type Runtime, type Value } from "@harn/vm";
 import { ERROR_CATEGORIES } from "../../core/assert";
 import { fromJson, isJsonObject, type JsonObject, parseJsonKeepingFloats, toJson } from "../../core/json";
 import { mockState, type MockEntry, type MockError } from "./state";
+import { prefixOf } from "../loop/transcript";
 import { builtinModule } from "../../registry/define";
 
 function optInt(d: HDict, key: string): number | undefined {
@@ -110,7 +111,7 @@ export const MOCK_BUILTINS = builtinModule("agent/mock/builtins", (def) => {
       (c) =>
         new HDict(
           new Map<string, Value>([
-            ["messages", fromJson(c.messages.length === c.count ? c.messages : c.messages.slice(0, c.count))],
+            ["messages", fromJson(prefixOf(c.messages, c.count))],
             ["system", c.system],
             ["tools", c.tools === null ? null : fromJson(c.tools)],
             ["thinking", fromJson(c.thinking as JsonObject)],
