@@ -23,8 +23,7 @@ export interface ModelRequest {
 
 export async function callModel(rt: Runtime, llm: LlmSettings, req: ModelRequest, signal: AbortSignal): Promise<LlmResponse> {
   const intercept = llm.provider === "mock" || mockState(rt).intercepting;
-  checkImages(req.messages, llm.provider);
-  checkGates(rt, llm, req.messages);
+  checkGates(rt, llm, checkImages(rt, req.messages, llm.provider));
   const request: LlmRequest = {
     provider: intercept ? "mock" : llm.provider,
     model: llm.model,
