@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 function runtime(): Runtime {
-  const rt = new Runtime({ stdout: { write() {} }, stderr: { write() {} } });
+  const rt = new Runtime({ stdout: { write() {} }, stderr: { write() {} }, cwd: process.cwd(), env: {} });
   runtimes.push(rt);
   return rt;
 }
