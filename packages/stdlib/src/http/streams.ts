@@ -4,7 +4,8 @@
  * per-handle queue, waiting up to `timeout_ms` (a `{type: "timeout"}`
  * answer) and answering nil once the stream is closed and drained. SSE
  * frames are parsed with eventsource-parser; WebSockets use undici's client.
- * Every handle is closed when the runtime shuts down.
+ * Every handle is closed when the runtime shuts down. `max_message_bytes`
+ * (core-gaps.md §7.8) bounds each message both ways.
  */
 import { createParser } from "eventsource-parser";
 import { display, HarnError, HBytes, HDict, realClock, RuntimeSlot, type CallContext, type Clock, type Runtime, type Value } from "@harn/vm";
@@ -18,18 +19,33 @@ import type { Socket } from "node:net";
 import { builtinModule } from "../registry/define";
 
 type Message = HDict;
+/** What a receive takes off the queue: a message, or the error that ended
+ * the stream (a message over `max_message_bytes`). */
+type Item = Message | HarnError;
 type Undici = Awaited<ReturnType<typeof undici>>;
 
 /** A queue of messages with waiters, closed once the source ends. */
 class Inbox {
-  private readonly items: Message[] = [];
-  private waiters: ((m: Message | null) => void)[] = [];
+  private items: Item[] = [];
+  private waiters: ((m: Item | null) => void)[] = [];
   closed = false;
+  /** Ended by an error: once it has been raised, receives answer nil. */
+  failed = false;
 
-  push(m: Message): void {
+  push(m: Item): void {
+    if (this.failed) return;
     const w = this.waiters.shift();
     if (w) w(m);
     else this.items.push(m);
+  }
+
+  /** Queues `e` after what is already waiting and ends the stream there:
+   * the receive that reaches it raises it, later ones answer nil. */
+  fail(e: HarnError): void {
+    if (this.failed) return;
+    this.push(e);
+    this.failed = true;
+    this.close();
   }
 
   close(): void {
@@ -42,14 +58,16 @@ class Inbox {
    * nil once closed and drained. */
   take(timeoutMs: number, signal: AbortSignal, clock: Clock): Value | Promise<Value> {
     const m = this.items.shift();
-    if (m) return m;
+    if (m) return this.deliver(m);
     if (this.closed) return null;
     if (timeoutMs <= 0) return HDict.of({ type: "timeout" });
     return new Promise<Value>((resolve, reject) => {
-      const done = (v: Message | null) => {
+      const done = (v: Item | null) => {
         cancelTimer();
         signal.removeEventListener("abort", onAbort);
-        resolve(v);
+        // a waiter only exists while the queue is empty: nothing to drop
+        if (v instanceof HarnError) reject(v);
+        else resolve(v);
       };
       const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== done);
@@ -65,6 +83,14 @@ class Inbox {
       this.waiters.push(done);
     });
   }
+
+  /** A message as receive answers it; an error drops whatever was queued
+   * behind it (the stream ended there) and is thrown. */
+  private deliver(m: Item): Message {
+    if (!(m instanceof HarnError)) return m;
+    this.items = [];
+    throw m;
+  }
 }
 
 interface Handle {
@@ -74,6 +100,9 @@ interface Handle {
   mocked: boolean;
   /** websocket mocks with `echo: true` */
   echo: boolean;
+  /** `max_message_bytes`: longer messages end the stream (receive) or are
+   * refused (send) */
+  maxBytes: number;
   send: ((data: string | Uint8Array) => void) | null;
   close: () => void;
 }
@@ -117,6 +146,54 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * connection after a reasonable wait.
  */
 const WS_CLOSE_GRACE_MS = 1_000;
+
+/** The error undici's WebSocket reports for a frame over `maxPayloadSize`. */
+const UNDICI_PAYLOAD_TOO_BIG = "Payload size exceeds maximum allowed size";
+
+/** The default `max_message_bytes` (core-gaps.md §7.8). */
+const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** `max_message_bytes` of a connect's options: an int, at least 1. */
+function maxMessageBytes(options: HDict | null): number {
+  const v = options?.get("max_message_bytes");
+  if (typeof v === "bigint") return v > 0n ? Number.MAX_SAFE_INTEGER : 1;
+  return typeof v === "number" ? Math.max(1, v) : DEFAULT_MAX_MESSAGE_BYTES;
+}
+
+function exceeded(fn: string, limit: number): HarnError {
+  return HarnError.runtime(`${fn}: message exceeded max_message_bytes (${limit})`);
+}
+
+/** A received message's size: the bytes of its text or binary data. */
+function messageBytes(m: HDict): number {
+  const b64 = m.get("data_base64");
+  if (typeof b64 === "string") return Buffer.from(b64, "base64").length;
+  const data = m.get("data");
+  return typeof data === "string" ? Buffer.byteLength(data) : 0;
+}
+
+/** Queues `m`, or the receive error in its place when it is over `limit`. */
+function pushLimited(inbox: Inbox, m: HDict, limit: number, fn: string): void {
+  if (messageBytes(m) > limit) inbox.fail(exceeded(fn, limit));
+  else inbox.push(m);
+}
+
+/**
+ * Bounds the line an event-stream parser is holding: a line longer than the
+ * limit plus the longest field prefix (`data: `) is longer than any message
+ * the limit allows, so the stream can stop before it is read to its end.
+ */
+class LineGuard {
+  private length = 0;
+  constructor(private readonly limit: number) {}
+
+  /** Whether the lines `chunk` ends or continues still fit. */
+  fits(chunk: Uint8Array): boolean {
+    const lf = Math.max(chunk.lastIndexOf(0x0a), chunk.lastIndexOf(0x0d));
+    this.length = lf < 0 ? this.length + chunk.length : chunk.length - lf - 1;
+    return this.length <= this.limit + "data: ".length;
+  }
+}
 
 function str(v: Value): string {
   return typeof v === "string" ? v : display(v);
@@ -188,13 +265,14 @@ export function sseFrame(event: Value, options: Value): string {
 }
 
 function connectSse(ctx: CallContext, s: TransportState, id: string, method: string, url: string, options: HDict | null): Value | Promise<Value> {
+  const maxBytes = maxMessageBytes(options);
   const mock = s.sseMocks.find((m) => urlMatches(m.pattern, url));
   if (mock) {
     const inbox = new Inbox();
     inbox.push(HDict.of({ type: "open" }));
-    for (const e of mock.events) inbox.push(mockedSseEvent(e));
+    for (const e of mock.events) pushLimited(inbox, mockedSseEvent(e), maxBytes, "sse_receive");
     inbox.close();
-    s.handles.set(id, { kind: "sse", url, inbox, mocked: true, echo: false, send: null, close: () => inbox.close() });
+    s.handles.set(id, { kind: "sse", url, inbox, mocked: true, echo: false, maxBytes, send: null, close: () => inbox.close() });
     record(s, { transport: "sse", action: "connect", method, url });
     return id;
   }
@@ -209,29 +287,40 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
       inbox.push(HDict.of({ type: "open", status: o.status }));
       let retry: number | null = null;
       const parser = createParser({
-        onEvent: (e) => inbox.push(sseMessage(e, retry)),
+        onEvent: (e) => pushLimited(inbox, sseMessage(e, retry), maxBytes, "sse_receive"),
         onRetry: (ms) => {
           retry = ms;
         },
       });
       const reader = o.body instanceof Uint8Array ? null : o.body;
       const decoder = new TextDecoder();
+      const lines = new LineGuard(maxBytes);
+      const feed = (chunk: Uint8Array, stream: boolean): boolean => {
+        // the parser holds a line until it ends: one that cannot fit in a
+        // message stops the stream instead of growing without bound
+        if (!lines.fits(chunk)) {
+          inbox.fail(exceeded("sse_receive", maxBytes));
+          return false;
+        }
+        parser.feed(decoder.decode(chunk, { stream }));
+        return !inbox.failed;
+      };
       const pump = async () => {
         if (!reader) {
-          parser.feed(decoder.decode(o.body as Uint8Array));
+          feed(o.body as Uint8Array, false);
           return;
         }
         for (;;) {
           const value = await reader.read();
-          if (value === null) break;
-          parser.feed(decoder.decode(value, { stream: true }));
+          if (value === null || !feed(value, true)) break;
         }
       };
-      pump().then(
-        () => inbox.close(),
-        () => inbox.close(),
-      );
-      s.handles.set(id, { kind: "sse", url, inbox, mocked: false, echo: false, send: null, close: () => (o.close(), inbox.close()) });
+      const end = () => {
+        if (inbox.failed) o.close();
+        inbox.close();
+      };
+      pump().then(end, end);
+      s.handles.set(id, { kind: "sse", url, inbox, mocked: false, echo: false, maxBytes, send: null, close: () => (o.close(), inbox.close()) });
       return id;
     },
     (e) => {
@@ -241,7 +330,7 @@ function connectSse(ctx: CallContext, s: TransportState, id: string, method: str
   );
 }
 
-async function connectWebSocket(ctx: CallContext, s: TransportState, id: string, url: string, options: HDict | null): Promise<Value> {
+async function connectWebSocket(ctx: CallContext, s: TransportState, id: string, url: string, options: HDict | null, maxBytes: number): Promise<Value> {
   const { Agent, buildConnector, WebSocket } = await undici(ctx.runtime);
   const headers: Record<string, string> = {};
   const h = options?.get("headers");
@@ -253,6 +342,9 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
   const sockets = new Set<Socket>();
   const connector = buildConnector({ ...(/^wss:/i.test(url) && extraCaConnectOptions(ctx.runtime)) });
   const dispatcher = new Agent({
+    // undici stops reading a frame as soon as its header says it is over
+    // the limit, failing the connection with the error below
+    webSocket: { maxPayloadSize: maxBytes },
     connect: (opts, cb) =>
       connector(opts, (err, socket) => {
         if (socket) {
@@ -299,8 +391,13 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
   });
   ws.addEventListener("message", (ev) => {
     const d = ev.data as unknown;
-    if (typeof d === "string") inbox.push(HDict.of({ type: "text", data: d }));
-    else inbox.push(HDict.of({ type: "binary", data_base64: Buffer.from(d as ArrayBuffer).toString("base64") }));
+    const m =
+      typeof d === "string" ? HDict.of({ type: "text", data: d }) : HDict.of({ type: "binary", data_base64: Buffer.from(d as ArrayBuffer).toString("base64") });
+    pushLimited(inbox, m, maxBytes, "websocket_receive");
+    if (inbox.failed) closeWebSocket(ws, sockets, dispatcher);
+  });
+  ws.addEventListener("error", (ev) => {
+    if ((ev as { message?: string }).message === UNDICI_PAYLOAD_TOO_BIG) inbox.fail(exceeded("websocket_receive", maxBytes));
   });
   ws.addEventListener("close", (ev) => {
     inbox.push(HDict.of({ type: "close", code: ev.code, reason: ev.reason }));
@@ -312,6 +409,7 @@ async function connectWebSocket(ctx: CallContext, s: TransportState, id: string,
     inbox,
     mocked: false,
     echo: false,
+    maxBytes,
     send: (data) => ws.send(data),
     close: () => closeWebSocket(ws, sockets, dispatcher),
   });
@@ -387,24 +485,27 @@ export const STREAMS_BUILTINS = builtinModule("http/streams", (def) => {
     if (!/^wss?:\/\//.test(url)) throw HarnError.thrown(`websocket_connect: URL must start with ws:// or wss://, got '${url}'`);
     checkEgress(ctx.runtime, "websocket_connect", url);
     const id = `ws-${s.next++}`;
+    const options = optionsArg(args[1]);
+    const maxBytes = maxMessageBytes(options);
     const mock = s.wsMocks.find((m) => urlMatches(m.pattern, url));
     if (mock) {
       const inbox = new Inbox();
-      for (const m of mock.messages) inbox.push(wsMessage(m));
-      const h: Handle = { kind: "websocket", url, inbox, mocked: true, echo: mock.echo, send: null, close: () => inbox.close() };
+      for (const m of mock.messages) pushLimited(inbox, wsMessage(m), maxBytes, "websocket_receive");
+      const h: Handle = { kind: "websocket", url, inbox, mocked: true, echo: mock.echo, maxBytes, send: null, close: () => inbox.close() };
       if (mock.echo) h.send = (data) => inbox.push(typeof data === "string" ? HDict.of({ type: "text", data }) : wsMessage(new HBytes(data)));
       else if (mock.messages.length > 0) inbox.close();
       s.handles.set(id, h);
       record(s, { transport: "websocket", action: "connect", url });
       return id;
     }
-    return connectWebSocket(ctx, s, id, url, optionsArg(args[1]));
+    return connectWebSocket(ctx, s, id, url, options, maxBytes);
   });
   def("websocket_send", (args, ctx) => {
     const s = ctx.runtime.slot(transportSlot);
     const h = handle(ctx.runtime, "websocket_send", args);
     const v = args[1] ?? null;
     const data = v instanceof HBytes ? v.data : str(v);
+    if ((typeof data === "string" ? Buffer.byteLength(data) : data.length) > h.maxBytes) throw exceeded("websocket_send", h.maxBytes);
     if (h.mocked) record(s, { transport: "websocket", action: "send", url: h.url, data: v instanceof HBytes ? v : (data as string) });
     if (h.inbox.closed && !h.echo) throw HarnError.thrown("websocket_send: connection is closed");
     h.send?.(data);
@@ -413,8 +514,9 @@ export const STREAMS_BUILTINS = builtinModule("http/streams", (def) => {
   def("websocket_receive", (args, ctx) => {
     const h = handle(ctx.runtime, "websocket_receive", args);
     const r = h.inbox.take(timeoutArg(args[1]), ctx.signal, receiveClock(ctx.runtime, h));
-    // a mock that has played all its messages closes normally
-    if (r === null && h.mocked) return HDict.of({ type: "close", code: 1000, reason: "" });
+    // a mock that has played all its messages closes normally; one closed
+    // by an oversized message answers nil, as a closed socket does
+    if (r === null && h.mocked && !h.inbox.failed) return HDict.of({ type: "close", code: 1000, reason: "" });
     return r;
   });
   def("websocket_close", (args, ctx) => closeHandle(ctx.runtime, args));

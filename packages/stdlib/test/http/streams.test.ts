@@ -67,10 +67,12 @@ describe("websocket mocks", () => {
   });
 });
 
-/** The smallest WebSocket server that can echo short text frames. */
-function acceptWebSocket(socket: Socket, key: string): void {
+/** The smallest WebSocket server that can echo short text frames; on
+ * `/big` it then sends a 200-byte one. */
+function acceptWebSocket(socket: Socket, key: string, path: string): void {
   acceptHandshake(socket, key);
   socket.write(frame(1, Buffer.from("welcome")));
+  if (path === "/big") socket.write(frame(1, Buffer.alloc(200, "x")));
   socket.on("data", (buf: Buffer) => {
     const opcode = buf[0]! & 0x0f;
     const len = buf[1]! & 0x7f;
@@ -87,14 +89,31 @@ function acceptWebSocket(socket: Socket, key: string): void {
 describe("against real servers", () => {
   let server: Server;
   let port = 0;
+  const wsSockets: Socket[] = [];
   beforeAll(async () => {
     server = createServer((req, res) => {
       res.writeHead(200, { "Content-Type": "text/event-stream" });
+      if (req.url === "/big") {
+        res.end(`data: small\n\ndata: ${"x".repeat(150)}\ndata: ${"y".repeat(150)}\n\ndata: after\n\n`);
+        return;
+      }
+      if (req.url === "/endless") {
+        // one line that never ends: the client must stop without it
+        res.write("data: ");
+        const more = () => {
+          if (!res.destroyed && res.write("z".repeat(1024))) setImmediate(more);
+        };
+        more();
+        return;
+      }
       res.write("retry: 250\n\n");
       res.write("event: greet\ndata: hello\nid: 1\n\n");
       setTimeout(() => res.end("data: bye\n\n"), 30);
     });
-    server.on("upgrade", (req, socket) => acceptWebSocket(socket as Socket, String(req.headers["sec-websocket-key"])));
+    server.on("upgrade", (req, socket) => {
+      wsSockets.push(socket as Socket);
+      acceptWebSocket(socket as Socket, String(req.headers["sec-websocket-key"]), req.url ?? "/");
+    });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as { port: number }).port;
   });
@@ -128,5 +147,87 @@ describe("against real servers", () => {
     expect(show(await settle(r.callP("websocket_receive", h, 2000)))).toBe("{data: echo:ping, type: text}");
     expect(r.call("websocket_close", h)).toBe(true);
     await r.rt.shutdown();
+  });
+
+  it("ends a WebSocket at a message over max_message_bytes", async () => {
+    const r = setup();
+    const h = (await settle(r.callP("websocket_connect", `ws://127.0.0.1:${port}/big`, d({ max_message_bytes: 100 })))) as string;
+    const socket = wsSockets.at(-1)!;
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    expect(show(await settle(r.callP("websocket_receive", h, 2000)))).toBe("{data: welcome, type: text}");
+    const e = await raised(() => r.callP("websocket_receive", h, 2000));
+    expect([e.kind, e.message]).toEqual(["runtime", "websocket_receive: message exceeded max_message_bytes (100)"]);
+    expect(await settle(r.callP("websocket_receive", h, 2000))).toBeNull();
+    await closed; // the connection is gone, not just ignored
+    expect((await raised(() => r.callP("websocket_send", h, "x".repeat(101)))).message).toBe("websocket_send: message exceeded max_message_bytes (100)");
+    await r.rt.shutdown();
+  });
+
+  it("ends an event stream at an event over max_message_bytes", async () => {
+    const r = setup();
+    const h = (await settle(r.callP("sse_connect", "GET", `http://127.0.0.1:${port}/big`, d({ max_message_bytes: 200 })))) as string;
+    expect(show(await settle(r.callP("sse_receive", h, 2000)))).toBe("{status: 200, type: open}");
+    expect(show(await settle(r.callP("sse_receive", h, 2000)))).toBe("{data: small, event: message, id: nil, retry_ms: nil, type: event}");
+    const e = await raised(() => r.callP("sse_receive", h, 2000));
+    expect([e.kind, e.message]).toEqual(["runtime", "sse_receive: message exceeded max_message_bytes (200)"]);
+    expect(await settle(r.callP("sse_receive", h, 2000))).toBeNull();
+    await r.rt.shutdown();
+  });
+
+  it("stops reading an event line that outgrows max_message_bytes", async () => {
+    const r = setup();
+    const h = (await settle(r.callP("sse_connect", "GET", `http://127.0.0.1:${port}/endless`, d({ max_message_bytes: 4096 })))) as string;
+    expect(show(await settle(r.callP("sse_receive", h, 2000)))).toBe("{status: 200, type: open}");
+    const e = await raised(() => r.callP("sse_receive", h, 5000));
+    expect(e.message).toBe("sse_receive: message exceeded max_message_bytes (4096)");
+    expect(await settle(r.callP("sse_receive", h, 2000))).toBeNull();
+    await r.rt.shutdown();
+  });
+});
+
+describe("max_message_bytes on mocks", () => {
+  it("raises at the oversized message, closes, then answers nil", async () => {
+    const r = setup();
+    r.call("websocket_mock", "wss://ws.test/*", ["short", "x".repeat(11), "never"]);
+    const h = (await settle(r.callP("websocket_connect", "wss://ws.test/a", d({ max_message_bytes: 10 })))) as string;
+    expect(show(await settle(r.callP("websocket_receive", h)))).toBe("{data: short, type: text}");
+    const e = await raised(() => r.callP("websocket_receive", h));
+    expect([e.kind, e.message]).toEqual(["runtime", "websocket_receive: message exceeded max_message_bytes (10)"]);
+    expect(await settle(r.callP("websocket_receive", h))).toBeNull();
+    // a message of exactly the limit passes; bytes count, not characters
+    r.call("websocket_mock", "wss://ws.test/*", ["x".repeat(10)]);
+    const h3 = (await settle(r.callP("websocket_connect", "wss://ws.test/c", d({ max_message_bytes: 10 })))) as string;
+    expect(show(await settle(r.callP("websocket_receive", h3)))).toBe("{data: xxxxxxxxxx, type: text}");
+    r.call("websocket_mock", "wss://ws.test/*", ["ééééé!"]);
+    const h4 = (await settle(r.callP("websocket_connect", "wss://ws.test/d", d({ max_message_bytes: 10 })))) as string;
+    expect((await raised(() => r.callP("websocket_receive", h4))).message).toBe("websocket_receive: message exceeded max_message_bytes (10)");
+  });
+
+  it("refuses oversized sends; the default is 1 MiB and the minimum 1", async () => {
+    const r = setup();
+    r.call("websocket_mock", "wss://echo.test", d({ echo: true }));
+    const small = (await settle(r.callP("websocket_connect", "wss://echo.test", d({ max_message_bytes: 4 })))) as string;
+    expect((await raised(() => r.call("websocket_send", small, "hello"))).message).toBe("websocket_send: message exceeded max_message_bytes (4)");
+    expect(r.call("websocket_send", small, "hell")).toBe(true);
+    const dflt = (await settle(r.callP("websocket_connect", "wss://echo.test"))) as string;
+    expect(r.call("websocket_send", dflt, "x".repeat(1024 * 1024))).toBe(true);
+    expect((await raised(() => r.call("websocket_send", dflt, "x".repeat(1024 * 1024 + 1)))).message).toBe(
+      "websocket_send: message exceeded max_message_bytes (1048576)",
+    );
+    const one = (await settle(r.callP("websocket_connect", "wss://echo.test", d({ max_message_bytes: 0 })))) as string;
+    expect((await raised(() => r.call("websocket_send", one, "ab"))).message).toBe("websocket_send: message exceeded max_message_bytes (1)");
+    // refused sends are not recorded
+    const sends = (r.call("transport_mock_calls") as Value[]).filter((c) => (c as HDict).get("action") === "send");
+    expect(sends.map((c) => ((c as HDict).get("data") as string).length)).toEqual([4, 1024 * 1024]);
+  });
+
+  it("applies to mocked events", async () => {
+    const r = setup();
+    r.call("sse_mock", "https://events.test/*", ["ok", d({ data: "x".repeat(9) }), "never"]);
+    const h = (await settle(r.callP("sse_connect", "GET", "https://events.test/s", d({ max_message_bytes: 8 })))) as string;
+    expect(show(await settle(r.callP("sse_receive", h)))).toBe("{type: open}");
+    expect(show(await settle(r.callP("sse_receive", h)))).toBe("{data: ok, event: message, id: nil, retry_ms: nil, type: event}");
+    expect((await raised(() => r.callP("sse_receive", h))).message).toBe("sse_receive: message exceeded max_message_bytes (8)");
+    expect(await settle(r.callP("sse_receive", h))).toBeNull();
   });
 });

@@ -13,9 +13,10 @@ export function acceptHandshake(socket: Socket, key: string): void {
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
 }
 
-/** A server frame (unmasked, payload under 126 bytes). */
+/** A server frame (unmasked, payload under 64 KiB). */
 export function frame(opcode: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([0x80 | opcode, payload.length]), payload]);
+  const head = payload.length < 126 ? Buffer.from([0x80 | opcode, payload.length]) : Buffer.from([0x80 | opcode, 126, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([head, payload]);
 }
 
 /** For a plain `net` server: reads the upgrade request off `socket`,
