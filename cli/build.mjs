@@ -80,17 +80,21 @@ const lazyChildProcessInCommander = {
       // built-ins, which an ES module bundle can only do through this.
       banner: { js: `import { createRequire as __harnRequire } from "node:module"; const require = __harnRequire(import.meta.url);` },
       stdin: {
-        contents: `import { generateFromRegistry } from "./packages/stdlib/src/registry/generate.ts";
-          process.stdout.write(JSON.stringify(generateFromRegistry()));
+        // Written to a file: process.exit after a large write to a pipe
+        // can cut the output short.
+        contents: `import { writeFileSync } from "node:fs";
+          import { generateFromRegistry } from "./packages/stdlib/src/registry/generate.ts";
+          writeFileSync(process.argv[2], JSON.stringify(generateFromRegistry()));
           process.exit(0);`,
         resolveDir: repo,
         loader: "ts",
       },
       outfile: script,
     });
-    const run = spawnSync(process.execPath, [script], { encoding: "utf8", maxBuffer: 64 << 20 });
+    const out = join(genDir, "generated.json");
+    const run = spawnSync(process.execPath, [script, out], { encoding: "utf8", maxBuffer: 64 << 20 });
     if (run.status !== 0) throw new Error(`cli/build.mjs: generating from the builtin registry failed:\n${run.stderr}`);
-    const generated = JSON.parse(run.stdout);
+    const generated = JSON.parse(readFileSync(out, "utf8"));
     const groupNames = join(repo, "packages/stdlib/src/lazy/group-names.ts");
     if (readFileSync(groupNames, "utf8") !== generated.groupNamesSource) writeAtomically(groupNames, generated.groupNamesSource);
     writeAtomically(join(here, "dist/lint-knowledge.json"), JSON.stringify(generated.knowledge));
