@@ -145,7 +145,6 @@ export function factCollector(f: Facts): Visitors {
       if (!n.isPub && !n.name.startsWith("_")) f.functions.push({ name: n.name, node: n });
     },
     EvalPackDecl(n) {
-      if (n.bindingName === null) return;
       f.knownFunctions.add(n.bindingName);
       if (!n.isPub && !n.bindingName.startsWith("_")) f.functions.push({ name: n.bindingName, node: n });
     },

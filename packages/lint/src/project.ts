@@ -52,7 +52,7 @@ export function moduleExports(p: Program): string[] {
         out.push(n.name);
         break;
       case "EvalPackDecl":
-        if (n.bindingName) out.push(n.bindingName);
+        out.push(n.bindingName);
         break;
       case "LetBinding":
       case "VarBinding":

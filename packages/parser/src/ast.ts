@@ -143,7 +143,8 @@ export interface SkillDecl extends Base {
 
 export interface EvalPackDecl extends Base {
   kind: "EvalPackDecl";
-  bindingName: string | null;
+  /** NAME, or the name derived from the id when the header has none. */
+  bindingName: string;
   packId: string | null;
   fields: [string, Node][];
   body: Node[];

@@ -463,7 +463,8 @@ export function parseSkill(p: ParserState, start: number, isPub: boolean): Node 
 /**
  * `eval_pack [NAME] ["id"] { … }`: manifest fields `name: expr` (an
  * identifier directly followed by `:`), at most one `summarize { … }`, and
- * ordinary statements (§3.12).
+ * ordinary statements (§3.12). Without NAME the pack binds the name derived
+ * from its id (workflows.md §4.7).
  */
 export function parseEvalPack(p: ParserState, start: number, isPub: boolean): Node {
   p.advance();
@@ -472,6 +473,7 @@ export function parseEvalPack(p: ParserState, start: number, isPub: boolean): No
   if (p.at("Ident")) bindingName = p.advance().value as string;
   if (p.at("String")) packId = p.advance().value as string;
   if (bindingName === null && packId === null) p.consumeIdent("eval_pack name");
+  bindingName ??= evalPackBindingName(packId ?? "");
   p.consume("{");
   p.skipNL();
   const fields: [string, Node][] = [];
@@ -494,4 +496,12 @@ export function parseEvalPack(p: ParserState, start: number, isPub: boolean): No
   }
   p.consume("}");
   return { kind: "EvalPackDecl", bindingName, packId, fields, body, summarize, isPub, span: p.spanFrom(start) };
+}
+
+/** The name `eval_pack "some id" { … }` binds: the id lowercased, runs of
+ * other characters than ASCII letters and digits as `_`, trimmed of `_`
+ * (`eval_pack_` when nothing is left). */
+export function evalPackBindingName(id: string): string {
+  const name = id.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  return name === "" ? "eval_pack_" : name;
 }

@@ -259,7 +259,9 @@ describe("override, skill, eval_pack (§3.12)", () => {
     expect(one('eval_pack checks "pack-1" {\n  model: "m"\n  log(1)\n  summarize { done() }\n}')).toBe(
       '(eval_pack checks pack-1 model="m" {(call log 1)} summarize {(call done)})',
     );
-    expect(one('eval_pack "id" { }')).toBe("(eval_pack _ id {})");
+    expect(one('eval_pack "id" { }')).toBe("(eval_pack id id {})");
+    expect(one('eval_pack "Nightly Evals / v2!" { }')).toBe("(eval_pack nightly_evals_v2 Nightly Evals / v2! {})");
+    expect(one('eval_pack "--" { }')).toBe("(eval_pack eval_pack_ -- {})");
     expect(firstError("eval_pack { }")).toBe("Expected eval_pack name, got { at 1:11");
   });
 });

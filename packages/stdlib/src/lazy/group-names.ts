@@ -44,8 +44,9 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "artifact_apply_intent", "artifact_derive", "assemble_context", "handoff", "handoff_context",
     "artifact_select", "select_artifacts_adaptive", "artifact_context", "run_record", "run_record_save",
     "run_record_load", "run_record_fixture", "run_record_eval", "run_record_diff", "run_record_eval_suite",
-    "workflow_graph", "workflow_validate", "workflow_inspect", "workflow_policy_report", "workflow_commit",
-    "workflow_clone",
+    "eval_suite_manifest", "eval_suite_run", "eval_pack_manifest", "eval_pack_run", "eval_metric",
+    "eval_metrics", "workflow_graph", "workflow_validate", "workflow_inspect", "workflow_policy_report",
+    "workflow_commit", "workflow_clone",
   ],
   mcp: [
     "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",

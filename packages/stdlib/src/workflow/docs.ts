@@ -48,6 +48,18 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   run_record_eval: ["run_record_eval(run, fixture?)", "`{pass, failures, stage_count}`: the run checked against a fixture (default: its own)."],
   run_record_eval_suite: ["run_record_eval_suite(items)", "`{pass, total, passed, failed, cases}` over runs or `{run, fixture?, path?, label?}` items."],
   run_record_diff: ["run_record_diff(left, right)", "Stage, tool and observability differences of two runs, status change and count deltas, and whether they are identical."],
+  eval_suite_manifest: ["eval_suite_manifest(payload)", "`{_type: \"eval_suite_manifest\", id, name, base_dir, cases: [{label, run_path, fixture_path, compare_to}]}`."],
+  eval_suite_run: [
+    "eval_suite_run(manifest)",
+    "The suite report (`run_record_eval_suite`'s shape): each case's saved run (under `base_dir`) checked against its fixture file or its own fixture, and diffed against `compare_to` when given.",
+  ],
+  eval_pack_manifest: ["eval_pack_manifest(payload)", "The normalised eval pack `{version, id, name, description, base_dir, baseline, package, defaults, fixtures, rubrics, judge, cases, metadata}`."],
+  eval_pack_run: [
+    "eval_pack_run(manifest)",
+    "`{pack_id, pass, total, passed, failed, blocking_failed, warning_failed, informational_failed, cases}`: each case's run checked against its fixture, thresholds, baseline and rubric assertions; failures of warning and informational cases do not fail the pack.",
+  ],
+  eval_metric: ["eval_metric(name, value, metadata?)", "Records a metric of this run."],
+  eval_metrics: ["eval_metrics()", "The recorded metrics `[{name, value, metadata?}]`, in order."],
   workflow_graph: ["workflow_graph(input)", "The normalised workflow graph `{_type: \"workflow_graph\", id, name, version, entry, nodes, edges, capability_policy, approval_policy, metadata, audit_log}` (the act/verify/repair shorthand expanded; node tools kept as given)."],
   workflow_validate: ["workflow_validate(graph, ceiling?)", "`{valid, errors, warnings, reachable_nodes}`: structure, node-kind rules and capability policies against the ceiling (default: the builtin one)."],
   workflow_inspect: ["workflow_inspect(graph, ceiling?)", "`{graph, validation, node_count, edge_count}`."],

@@ -64,6 +64,13 @@ function unwrap(n: A.Node): A.Node {
   return n.kind === "AttributedDecl" ? unwrap(n.inner) : n;
 }
 
+/** A top-level declaration as module initialisation runs it: an eval pack
+ * is bound without running its body (workflows.md §4.7). */
+function declaration(n: A.Node): A.Node {
+  const d = unwrap(n);
+  return d.kind === "EvalPackDecl" ? { ...d, body: [], summarize: null } : n;
+}
+
 /** Collect enum/interface names and every declared name (late-binding
  * candidates) before compiling: function, tool and struct names, names
  * bound by `let`/`var`/`for` identifier patterns, parameters of functions,
@@ -93,6 +100,9 @@ function prescan(interp: Interpreter, program: A.Program): void {
       case "StructDecl":
       case "SkillDecl":
         late.add(n.name);
+        break;
+      case "EvalPackDecl":
+        late.add(n.bindingName);
         break;
       case "Closure":
         params(n.params);
@@ -202,7 +212,7 @@ export class ProgramRunner {
     if (isModule) {
       // A module runs its bindings and declarations; a module that marks
       // anything `pub` exports only those names.
-      const stmts = [...items.filter((i) => isBinding(unwrap(i))), ...items.filter((i) => DECL_KINDS.has(unwrap(i).kind))];
+      const stmts = [...items.filter((i) => isBinding(unwrap(i))), ...items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map(declaration)];
       const pubs = items.map(unwrap).filter((n) => (n as { isPub?: boolean }).isPub === true && "name" in n);
       if (pubs.length > 0) exported = new Set([...pubs.map((n) => (n as { name: string }).name), ...reexported.keys()]);
       const ev = c.block(stmts, false);
@@ -212,7 +222,7 @@ export class ProgramRunner {
       const wanted = this.opts.entry;
       const entry = (wanted !== undefined ? pipelines.find((p) => p.name === wanted) : undefined) ?? pipelines.find((p) => p.name === "default") ?? pipelines[0]!;
       const p1 = items.filter((i) => isBinding(unwrap(i))).map((i) => c.stmt(i));
-      const p2 = items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map((i) => c.stmt(i));
+      const p2 = items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map((i) => c.stmt(declaration(i)));
       const chain: A.Node[] = [];
       const seen = new Set<string>();
       const addChain = (p: A.Pipeline) => {

@@ -119,6 +119,26 @@ export function diffRuns(left: HDict, right: HDict): HDict {
   });
 }
 
+/** `{pass, total, passed, failed, cases}` over case rows with a `pass` key. */
+export function suiteReport(cases: HDict[]): HDict {
+  const passed = cases.filter((c) => c.get("pass") === true).length;
+  return HDict.of({ pass: passed === cases.length, total: cases.length, passed, failed: cases.length - passed, cases });
+}
+
+/** One suite case row (§4.5): the label defaults to the workflow name, then the run id. */
+export function suiteCase(run: HDict, label: Value, failures: string[], sourcePath: string | null, comparison: HDict | null): HDict {
+  return HDict.of({
+    run_id: run.get("id"),
+    workflow_id: run.get("workflow_id"),
+    label: label ?? run.get("workflow_name") ?? run.get("id"),
+    pass: failures.length === 0,
+    failures,
+    stage_count: dicts(run.get("stages")).length,
+    source_path: sourcePath,
+    comparison,
+  });
+}
+
 export function loadRun(rt: Runtime, path: string, builtin: string): HDict {
   const full = resolvePath(rt, path);
   let raw: string;
@@ -168,24 +188,14 @@ export const RUN_RECORD_BUILTINS = builtinModule("workflow/run_records", (def, r
   def("run_record_eval_suite", (args) => {
     const items = args[0];
     if (!Array.isArray(items)) throw fail("run_record_eval_suite: missing list");
-    const cases = dicts(items).map((item) => {
-      const isRun = item.get("_type") === "run_record" || !item.has("run");
-      const run = runArg(rt, isRun ? item : item.get("run"), "run_record_eval_suite");
-      const r = evalRun(rt, run, isRun ? null : item.get("fixture"));
-      const path = isRun ? null : item.get("path");
-      const label = (isRun ? null : item.get("label")) ?? run.get("workflow_name") ?? run.get("id");
-      return HDict.of({
-        run_id: run.get("id"),
-        workflow_id: run.get("workflow_id"),
-        label,
-        pass: r.get("pass"),
-        failures: r.get("failures"),
-        stage_count: r.get("stage_count"),
-        source_path: typeof path === "string" ? path : null,
-        comparison: null,
-      });
-    });
-    const passed = cases.filter((c) => c.get("pass") === true).length;
-    return HDict.of({ pass: passed === cases.length, total: cases.length, passed, failed: cases.length - passed, cases });
+    return suiteReport(
+      dicts(items).map((item) => {
+        const isRun = item.get("_type") === "run_record" || !item.has("run");
+        const run = runArg(rt, isRun ? item : item.get("run"), "run_record_eval_suite");
+        const failures = evalRun(rt, run, isRun ? null : item.get("fixture")).get("failures") as string[];
+        const path = isRun ? null : item.get("path");
+        return suiteCase(run, isRun ? null : item.get("label"), failures, typeof path === "string" ? path : null, null);
+      }),
+    );
   });
 });

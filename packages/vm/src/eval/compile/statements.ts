@@ -9,7 +9,7 @@ import { HClosure, HDict, HEnum, HStruct, type Value, truthy } from "../../value
 import type { Compiler } from "../compile";
 import { BRK, CONT, Ctl, RET, TailCall } from "../control";
 import { ClosureImpl, type Ev, FnProto, type Frame } from "../frame";
-import { convertJsError, located, thenMaybe as then } from "../helpers";
+import { convertJsError, located, runBlock, thenMaybe as then } from "../helpers";
 import { shaped } from "../shape";
 import { applyFn } from "../fastops";
 import { operator } from "../optable";
@@ -139,9 +139,10 @@ export function compileStatement(c: Compiler, n: A.Node): Ev {
       return c.stmtInner(n.inner);
     case "SkillDecl":
       return c.stmtInner(skillBinding(n));
+    case "EvalPackDecl":
+      return evalPack(c, n);
     case "TypeDecl":
     case "InterfaceDecl":
-    case "EvalPackDecl":
     case "OverrideDecl":
     case "Pipeline":
       return NIL_EV;
@@ -575,4 +576,40 @@ function skillBinding(n: A.SkillDecl): A.LetBinding {
   const call = (name: string, args: A.Node[]): A.Node => ({ kind: "FunctionCall", name, nameSpan: span, typeArgs: [], args, span });
   const config: A.Node = { kind: "DictLiteral", entries: n.fields.map(([k, v]) => ({ key: str(k), value: v, computed: false })), span };
   return { kind: "LetBinding", pattern: { kind: "ident", name: n.name, span }, type: null, value: call("skill_define", [call("skill_registry", []), str(n.name), config]), span };
+}
+
+/**
+ * `eval_pack NAME "id" { field: expr … body … summarize { … } }`
+ * (workflows.md §4.7) binds an immutable NAME to
+ * `eval_pack_manifest({fields…, version: 1, id: "id" ?? "NAME"})` (version
+ * and id only when not given); then, when there are statements, runs the
+ * body and the summarize block in a scope that binds each field name, `id`
+ * and `version` to the normalised manifest's value.
+ */
+function evalPack(c: Compiler, n: A.EvalPackDecl): Ev {
+  const span = n.span;
+  const str = (value: string): A.Node => ({ kind: "StringLiteral", value, span });
+  const given = n.fields.map(([k]) => k);
+  const entries = n.fields.map(([k, v]) => ({ key: str(k), value: v, computed: false }));
+  if (!given.includes("version")) entries.push({ key: str("version"), value: { kind: "IntLiteral", value: 1n, span }, computed: false });
+  if (!given.includes("id")) entries.push({ key: str("id"), value: str(n.packId ?? n.bindingName), computed: false });
+  const manifest: A.Node = { kind: "FunctionCall", name: "eval_pack_manifest", nameSpan: span, typeArgs: [], args: [{ kind: "DictLiteral", entries, span }], span };
+  const bind = c.stmtInner({ kind: "LetBinding", pattern: { kind: "ident", name: n.bindingName, span }, type: null, value: manifest, span });
+  if (n.body.length === 0 && n.summarize === null) return bind;
+  const pack: A.Node = { kind: "Identifier", name: n.bindingName, span };
+  const fields: A.Node[] = [...new Set([...given, "id", "version"])].map((name) => ({
+    kind: "LetBinding",
+    pattern: { kind: "ident", name, span },
+    type: null,
+    value: { kind: "PropertyAccess", object: pack, property: name, propertySpan: span, span },
+    span,
+  }));
+  c.pushScope();
+  try {
+    const evs = [bind, c.block([...fields, ...n.body], false)];
+    if (n.summarize !== null) evs.push(c.scopedBlock(n.summarize, false));
+    return (fr) => runBlock(evs, false, fr);
+  } finally {
+    c.popScope();
+  }
 }
