@@ -221,6 +221,60 @@ println(r.transcript.messages.filter({ m -> m.role == "tool" })[0].content)
   });
 });
 
+describe("skill-scoped MCP binding (mcp.md §2.4)", () => {
+  it("binds a skill's declared servers while it is active and releases them when it is not; a server that cannot bind is a warning", async () => {
+    const pid = pidFile();
+    const project = join(work.dir, "skills-project");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(project, "harn.toml"),
+      `[[mcp]]
+name = "notes"
+command = "node"
+args = [${JSON.stringify(HELPER)}, "--pid-file", ${JSON.stringify(pid)}]
+lazy = true
+`,
+    );
+    const run = harn(
+      project,
+      `var skills = skill_registry()
+skills = skill_define(skills, "notes", {description: "Keep notes", requires_mcp: ["notes"], mcp: ["nowhere"]})
+var reg = tool_registry()
+reg = tool_define(reg, "echo", "Echo a note", {parameters: {text: "string"}, executor: "mcp_server", mcp_server: "notes"})
+llm_mock({text: "calling", tool_calls: [{id: "c1", name: "echo", arguments: {text: "bound"}}]})
+llm_mock({text: "done"})
+println(mcp_registry_status()[0])
+// Not sticky: the second turn matches on the tool result's feedback
+// message (text tool format), which no skill matches, so it deactivates.
+let r = agent_loop("take notes", nil, {provider: "mock", tools: reg, skills: skills, skill_match: {sticky: false}})
+for e in transcript_events(r.transcript) {
+  if starts_with(e.kind, "skill_mcp") { println(e.kind + " " + json_stringify(e.metadata)) }
+}
+println(r.tools.successful)
+println(mcp_registry_status()[0])
+`,
+    );
+    const { code } = await run.exit;
+    expect(run.stderr()).toBe(
+      "[harn] mcp: deferred 'notes' (lazy, boots on first use)\n" +
+        "warning: skill 'notes' could not bind MCP server 'nowhere': mcp: no server named 'nowhere' is registered (check harn.toml)\n",
+    );
+    expect(run.stdout()).toBe(
+      [
+        "{active: false, lazy: true, name: notes, ref_count: 0}",
+        'skill_mcp_bound {"server":"notes","skill":"notes"}',
+        'skill_mcp_bind_failed {"error":"mcp: no server named \'nowhere\' is registered (check harn.toml)","server":"nowhere","skill":"notes"}',
+        'skill_mcp_unbound {"server":"notes","skill":"notes"}',
+        "[echo]",
+        "{active: false, lazy: true, name: notes, ref_count: 0}",
+        "",
+      ].join("\n"),
+    );
+    expect(code).toBe(0);
+    await eventually(() => !alive(pidIn(pid)), "the released server to exit");
+  });
+});
+
 /** An SDK Streamable HTTP server on 127.0.0.1 that wants a bearer token
  * and logs every request's method and headers. */
 async function sdkHttpServer(token: string) {

@@ -4,9 +4,11 @@
  * `skill_*` transcript events, the `## Active skills` system-prompt section,
  * tool scoping by `allowed_tools`, and the `load_skill` tool. The active
  * set of a named session outlives the loop, so a loop re-entering it starts
- * with the skills it had (§2.7 "session resume").
+ * with the skills it had (§2.7 "session resume"). Skills that list MCP
+ * servers (`requires_mcp`, alias `mcp`) bind them while active
+ * (spec/mcp.md §2.4).
  */
-import { display, float, HDict, isCallable, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
+import { display, float, HarnError, HDict, isCallable, isPromise, RuntimeSlot, type CallContext, type Runtime, type Value } from "@harn/vm";
 import picomatch from "picomatch";
 import { isSkillRegistry, skillEntries, skillRegistry } from "../../workflow/skills/registry";
 import { findSkill, signatureOf, skillBody, skillDirOf, substitute } from "../../workflow/skills/files";
@@ -112,9 +114,17 @@ function score(entry: HDict, prompt: string, tokens: readonly string[], files: r
   return { entry, score: total, reason: reasons.join("; ") };
 }
 
+/** The servers a skill binds while active (mcp.md §2.4). */
+function skillServers(entry: HDict): string[] {
+  return [...new Set([...strList(entry.get("requires_mcp")), ...strList(entry.get("mcp"))])];
+}
+
 export class LoopSkills {
   private active: ActiveSkill[] = [];
   private warned = false;
+  /** Skill name -> the servers this loop bound for it (each one binder of
+   * the declared-server registry). */
+  private readonly bound = new Map<string, string[]>();
 
   private constructor(
     readonly registry: HDict | null,
@@ -150,6 +160,13 @@ export class LoopSkills {
   /** Turn preflight: match on the first turn, and on every turn when not
    * sticky; then activate and deactivate with their events and hooks. */
   async preflight(host: SkillHost, ctx: CallContext, iteration: number): Promise<void> {
+    await this.match(host, ctx, iteration);
+    // Skills restored from the session or promoted by `load_skill` since
+    // the last turn are active too.
+    await this.syncServers(host, ctx);
+  }
+
+  private async match(host: SkillHost, ctx: CallContext, iteration: number): Promise<void> {
     if (this.registry === null || (iteration > 0 && this.config.sticky)) return;
     const c = this.config;
     if (c.strategy !== "metadata" && !this.warned) {
@@ -202,6 +219,54 @@ export class LoopSkills {
     }
     // The new set in ranking order; a kept skill keeps a promoted body.
     this.active = next.map((x) => kept.find((a) => a.entry === x.entry) ?? { entry: x.entry, prompt: null });
+  }
+
+  /**
+   * mcp.md §2.4: `mcp_ensure_active` each server of a newly active skill
+   * (`skill_mcp_bound`; a failure is a warning and `skill_mcp_bind_failed`,
+   * and the loop goes on), `mcp_release` those of a skill no longer active
+   * (`skill_mcp_unbound`). Keep-alive expiry needs no sweep here: the
+   * registry's timers disconnect released servers.
+   */
+  private async syncServers(host: SkillHost, ctx: CallContext): Promise<void> {
+    const active = new Map(this.active.map((a) => [str(a.entry.get("name")), a.entry]));
+    const wanted = [...active].filter(([name, e]) => !this.bound.has(name) && skillServers(e).length > 0);
+    const gone = [...this.bound.keys()].filter((name) => !active.has(name));
+    if (wanted.length === 0 && gone.length === 0) return;
+    const registry = (await import("../../mcp/registry")).MCP_REGISTRY;
+    const servers = ctx.runtime.slot(registry);
+    for (const skill of gone) {
+      for (const server of this.bound.get(skill)!) {
+        servers.release(server);
+        await this.emit(host, ctx, "skill_mcp_unbound", `${skill}: ${server}`, { skill, server });
+      }
+      this.bound.delete(skill);
+    }
+    for (const [skill, entry] of wanted) {
+      const ok: string[] = [];
+      for (const server of skillServers(entry)) {
+        try {
+          await servers.ensureActive(server, ctx.signal);
+          ok.push(server);
+          await this.emit(host, ctx, "skill_mcp_bound", `${skill}: ${server}`, { skill, server });
+        } catch (e) {
+          if (ctx.signal.aborted) throw e;
+          const error = e instanceof HarnError ? (e.kind === "thrown" ? display(e.value) : e.message) : e instanceof Error ? e.message : String(e);
+          ctx.err(`warning: skill '${skill}' could not bind MCP server '${server}': ${error}\n`);
+          await this.emit(host, ctx, "skill_mcp_bind_failed", `${skill}: ${server}`, { skill, server, error });
+        }
+      }
+      this.bound.set(skill, ok);
+    }
+  }
+
+  /** The loop ended: give back every server it bound (no events: the
+   * transcript is final). A session resumed later binds them again. */
+  async releaseServers(rt: Runtime): Promise<void> {
+    if (this.bound.size === 0) return;
+    const servers = rt.slot((await import("../../mcp/registry")).MCP_REGISTRY);
+    for (const list of this.bound.values()) for (const server of list) servers.release(server);
+    this.bound.clear();
   }
 
   private async emit(host: SkillHost, ctx: CallContext, kind: string, text: string, metadata: Record<string, Value>): Promise<void> {

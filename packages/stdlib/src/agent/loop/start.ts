@@ -114,6 +114,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
     unbindTools();
     sessions.active.delete(sessionId);
     if (!anonymous) skills?.save(rt, sessionId);
+    await skills?.releaseServers(rt);
     if (settings.sessionId !== null || !anonymous) {
       // The loop's transcript replaces the stored one (agents-surface.md
       // §2.1), events appended meanwhile included.
