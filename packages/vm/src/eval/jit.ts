@@ -550,8 +550,9 @@ class Unit {
         const o = this.emitExpr(sh.obj, steps);
         const t = this.temp();
         const key = JSON.stringify(sh.name);
-        // A struct's field (ops.getProperty's second case) inline too.
-        steps.push(js(`${t} = ${o} instanceof HDict ? ${o}.get(${key}) : ${o} instanceof HStruct && (${t} = ${o}.fields.get(${key})) !== undefined ? ${t} : ${this.k(sh.slow)}(${o});`));
+        // A struct's field (ops.getProperty's second case) inline too,
+        // from the value's field record once it has one (values.ts).
+        steps.push(js(`${t} = ${o} instanceof HDict ? ${o}.get(${key}) : ${o} instanceof HStruct && (${t} = ${o}.rec !== undefined ? ${o}.rec[${key}] : ${o}.field(${key})) !== undefined ? ${t} : ${this.k(sh.slow)}(${o});`));
         return t;
       }
       case "index": {

@@ -22,9 +22,16 @@ export function promoteSlots(lines: string[]): string[] | null {
   }
   if (slots.size === 0) return null;
   const names = [...slots].sort((a, b) => a - b);
-  const store = names.map((n) => `s[${n}] = s${n};`).join(" ");
-  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")};`, "try {"];
-  for (const l of lines) out.push(l.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`));
+  // The preemption counter is a local too (nothing else ticks while the
+  // loop runs): a read-modify-write of `interp.ticks` per back-edge was a
+  // tenth of a simple loop's instructions.
+  const store = names.map((n) => `s[${n}] = s${n};`).join(" ") + " interp.ticks = tk;";
+  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`, "try {"];
+  for (const l of lines) {
+    const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
+    if (/interp\.ticks/.test(ticked.replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
+    out.push(ticked.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`));
+  }
   out.push(`} catch (e) { ${store} throw e; }`);
   return out;
 }
