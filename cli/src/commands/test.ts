@@ -80,12 +80,14 @@ function testEnv(stateRoot: string): Record<string, string | undefined> {
     HARN_LLM_PROVIDER: "mock",
     HARN_STATE_DIR: stateRoot,
     HARN_WORKER_STATE_DIR: join(stateRoot, "workers"),
+    // workflow_execute's default run files (workflows.md §1.5)
+    HARN_RUN_DIR: join(stateRoot, "runs"),
   };
 }
 
 /**
  * Run `body` with a state root of its own (checkpoints, the store, worker
- * snapshots), removed afterwards: tests run side by side and must not see
+ * snapshots, workflow runs), removed afterwards: tests run side by side and must not see
  * each other's state (agents-surface.md §7 [TS decision]).
  */
 async function withStateRoot<T>(body: (stateRoot: string) => Promise<T>): Promise<T> {

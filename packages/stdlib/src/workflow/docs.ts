@@ -65,6 +65,10 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   workflow_inspect: ["workflow_inspect(graph, ceiling?)", "`{graph, validation, node_count, edge_count}`."],
   workflow_policy_report: ["workflow_policy_report(graph, ceiling?)", "`{workflow_policy, ceiling, validation, nodes: [{node_id, policy, tools}]}`."],
   workflow_commit: ["workflow_commit(graph, reason?)", "The graph, validated against the builtin ceiling, with a `commit` audit entry."],
+  workflow_execute: [
+    "workflow_execute(task, graph, artifacts?, options?)",
+    "Runs the graph from its entry (stages, verify commands, condition/fork/join, map, reduce, escalation and sub-agent nodes) and returns `{status, run, artifacts, transcript, path}`; the run record is checkpointed to `path` (default `.harn-runs/<uuid>.json`, or under `HARN_RUN_DIR`).",
+  ],
   workflow_clone: ["workflow_clone(graph)", "A copy with id `<id>_clone`, the next version and a `clone` audit entry."],
   handoff: ["handoff(payload)", "The normalised handoff (`id, source_persona, target_persona_or_human, task, reason, evidence_refs, …, created_at`) of a handoff dict or handoff artifact."],
   handoff_context: ["handoff_context(payload)", "The handoff as prompt text: target, task, reason, evidence, questions, capabilities and side effects."],
