@@ -137,10 +137,20 @@ function modelPolicy(env: StageEnv, node: HDict): HDict {
   return mp;
 }
 
+/** A tool result message: native (`role: "tool"`, Anthropic's
+ * `tool_result` blocks) or the text contract's runtime feedback. */
+function isToolResult(m: Value): boolean {
+  if (!(m instanceof HDict)) return false;
+  if (m.get("role") === "tool" || m.get("role") === "tool_result") return true;
+  const c = m.get("content");
+  if (typeof c === "string") return m.get("role") === "user" && c.startsWith('<runtime_feedback kind="tool_results">');
+  return Array.isArray(c) && c.some((b) => b instanceof HDict && b.get("type") === "tool_result");
+}
+
 /** Drop tool results and non-public events (`output_visibility` public). */
 function redacted(t: Value): Value {
   if (!(t instanceof HDict)) return t;
-  const messages = list(t.get("messages")).filter((m) => !(m instanceof HDict && (m.get("role") === "tool" || m.get("role") === "tool_result")));
+  const messages = list(t.get("messages")).filter((m) => !isToolResult(m));
   const events = list(t.get("events")).filter((e) => !(e instanceof HDict) || e.get("visibility") === null || e.get("visibility") === "public");
   return t.with("messages", messages).with("events", events);
 }
@@ -231,7 +241,9 @@ export async function runModelStage(env: StageEnv, node: HDict, artifacts: reado
     const skillMatch = mp.get("skill_match") ?? env.options.get("skill_match");
     const tools = node.get("tools");
     const agent = node.get("mode") === "agent" || tools !== null;
-    if (agent || skills !== null) {
+    // A named session (shared across stages) lives in the agent-session
+    // store, which llm_call does not use: such stages run a one-turn loop.
+    if (agent || skills !== null || givenSession !== null) {
       mode = agent ? "agent" : "llm";
       opts = opts.with("persistent", agent);
       opts = opts.with("max_iterations", mp.get("max_iterations") ?? 16).with("max_nudges", mp.get("max_nudges") ?? 3);
