@@ -12,6 +12,7 @@ import { LAZY_GROUPS } from "./lazy/groups";
 import { installLazyGroup, type LazyGroup } from "./lazy/loader";
 import { installSchemaLowering } from "./schema/hook";
 import { installToolsNamespace } from "./longrun/tools_namespace";
+import { installWorkflowNamespace } from "./workflow/namespace";
 import { ASSERT_BUILTINS } from "./core/assert";
 import { BYTES_BUILTINS } from "./core/bytes";
 import { CIRCUITS_BUILTINS } from "./core/circuit";
@@ -113,6 +114,7 @@ export const INSTALL_STEPS: readonly InstallStep[] = [
   installToolsNamespace,
   lazy("agent"),
   lazy("workflow"),
+  installWorkflowNamespace,
   lazy("mcp"),
   installSchemaLowering,
   lazy("schema"),

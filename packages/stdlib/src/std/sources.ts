@@ -6,6 +6,7 @@
  * Kept as plain strings: the sources avoid `${` and backslashes so they
  * read the same here as in a `.harn` file.
  */
+import { AGENTS_WORKFLOW } from "./agents_workflow";
 import type { Runtime } from "@harn/vm";
 import { installWaitStdModules } from "./waits";
 
@@ -222,7 +223,7 @@ pub fn with_mocks(config, body) {
 `;
 
 // The worker accessors of std/agents (workflows.md §5.1); the workflow
-// helpers of the module come with the workflow runtime.
+// helpers are agents_workflow.ts.
 const AGENTS = `// std/agents: bundled with the runtime
 pub fn handoff_artifact(value) {
   let h = handoff(value)
@@ -291,7 +292,7 @@ pub fn checkpoint_stage_retry(name, max_retries, f) {
 
 export function installSourceStdModules(rt: Runtime): void {
   rt.stdModules.set("std/checkpoint", CHECKPOINT);
-  rt.stdModules.set("std/agents", AGENTS);
+  rt.stdModules.set("std/agents", AGENTS + AGENTS_WORKFLOW);
   rt.stdModules.set("std/runtime", RUNTIME);
   rt.stdModules.set("std/testing", TESTING);
   installWaitStdModules(rt);

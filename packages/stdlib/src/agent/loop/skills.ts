@@ -54,6 +54,32 @@ export interface SkillHost {
 /** Active skill names of sessions whose loops ended. */
 const SESSION_ACTIVE = new RuntimeSlot("agent.skills.active", () => new Map<string, string[]>());
 
+/** The skill context of workflow stages (§2.7 "Workflows"): session id ->
+ * the `skills`/`skill_match` options of the stage loop running in it.
+ * Loops started inside it (a tool handler's sub_agent_run) inherit them
+ * and share them in turn while they run. */
+const SHARED = new RuntimeSlot("agent.skills.shared", () => new Map<string, HDict>());
+
+/** Share `skills`/`skill_match` with loops nested in session `sessionId`
+ * until the returned function is called. */
+export function shareSkillContext(rt: Runtime, sessionId: string, skills: Value, skillMatch: Value): () => void {
+  const map = rt.slot(SHARED);
+  const context = HDict.of({ skills, skill_match: skillMatch });
+  map.set(sessionId, context);
+  return () => {
+    if (map.get(sessionId) === context) map.delete(sessionId);
+  };
+}
+
+/** `options` with the skill context shared by the calling session, when
+ * the loop names no skills of its own; null when nothing is inherited. */
+export function inheritedSkillOptions(rt: Runtime, callerSession: string | undefined, options: HDict): HDict | null {
+  if (options.get("skills") !== null || !callerSession) return null;
+  const shared = rt.slot(SHARED).get(callerSession);
+  if (shared === undefined) return null;
+  return options.with("skills", shared.get("skills")).with("skill_match", options.get("skill_match") ?? shared.get("skill_match"));
+}
+
 /** The `skills` option as a registry: a bare list of entries is wrapped,
  * anything else means no skills. */
 export function skillsOption(v: Value): HDict | null {

@@ -25,7 +25,7 @@ import { readLoopCompaction, type LoopCompaction } from "./compaction";
 import { AGENT_LOOP_BACKOFF_MS, readLoopSettings, type LoopSettings } from "./options";
 import { newProgress, transcriptDict, type LoopStatus } from "./result";
 import { AgentLoop, type LoopStart } from "./run";
-import { LOAD_SKILL, loadSkillSpec, LoopSkills } from "./skills";
+import { inheritedSkillOptions, LOAD_SKILL, loadSkillSpec, LoopSkills, shareSkillContext } from "./skills";
 import { LoopToolSearch } from "./tool_search";
 import { bindLoopTools } from "../tools/bound";
 import { messagesFromJson, userMessage, type Msg } from "./transcript";
@@ -62,7 +62,10 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   const restored = daemon ? await daemon.prepare() : null;
   const sessionId = start.resumed?.sessionId ?? settings.sessionId ?? `agent_session_${uuidV7(rt)}`;
   const anonymous = start.resumed ? start.resumed.anonymous : settings.sessionId === null;
-  const skills = LoopSkills.read(rt, start.options, anonymous ? null : sessionId);
+  // A loop nested in a workflow stage inherits the stage's skills (§2.7).
+  const inherited = inheritedSkillOptions(rt, ctx.sessionId, start.options);
+  const unshareSkills = inherited === null ? () => {} : shareSkillContext(rt, sessionId, inherited.get("skills"), inherited.get("skill_match"));
+  const skills = LoopSkills.read(rt, inherited ?? start.options, anonymous ? null : sessionId);
   const { specs, builtins, loadSkill } = loopTools(start, settings, skills !== null);
   const search = LoopToolSearch.read(start.options, llm.provider, llm.model, specs);
   let messages: Msg[];
@@ -112,6 +115,7 @@ async function runLoop(ctx: CallContext, start: LoopStart, settings: LoopSetting
   } finally {
     leaveGovernance();
     unbindTools();
+    unshareSkills();
     sessions.active.delete(sessionId);
     if (!anonymous) skills?.save(rt, sessionId);
     await skills?.releaseServers(rt);

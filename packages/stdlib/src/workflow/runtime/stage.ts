@@ -12,6 +12,7 @@ import { spawnCaptured } from "../../core/process";
 import { normalizeArtifact } from "../artifacts/record";
 import { parseContextPolicy, renderArtifacts, selectArtifacts } from "../artifacts/select";
 import { RESPONSE_CONTRACT } from "../../std/context";
+import { shareSkillContext } from "../../agent/loop/skills";
 
 export const str = (v: Value): string | null => (typeof v === "string" ? v : null);
 export const dict = (v: Value): HDict => (v instanceof HDict ? v : HDict.empty());
@@ -259,7 +260,14 @@ export async function runModelStage(env: StageEnv, node: HDict, artifacts: reado
       for (const k of ["permissions", "command_policy", "post_turn_callback", "nudge", "turn_policy"]) {
         if (mp.has(k) && mp.get(k) !== null) opts = opts.with(k, mp.get(k));
       }
-      result = dict(await callBuiltin(env.ctx, "agent_loop", [fullPrompt, system, opts]));
+      // Loops nested in this stage (a handler's sub_agent_run) inherit its
+      // skills (§2.7).
+      const unshare = skills !== null ? shareSkillContext(rt, sessionId, skills, skillMatch) : () => {};
+      try {
+        result = dict(await callBuiltin(env.ctx, "agent_loop", [fullPrompt, system, opts]));
+      } finally {
+        unshare();
+      }
       if (mode === "llm" && result.get("status") === "done") result = result.with("status", "completed");
     } else {
       mode = "llm";
