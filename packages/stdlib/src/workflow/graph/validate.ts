@@ -1,9 +1,9 @@
 /**
  * Workflow validation (spec/workflows.md §1.3): structure, node-kind rules
  * and capability policies against a ceiling, with the exact messages in
- * the spec's order. (Tool-surface diagnostics of node registries, §3.6,
- * are not checked yet.)
+ * the spec's order, then the tool-surface diagnostics of node tools.
  */
+import { validateSurface } from "../../agent/tools/surface";
 import { HDict, type Value } from "@harn/vm";
 import { capabilityPolicy } from "./normalize";
 
@@ -91,6 +91,18 @@ export function validateGraph(graph: HDict, ceiling: HDict): Validation {
   for (const id of ids) {
     const v = ceilingViolation((nodes.get(id) as HDict).get("capability_policy") as HDict, ceiling);
     if (v !== null) errors.push(`node ${id}: ${v}`);
+  }
+  // Tool-surface diagnostics of node tool registries (§1.3 last row,
+  // §3.6): the node's tools under its policies, prompt and system text.
+  for (const id of ids) {
+    const n = nodes.get(id) as HDict;
+    const tools = n.get("tools");
+    if (!(tools instanceof HDict) && !Array.isArray(tools)) continue;
+    const surface = HDict.of({ tools, policy: n.get("capability_policy"), approval_policy: n.get("approval_policy"), system: n.get("system"), prompt: n.get("prompt") });
+    for (const d of validateSurface(surface).get("diagnostics") as HDict[]) {
+      const text = `${String(d.get("code"))}: node ${id}: ${String(d.get("message"))}`;
+      (d.get("severity") === "error" ? errors : warnings).push(text);
+    }
   }
   return { valid: errors.length === 0, errors, warnings, reachable: [...reachable].sort() };
 }
