@@ -85,25 +85,17 @@ fn __wf_result(flow, r) {
   }
 }
 
-fn __wf_run(task, flow, overrides, session_id) {
+fn __wf_run(task, flow, options) {
   let g = workflow_graph(flow)
-  var options = overrides ?? {}
-  if session_id != nil {
-    options = options + {session_id: session_id}
-  }
   return __wf_result(g, workflow_execute(task, g, [], options))
 }
 
 pub fn task_run(task, flow, overrides = nil) {
-  return __wf_run(task, flow, overrides, nil)
+  return __wf_run(task, flow, overrides ?? {})
 }
 
 pub fn workflow_continue(prev, task, flow, overrides = nil) {
-  let sid = agent_session_open(nil)
-  for m in prev?.transcript?.messages ?? [] {
-    agent_session_inject(sid, m)
-  }
-  return __wf_run(task, flow, overrides, sid)
+  return __wf_run(task, flow, (overrides ?? {}) + {transcript: prev?.transcript ?? transcript()})
 }
 
 fn __wf_transcript(prev) {

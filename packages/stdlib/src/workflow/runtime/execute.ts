@@ -17,7 +17,7 @@ import { BUILTIN_CEILING, validateGraph, validationDict } from "../graph/validat
 import { loadRun } from "../records/builtins";
 import { normalizeRun, normalizeUsage } from "../records/run_record";
 import { executeNode } from "./nodes";
-import { dict, list, str, type NodeResult, type StageEnv } from "./stage";
+import { callBuiltin, dict, list, str, type NodeResult, type StageEnv } from "./stage";
 
 const dicts = (v: Value): HDict[] => list(v).filter((x): x is HDict => x instanceof HDict);
 
@@ -122,6 +122,16 @@ function failedResult(e: unknown): NodeResult {
   return { status: "failed", outcome: "error", branch: "error", text: "", artifacts: [], transcript: null, verification: null, usage: null, consumed: [], meta: { error: text } };
 }
 
+/** The `transcript` option (a seed): its messages go into a fresh agent
+ * session that every stage without a session of its own continues. */
+async function seeded(ctx: CallContext, options: HDict): Promise<HDict> {
+  const t = options.get("transcript");
+  if (!(t instanceof HDict) || options.get("session_id") !== null) return options;
+  const sid = await callBuiltin(ctx, "agent_session_open", [null]);
+  for (const m of list(t.get("messages"))) await callBuiltin(ctx, "agent_session_inject", [sid, m]);
+  return options.with("session_id", sid);
+}
+
 export async function workflowExecute(ctx: CallContext, args: Value[]): Promise<HDict> {
   const rt = ctx.runtime;
   const taskArg = args[0] ?? null;
@@ -199,7 +209,7 @@ export async function workflowExecute(ctx: CallContext, args: Value[]): Promise<
     run.meta("replayed_from", replaySource!.get("id"));
   }
 
-  const env: StageEnv = { ctx, task, options, graph };
+  const env: StageEnv = { ctx, task, options: await seeded(ctx, options), graph };
   let artifacts = dicts(run.get("artifacts"));
   const pending = list(run.get("pending_nodes")).map((x) => display(x));
   const queue = pending.length > 0 ? pending : resumed ? [] : [entry];
