@@ -46,7 +46,12 @@ export const GROUP_BUILTINS: Readonly<Record<string, readonly string[]>> = {
     "run_record_load", "run_record_fixture", "run_record_eval", "run_record_diff", "run_record_eval_suite",
     "eval_suite_manifest", "eval_suite_run", "eval_pack_manifest", "eval_pack_run", "eval_metric",
     "eval_metrics", "workflow_graph", "workflow_validate", "workflow_inspect", "workflow_policy_report",
-    "workflow_commit", "workflow_clone",
+    "workflow_commit", "workflow_insert_node", "workflow_replace_node", "workflow_rewire",
+    "workflow_set_model_policy", "workflow_set_context_policy", "workflow_set_auto_compact",
+    "workflow_set_output_visibility", "workflow_diff", "workflow_clone", "workflow_execute",
+    "workflow.signal", "workflow.publish_query", "workflow.query", "workflow.update", "workflow.receive",
+    "workflow.respond_update", "workflow.pause", "workflow.resume", "workflow.status",
+    "workflow.continue_as_new", "continue_as_new", "__workflow_continue_as_new",
   ],
   mcp: [
     "mcp_connect", "mcp_list_tools", "mcp_call", "mcp_list_resources", "mcp_list_resource_templates",
