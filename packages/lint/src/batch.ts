@@ -86,8 +86,23 @@ export class RunContext {
       importedHandles: this.graph.importedHandles(file, program),
       modules: (path) => this.graph.moduleAt(file, path),
       builtins: this.builtins,
-      rules: this.settings.requireFileHeader ? { ...config.rules, "require-file-header": { ...config.rules["require-file-header"], severity: "warning" } } : config.rules,
+      rules: this.rulesOf(config),
     });
+  }
+
+  /** With `--require-file-header`, each configuration's rules with that
+   * rule on: made once per configuration (the linter keeps what it works
+   * out from a rules object). */
+  private readonly withHeader = new WeakMap<LintConfig, LintConfig["rules"]>();
+
+  private rulesOf(config: LintConfig): LintConfig["rules"] {
+    if (!this.settings.requireFileHeader) return config.rules;
+    let rules = this.withHeader.get(config);
+    if (rules === undefined) {
+      rules = { ...config.rules, "require-file-header": { ...config.rules["require-file-header"], severity: "warning" } };
+      this.withHeader.set(config, rules);
+    }
+    return rules;
   }
 
   /** Read, parse and lint one file; its tree is dropped afterwards. */

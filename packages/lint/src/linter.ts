@@ -18,9 +18,9 @@ const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
 const NO_SETTING: RuleSetting = {};
 
 /** Each rule's setting, aliases resolved (lint.md §1.5). */
-function settingsOf(o: LintOptions): Map<string, RuleSetting> {
+function settingsOf(rules: Readonly<Record<string, RuleSetting>>): Map<string, RuleSetting> {
   const out = new Map<string, RuleSetting>();
-  for (const [id, setting] of Object.entries(o.rules ?? {})) {
+  for (const [id, setting] of Object.entries(rules)) {
     const rule = RULE_ALIASES.get(id) ?? id;
     out.set(rule, { ...out.get(rule), ...setting });
   }
@@ -117,10 +117,19 @@ class Context implements RuleContext {
  */
 export class Linter {
   private readonly dispatch = new Dispatch();
+  /** The rules to run and their settings, by rule configuration: a run
+   * passes the same configuration object for file after file. */
+  private readonly plans = new WeakMap<object, Plan>();
+
+  private planFor(rules: LintOptions["rules"]): Plan {
+    const key = rules ?? NO_RULES;
+    let p = this.plans.get(key);
+    if (p === undefined) this.plans.set(key, (p = planOf(settingsOf(key))));
+    return p;
+  }
 
   lint(program: Program, options: LintOptions = {}): Diagnostic[] {
     const source = options.source ?? null;
-    const settings = settingsOf(options);
     const project: ProjectFacts = {
       externallyImported: options.externallyImported ?? EMPTY_SET,
       wildcardExports: options.wildcardExports ?? EMPTY_MAP,
@@ -137,17 +146,10 @@ export class Linter {
     const f = new FileState(program, source, options.file ?? null, project, facts, src, walker);
 
     dispatch.add(factCollector(facts));
-    /** Rules whose findings are kept (for suppressions: what ran). */
-    const active = new Set<string>();
-    for (const rule of ALL_RULES) {
-      const setting = settings.get(rule.id) ?? NO_SETTING;
-      const { meta } = rule;
-      if (meta.needsSource && source === null) continue;
-      if (meta.optIn && (setting.severity === undefined || setting.severity === "off")) continue;
-      if (setting.severity !== "off") active.add(rule.id);
-      const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
-      const opts = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
-      dispatch.add(rule.create(new Context(f, rule, opts, configured)));
+    const { plan, active } = this.planFor(options.rules);
+    for (const p of plan) {
+      if (p.rule.meta.needsSource && source === null) continue;
+      dispatch.add(p.rule.create(new Context(f, p.rule, p.options, p.configured)));
     }
 
     walker.walk(program);
@@ -160,6 +162,30 @@ export class Linter {
 }
 
 const NO_OPTIONS = {};
+const NO_RULES: Readonly<Record<string, RuleSetting>> = {};
+
+/** What a rule configuration runs: each rule with its options and
+ * configured severity, and the rules whose findings are kept. */
+interface Plan {
+  plan: { rule: Rule; options: object; configured: Severity | null }[];
+  /** Rules whose findings are kept (for suppressions: what ran). */
+  active: Set<string>;
+}
+
+function planOf(settings: Map<string, RuleSetting>): Plan {
+  const plan: Plan["plan"] = [];
+  const active = new Set<string>();
+  for (const rule of ALL_RULES) {
+    const setting = settings.get(rule.id) ?? NO_SETTING;
+    const { meta } = rule;
+    if (meta.optIn && (setting.severity === undefined || setting.severity === "off")) continue;
+    if (setting.severity !== "off") active.add(rule.id);
+    const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
+    const options = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
+    plan.push({ rule, options, configured });
+  }
+  return { plan, active };
+}
 
 export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {
   return new Linter().lint(program, options);

@@ -32,23 +32,42 @@ export class Dispatch {
    * surgery and allocation (that was half of linting a small file). */
   private readonly slots = new Map<string, Handler[]>();
   /** The lists filled for the current file. */
-  private readonly filled = new Set<Handler[]>();
+  private readonly filled: Handler[][] = [];
+  /** The keys and slots the visitors of each `add` position had for the
+   * last file: a rule's visitors usually have the same keys file after
+   * file, and comparing keys is cheaper than looking each one up. */
+  private readonly seen: { keys: string[]; slots: Handler[][] }[] = [];
+  private adds = 0;
 
   /** Empty every list for the next file, keeping the key table. */
   reset(): void {
     for (const list of this.filled) list.length = 0;
-    this.filled.clear();
+    this.filled.length = 0;
+    this.adds = 0;
   }
 
   add(v: Visitors): void {
-    for (const key in v) {
-      const fn = (v as Record<string, unknown>)[key];
+    const keys = Object.keys(v);
+    const at = this.adds++;
+    let seen = this.seen[at];
+    if (seen === undefined || !sameKeys(seen.keys, keys)) {
+      seen = { keys, slots: keys.map((k) => this.slotFor(k)) };
+      this.seen[at] = seen;
+    }
+    const slots = seen.slots;
+    for (let i = 0; i < keys.length; i++) {
+      const fn = (v as Record<string, unknown>)[keys[i]!];
       if (typeof fn !== "function") continue;
-      let slot = this.slots.get(key);
-      if (slot === undefined) this.slots.set(key, (slot = this.slotOf(key)));
-      if (slot.length === 0) this.filled.add(slot);
+      const slot = slots[i]!;
+      if (slot.length === 0) this.filled.push(slot);
       slot.push(fn as Handler);
     }
+  }
+
+  private slotFor(key: string): Handler[] {
+    let slot = this.slots.get(key);
+    if (slot === undefined) this.slots.set(key, (slot = this.slotOf(key)));
+    return slot;
   }
 
   private slotOf(key: string): Handler[] {
@@ -70,6 +89,12 @@ export class Dispatch {
       }
     }
   }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A statement that leaves its block on every path (lint.md §3.3). */
