@@ -20,6 +20,7 @@ export {
   durationMs,
 } from "./eval/concurrency";
 export { suggest, levenshtein } from "./eval/suggest";
+export { nativeClosure } from "./eval/native";
 export { declaredTools, isToolDeclHandler, typeSchema as toolTypeSchema } from "./eval/tooldecl";
 export { type Clock, type CancelTimer, realClock, monotonicMs } from "./clock";
 export { VirtualClock, VIRTUAL_EPOCH_MS, type VirtualClockOptions } from "./virtual-clock";

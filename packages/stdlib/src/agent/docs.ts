@@ -123,6 +123,12 @@ export const AGENT_DOCS: BuiltinDocs = {
   tool_ref: ["tool_ref(name)", "`name`, when the bound registry has a tool of that name (thrown otherwise, listing the registered tools)."],
   tool_def: ["tool_def(name)", "The bound registry's entry of the tool `name`."],
   tool_surface_validate: ["tool_surface_validate(surface, options?)", "`{valid, diagnostics: [{code, severity, message, tool?, field?}]}`: the active tools' schemas, annotations and executors, result readers, policy constraints and ceilings, approval patterns and the tools prompts refer to."],
+  tool_synthesize: [
+    "tool_synthesize(spec)",
+    "A closure for a tool described at run time (`description`, `name`, `parameters`, `return_type`, `capabilities`, `executor` `\"dry_run\"`|`\"host_bridge\"` (`host_tool`)|`\"mcp_server\"` (`mcp_client`, `mcp_tool`), `side_effect_level`), pinned under an id hashed from the spec; called with an args dict it requires every parameter, then answers a dry-run result or dispatches.",
+  ],
+  tool_synthesis_cache: ["tool_synthesis_cache()", "The pinned synthesized tools `{id, name, description, executor, host_tool, capabilities, side_effect_level, parameters}`."],
+  tool_synthesis_clear: ["tool_synthesis_clear()", "Forgets the pinned synthesized tools; returns nil."],
   tool_format_result: ["tool_format_result(name, result)", "Returns `<tool_result>{\"name\": \"<name>\", \"result\": \"<result>\"}</tool_result>` with both values display-converted and JSON-escaped (note the space after each colon and comma); fewer than two arguments throw `tool_format_result: requires name and result`."],
   tool_list: ["tool_list(reg)", "Returns list of the entries (registry order) with the `handler` key removed."],
   tool_parse_call: ["tool_parse_call(text)", "Returns list of the JSON objects found between `<tool_call>` and `</tool_call>` tags (each body trimmed and parsed as JSON; unparsable bodies are skipped), e.g. one call `{name, arguments}`."],

@@ -18,6 +18,7 @@ import { LLM_INTROSPECTION_BUILTINS } from "./llm/introspection";
 import { MOCK_BUILTINS } from "./mock/builtins";
 import { TOOL_HOOKS_BUILTINS } from "./tools/hooks";
 import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
+import { TOOL_SYNTHESIS_BUILTINS } from "./tools/synthesize";
 import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
 import { COMPACTION_BUILTINS } from "./transcript/compact";
 import { WORKER_BUILTINS } from "./workers/builtins";
@@ -44,6 +45,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   AGENT_VALUES_BUILTINS,
   TOOL_REGISTRY_BUILTINS,
   TOOL_HOOKS_BUILTINS,
+  TOOL_SYNTHESIS_BUILTINS,
   AGENT_LOOP_BUILTINS,
   TRANSCRIPT_BUILTINS,
   COMPACTION_BUILTINS,

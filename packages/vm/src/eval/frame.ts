@@ -12,6 +12,7 @@
 import type { DirectEntry } from "./direct";
 import type { Span, TypeExpr } from "@harn/parser";
 import type { Value } from "../values";
+import type { CallContext } from "../runtime";
 import type { BlockScope } from "./scope";
 import type { Task } from "./task";
 
@@ -104,8 +105,9 @@ export class ClosureImpl {
   constructor(
     readonly proto: FnProto,
     readonly captured: Value[],
-    /** Native body (struct constructors). */
-    readonly native: ((args: Value[]) => Value) | null = null,
+    /** Native body (struct constructors, `nativeClosure`), given the
+     * caller's context. */
+    readonly native: ((args: Value[], ctx: CallContext) => Value | Promise<Value>) | null = null,
   ) {}
 }
 

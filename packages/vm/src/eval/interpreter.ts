@@ -257,7 +257,7 @@ export class Interpreter {
   // inner arrow function would make V8 allocate a context on every call.
   callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
     const impl = fn.impl;
-    if (impl.native !== null) return impl.native(args);
+    if (impl.native !== null) return impl.native(args, this.ctx(caller, site));
     if (impl.proto.simple) return this.enterBound(this.simpleFrame(impl, args, caller, site), caller, site);
     const task = caller.task;
     if (task.depth >= MAX_FRAMES - 1) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
