@@ -516,7 +516,7 @@ export class AgentLoop {
       else {
         observer?.toolCall?.(call.name, call.arguments);
         try {
-          const permit = this.gate ? await this.gate.check(call, this.tctx) : { meta: {} };
+          const permit = this.gate ? await this.gate.check(call, this.tctx, this.toolMap.get(call.name)?.annotations ?? null) : { meta: {} };
           if (this.search?.isSearchCall(call) && !isRefusal(permit)) out = await this.search.call(this, this.tctx, call);
           else if (isRefusal(permit)) out = { name: call.name, text: denial(call.name, permit.reason), status: "rejected", ran: true, value: null, eventMeta: permit.meta };
           else {

@@ -11,7 +11,7 @@ import { fromJson, stringifyJson } from "../../core/json";
 import type { ToolCall } from "../tools/dispatch";
 import { runtimeEvent } from "../transcript/values";
 import { decide, escalate, type Decision } from "./dynamic";
-import type { Governance } from "./policy";
+import { toolAdmitted, type Governance } from "./policy";
 
 /** Why a call is refused: the denial reason given to the model and the
  * metadata of its `tool_execution` event. */
@@ -41,10 +41,10 @@ export class PermissionGate {
 
   /** The refusal, or (the call may run) what its `tool_execution` event
    * adds; grants are recorded here. */
-  async check(call: ToolCall, ctx: CallContext): Promise<Refusal | Permitted> {
+  async check(call: ToolCall, ctx: CallContext, annotations: HDict | null): Promise<Refusal | Permitted> {
     const { policy, permissions } = this.governance;
     const args = fromJson(call.arguments) as HDict;
-    if (policy !== null && policy.tools.length > 0 && !policy.tools.includes(call.name)) {
+    if (policy !== null && !toolAdmitted(policy, call.name, annotations)) {
       const display = `Error [tool_rejected]: tool '${call.name}' exceeds tool ceiling`;
       this.event("PermissionDeny", call.name, args, display, false);
       return {

@@ -68,6 +68,37 @@ export function toolsPolicy(tools: string[]): CapabilityPolicy {
 
 const LEVELS = ["none", "read_only", "workspace_write", "process_exec", "network"];
 
+/** A policy `tools` entry that admits every tool that only reads
+ * (workflows.md §5.13, the reference's worker policy). */
+export const READ_ONLY_TOOLS = "read_only";
+
+/** Name heuristics for a tool without read/write annotations: the verb
+ * the name starts with (`read_file`, `listDir`, `search`). */
+const READ_VERBS = /^(read|list|get|search|find|grep|glob|view|show|inspect|describe|lookup|stat)([_\-.A-Z]|$)/;
+
+/** Whether a tool only reads: by its annotations (kind `read`/`search`,
+ * side_effect_level `none`/`read_only`, MCP's `readOnlyHint`), else by its
+ * name. */
+export function isReadOnlyTool(name: string, annotations: HDict | null): boolean {
+  if (annotations !== null) {
+    const level = annotations.get("side_effect_level");
+    if (typeof level === "string") return level === "none" || level === "read_only";
+    const kind = annotations.get("kind");
+    if (typeof kind === "string") return kind === "read" || kind === "search";
+    const hint = annotations.get("readOnlyHint") ?? annotations.get("read_only");
+    if (typeof hint === "boolean") return hint;
+  }
+  return READ_VERBS.test(name);
+}
+
+/** Whether `policy`'s tool list admits the tool (an empty list admits all). */
+export function toolAdmitted(policy: CapabilityPolicy, name: string, annotations: HDict | null): boolean {
+  if (policy.tools.length === 0 || policy.tools.includes(name)) return true;
+  if (!policy.tools.includes(READ_ONLY_TOOLS)) return false;
+  const fromPolicy = policy.toolAnnotations instanceof HDict ? policy.toolAnnotations.get(name) : null;
+  return isReadOnlyTool(name, annotations ?? (fromPolicy instanceof HDict ? fromPolicy : null));
+}
+
 function lowerLevel(a: string | null, b: string | null): string | null {
   if (a === null) return b;
   if (b === null) return a;
@@ -85,9 +116,22 @@ function meet(a: string[], b: string[]): string[] {
   return b.filter((x) => a.includes(x));
 }
 
+/** Whether a tool list admits `name` itself or as a tool named for reading. */
+function withinTools(tools: string[], name: string): boolean {
+  return tools.includes(name) || (tools.includes(READ_ONLY_TOOLS) && (name === READ_ONLY_TOOLS || isReadOnlyTool(name, null)));
+}
+
+/** Tool lists meet like `meet`, a `read_only` entry admitting the read
+ * tools of the other side. */
+function meetTools(a: string[], b: string[]): string[] {
+  if (a.length === 0) return b.slice();
+  if (b.length === 0) return a.slice();
+  return [...new Set([...b.filter((x) => withinTools(a, x)), ...a.filter((x) => withinTools(b, x))])];
+}
+
 /** `p` restricted to `tools` as well (no ceiling error: both are requests). */
 export function narrowTools(p: CapabilityPolicy, tools: string[]): CapabilityPolicy {
-  return { ...p, tools: meet(p.tools, tools) };
+  return { ...p, tools: meetTools(p.tools, tools) };
 }
 
 /**
@@ -98,7 +142,7 @@ export function intersect(ceiling: CapabilityPolicy | null, requested: Capabilit
   if (ceiling === null) return requested;
   if (requested === null) return ceiling;
   if (ceiling.tools.length > 0) {
-    const beyond = requested.tools.filter((t) => !ceiling.tools.includes(t));
+    const beyond = requested.tools.filter((t) => !withinTools(ceiling.tools, t));
     if (beyond.length > 0) throw `requested tools exceed host ceiling: ${beyond.join(", ")}`;
   }
   const caps = new Map<string, string[]>();
@@ -114,7 +158,7 @@ export function intersect(ceiling: CapabilityPolicy | null, requested: Capabilit
   for (const [cap, ops] of requested.capabilities) caps.set(cap, meet(caps.get(cap) ?? [], ops));
   const limits = [ceiling.recursionLimit, requested.recursionLimit].filter((x): x is number => x !== null);
   return {
-    tools: meet(ceiling.tools, requested.tools),
+    tools: meetTools(ceiling.tools, requested.tools),
     capabilities: caps,
     workspaceRoots: meet(ceiling.workspaceRoots, requested.workspaceRoots),
     sideEffectLevel: lowerLevel(ceiling.sideEffectLevel, requested.sideEffectLevel),

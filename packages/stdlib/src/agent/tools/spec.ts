@@ -46,6 +46,8 @@ export interface ToolSpec {
   closedSchema?: boolean;
   /** `defer_loading: true`: found through tool search (workflows.md §3). */
   deferLoading?: boolean;
+  /** The entry's `annotations` dict (kind, side_effect_level, …). */
+  annotations?: HDict | null;
 }
 
 export function isRegistry(v: Value): v is HDict {
@@ -79,6 +81,7 @@ export function specOf(entry: HDict): ToolSpec | null {
     ...(executor === "mcp_server" ? { mcp: { server: text(entry.get("mcp_server") ?? entry.get("_mcp_server")), tool: text(entry.get("_mcp_tool_name")) } } : {}),
     namespace: typeof entry.get("namespace") === "string" ? (entry.get("namespace") as string) : null,
     deferLoading: entry.get("defer_loading") === true,
+    annotations: entry.get("annotations") instanceof HDict ? (entry.get("annotations") as HDict) : null,
   };
 }
 
