@@ -78,6 +78,26 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   flow_with_evidence: ["flow_with_evidence(result, evidence)", "A copy of the result with `evidence` set."],
   flow_with_remediation: ["flow_with_remediation(result, remediation)", "A copy of the result with `remediation` set."],
   flow_with_confidence: ["flow_with_confidence(result, x)", "A copy of the result with `confidence` set, clamped to [0.0, 1.0]."],
+  friction_event: [
+    "friction_event(payload)",
+    "The normalised friction event `{id, kind, source, actor, tool, provider, redacted_summary, estimated_time_ms, estimated_cost_usd, recurrence_hints, metadata, created_at}`, secrets in the summary and metadata redacted.",
+  ],
+  friction_record: [
+    "friction_record(event, options?)",
+    "Records a friction event: `{recorded, sink, event}` with sink `memory`, `jsonl` (`log_path`/`path` option or `HARN_FRICTION_LOG`, plus `path`) or `disabled` (`enabled: false`).",
+  ],
+  friction_events: ["friction_events()", "The friction events recorded in this run, in order."],
+  friction_clear: ["friction_clear()", "Forgets the recorded friction events; returns nil."],
+  context_pack_suggestions: [
+    "context_pack_suggestions(events?, options?)",
+    "Suggestions `{_type: \"context_pack_suggestion\", id, title, recommended_artifact, confidence, candidate_manifest, evidence, examples, estimated_savings}` for groups of recurring events (`min_occurrences`, default 2; `owner`).",
+  ],
+  context_pack_manifest: [
+    "context_pack_manifest(payload)",
+    "The normalised context pack `{id, name, description, owner, triggers, included_queries, included_docs, secrets, capabilities, output_slots, refresh_policy, privacy_notes, metadata}`; secrets must be references.",
+  ],
+  context_pack_manifest_parse: ["context_pack_manifest_parse(src)", "A context pack manifest from JSON or TOML text."],
+  friction_eval_fixture: ["friction_eval_fixture(fixture)", "`{pass, failures, event_count, suggestion_count, suggestions}`: the suggestions for the fixture's events checked against its expected suggestions."],
   workflow_graph: ["workflow_graph(input)", "The normalised workflow graph `{_type: \"workflow_graph\", id, name, version, entry, nodes, edges, capability_policy, approval_policy, metadata, audit_log}` (the act/verify/repair shorthand expanded; node tools kept as given)."],
   workflow_validate: ["workflow_validate(graph, ceiling?)", "`{valid, errors, warnings, reachable_nodes}`: structure, node-kind rules and capability policies against the ceiling (default: the builtin one)."],
   workflow_inspect: ["workflow_inspect(graph, ceiling?)", "`{graph, validation, node_count, edge_count}`."],
