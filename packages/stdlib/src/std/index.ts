@@ -2,6 +2,7 @@
  * functions behind them are internal builtins (`__std_<module>_<name>`). */
 import { builtinModule } from "../registry/define";
 import { installContextStdModule } from "./context";
+import { installExperimentsStdModule } from "./experiments";
 import { installStdMath } from "./math";
 import { installSmallStdModules } from "./small";
 import { installSourceStdModules } from "./sources";
@@ -11,4 +12,5 @@ export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
   installSmallStdModules(def, rt);
   installSourceStdModules(rt);
   installContextStdModule(rt);
+  installExperimentsStdModule(rt);
 });

@@ -10,6 +10,7 @@ import type { LlmResponse } from "../../llm/types";
 import { uuidV7 } from "../../core/encoding";
 import { transcriptDict } from "../loop/result";
 import { replyEvents } from "../transcript/events";
+import { applyExperiment, experimentRecord, parseExperiment } from "./experiments";
 import { messagesFromJson, requestMessages, userMessage, type Msg } from "../loop/transcript";
 import { visibleText } from "../tools/text_protocol";
 import { markInterrupted } from "../../llm/turns";
@@ -120,6 +121,15 @@ function prepare(ctx: CallContext, prompt: Value, systemArg: Value, options: HDi
   return { llm, req: { system, messages: sent, tools }, sent: sent as unknown as Msg[], options };
 }
 
+/** The call with its `structural_experiment` applied (workflows.md §5.8):
+ * the reshaped request is what is sent and what the transcript keeps. */
+async function withExperiment(p: Prepared, ctx: CallContext): Promise<Prepared> {
+  const e = parseExperiment(p.options.get("structural_experiment"));
+  if (e === null) return p;
+  const { system, messages } = await applyExperiment(ctx, e, p.req.system, p.req.messages);
+  return { ...p, req: { ...p.req, system, messages }, sent: messages as unknown as Msg[], options: p.options.with("structural_experiment", experimentRecord(e)) };
+}
+
 /** One `llm_call`, with structured output when the options ask for it. */
 async function call(p: Prepared, ctx: CallContext): Promise<HDict> {
   const spec = readStructured(p.options, 1);
@@ -136,7 +146,7 @@ async function llmCall(args: Value[], ctx: CallContext): Promise<HDict> {
   const options = args[2] instanceof HDict ? args[2] : HDict.empty();
   let p: Prepared | undefined;
   try {
-    p = prepare(ctx, args[0] ?? null, args[1] ?? null, options);
+    p = await withExperiment(prepare(ctx, args[0] ?? null, args[1] ?? null, options), ctx);
     return await call(p, ctx);
   } catch (e) {
     if (e instanceof LlmInterrupted && p && !ctx.signal.aborted) return interruptedResult(ctx.runtime, e.partial, p);
