@@ -5,7 +5,7 @@
  * namespace dict's builtin, `tools.run_command(…)`), plus the builtins the evaluator calls on a
  * program's behalf (`tool` declarations register through `tool_registry`
  * and `tool_define`, `skill` declarations through `skill_registry` and
- * `skill_define`). An over-approximation is harmless: a local that
+ * `skill_define`, `eval_pack` declarations through `eval_pack_manifest`). An over-approximation is harmless: a local that
  * shares a builtin's name only loads that builtin's group early.
  */
 import { forEachChild, type Node, type Program } from "@harn/parser";
@@ -31,6 +31,9 @@ export function builtinNamesIn(program: Program | readonly Node[], into: Set<str
       case "SkillDecl":
         into.add("skill_registry");
         into.add("skill_define");
+        break;
+      case "EvalPackDecl":
+        into.add("eval_pack_manifest");
         break;
     }
     forEachChild(node, push);

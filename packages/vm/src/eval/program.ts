@@ -213,8 +213,11 @@ export class ProgramRunner {
       // A module runs its bindings and declarations; a module that marks
       // anything `pub` exports only those names.
       const stmts = [...items.filter((i) => isBinding(unwrap(i))), ...items.filter((i) => DECL_KINDS.has(unwrap(i).kind)).map(declaration)];
-      const pubs = items.map(unwrap).filter((n) => (n as { isPub?: boolean }).isPub === true && "name" in n);
-      if (pubs.length > 0) exported = new Set([...pubs.map((n) => (n as { name: string }).name), ...reexported.keys()]);
+      const pubs = items
+        .map(unwrap)
+        .filter((n) => (n as { isPub?: boolean }).isPub === true)
+        .flatMap((n) => (n.kind === "EvalPackDecl" ? [n.bindingName] : "name" in n ? [(n as { name: string }).name] : []));
+      if (pubs.length > 0) exported = new Set([...pubs, ...reexported.keys()]);
       const ev = c.block(stmts, false);
       proto.body = ev;
       proto.returnsLast = false;
