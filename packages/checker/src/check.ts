@@ -330,8 +330,9 @@ export class TypeWalk {
   }
 
   /** `where T: I` on a generic call whose argument for a `T` parameter is
-   * certainly a struct `S`: each method of `I` that `S`'s impl also has,
-   * both with annotated primitive types, must agree on them. */
+   * certainly a literal (which no interface can be met by) or a struct `S`,
+   * whose impl must have each method of `I` with the same parameter count
+   * and agreeing annotated types. */
   private checkBounds(call: FunctionCall, fn: FnDecl, typeParams: ReadonlySet<string>): void {
     if (fn.whereClauses.length === 0) return;
     for (const w of fn.whereClauses) {
@@ -343,9 +344,10 @@ export class TypeWalk {
         if (p.type === null) continue;
         const t = fromTypeExpr(p.type, typeParams);
         if (t.k !== "tparam" || t.name !== w.typeName) continue;
-        const struct = this.structOf(call.args[i]!);
+        const literal = literalType(call.args[i]!);
+        const struct = literal === null || literal === "nil" ? this.structOf(call.args[i]!) : literal;
         if (struct === null) continue;
-        const reason = this.unsatisfied(struct, iface);
+        const reason = struct === literal ? "only named types can satisfy interfaces" : this.unsatisfied(struct, iface);
         if (reason !== null) {
           this.report(`Type '${struct}' does not satisfy interface '${iface.name}': ${reason} (required by constraint \`where ${w.typeName}: ${w.bound}\`)`, call.span, `give '${struct}' what '${iface.name}' requires, or pass a value whose type implements it`);
           return;
@@ -364,38 +366,41 @@ export class TypeWalk {
   /** Why `struct` does not meet `iface`, for signatures whose types are
    * certain; null when nothing certain is wrong. */
   private unsatisfied(struct: string, iface: InterfaceDecl): string | null {
-    const methods = this.env.impls.get(struct) ?? [];
+    const methods = this.env.impls.get(struct);
+    if (methods === undefined) return iface.methods.length > 0 ? `missing method(s): ${iface.methods.map((m) => m.name).join(", ")}` : null;
     const assoc = new Map<string, Ty>();
     for (const a of iface.associatedTypes) if (a.type !== null) assoc.set(a.name, fromTypeExpr(a.type));
+    let assocFailure: string | null = null;
     for (const m of iface.methods) {
-      if (m.typeParams.length > 0) continue;
       const impls = methods.filter((x) => x.name === m.name);
-      if (impls.length !== 1) continue;
+      if (impls.length === 0) return `missing method '${m.name}'`;
+      const ifaceParams = m.params.filter((x) => x.name !== "self");
+      const implParams = impls.length === 1 ? impls[0]!.params.filter((x) => x.name !== "self") : null;
+      if (implParams !== null && implParams.length !== ifaceParams.length) return `method '${m.name}' has ${implParams.length} parameter(s), expected ${ifaceParams.length}`;
+      if (m.typeParams.length > 0 || impls.length !== 1) continue;
       const impl = impls[0]!;
       if (impl.typeParams.length > 0) continue;
-      if (m.returnType !== null && impl.returnType !== null) {
-        const want = fromTypeExpr(m.returnType);
-        const got = fromTypeExpr(impl.returnType);
-        if (want.k === "name" && assoc.has(want.name) && !this.env.isUserType(want.name)) {
-          const bound = assoc.get(want.name)!;
-          if (clash(bound, got)) return `associated type '${want.name}' resolves to '${formatTy(got)}', expected '${formatTy(bound)}'`;
-        } else if (clash(want, got)) {
-          return `method '${m.name}' returns '${formatTy(got)}', expected '${formatTy(want)}'`;
-        }
-      }
-      const ifaceParams = m.params.filter((x) => x.name !== "self");
-      const implParams = impl.params.filter((x) => x.name !== "self");
-      if (ifaceParams.length !== implParams.length) continue;
       for (let i = 0; i < ifaceParams.length; i++) {
         const a = ifaceParams[i]!;
-        const b = implParams[i]!;
+        const b = implParams![i]!;
         if (a.type === null || b.type === null) continue;
         const want = fromTypeExpr(a.type);
         const got = fromTypeExpr(b.type);
         if (clash(want, got)) return `method '${m.name}' parameter ${i + 1} has type '${formatTy(got)}', expected '${formatTy(want)}'`;
       }
+      if (m.returnType !== null && impl.returnType !== null) {
+        const want = fromTypeExpr(m.returnType);
+        const got = fromTypeExpr(impl.returnType);
+        if (want.k === "name" && assoc.has(want.name) && !this.env.isUserType(want.name)) {
+          // an associated type binds here; its default is checked after all methods
+          const bound = assoc.get(want.name)!;
+          if (assocFailure === null && clash(bound, got)) assocFailure = `associated type '${want.name}' resolves to '${formatTy(got)}', expected '${formatTy(bound)}'`;
+        } else if (clash(want, got)) {
+          return `method '${m.name}' returns '${formatTy(got)}', expected '${formatTy(want)}'`;
+        }
+      }
     }
-    return null;
+    return assocFailure;
   }
 
   private report(message: string, span: Span, help: string): void {
