@@ -477,20 +477,21 @@ export class TypeWalk {
     }
   }
 
-  /** `iter(LIST)`, `LIST.iter()` and element-preserving lazy combinators
-   * on them, over a non-empty list literal of one primitive type. */
-  private iterType(v: Node): Ty | null {
-    if (v.kind === "FunctionCall" && v.name === "iter" && v.args.length === 1 && !this.userNames.has("iter")) {
-      const elem = listLiteralElem(v.args[0]!);
-      return elem === null ? null : { k: "iter", elem };
-    }
+  /** The iterator type of `iter(x)` (bare `iter`), `LIST.iter()` over a
+   * non-empty list literal of one primitive type (`iter<T>`), and the lazy
+   * combinators on those (core-gaps.md §5.3); null when not certainly an
+   * iterator. */
+  private iterType(v: Node): { k: "iter"; elem: Ty | null } | null {
+    if (v.kind === "FunctionCall" && v.name === "iter" && v.args.length === 1 && !this.userNames.has("iter")) return { k: "iter", elem: null };
     if (v.kind !== "MethodCall") return null;
     if (v.method === "iter" && v.args.length === 0) {
       const elem = listLiteralElem(v.object);
       return elem === null ? null : { k: "iter", elem };
     }
-    if (!ELEM_PRESERVING.has(v.method)) return null;
-    return this.iterType(v.object);
+    const of = ITER_METHODS.get(v.method);
+    if (of === undefined) return null;
+    const receiver = this.iterType(v.object);
+    return receiver === null ? null : { k: "iter", elem: of(receiver.elem) };
   }
 
   /** A call of a top-level `gen fn` whose element type is certain: declared
@@ -626,7 +627,18 @@ function clash(a: Ty, b: Ty): boolean {
 }
 
 /** Lazy combinators whose items are their source's items. */
-const ELEM_PRESERVING = new Set(["filter", "take", "skip", "take_while", "skip_while"]);
+/** The element type of an iterator method's result, from the receiver's
+ * (null: unknown, a bare `iter`). */
+const ITER_METHODS = new Map<string, (elem: Ty | null) => Ty | null>([
+  ...["filter", "take", "skip", "take_while", "skip_while", "chain"].map((m): [string, (e: Ty | null) => Ty | null] => [m, (e) => e]),
+  ["map", () => null],
+  ["flat_map", () => null],
+  ["zip", (e) => ({ k: "app", name: "Pair", args: [e ?? ANY, ANY] })],
+  ["enumerate", (e) => ({ k: "app", name: "Pair", args: [{ k: "name", name: "int" }, e ?? ANY] })],
+  ["chunks", (e) => ({ k: "list", elem: e })],
+  ["windows", (e) => ({ k: "list", elem: e })],
+]);
+const ANY: Ty = { k: "name", name: "any" };
 
 /** The element type of a non-empty list literal of one primitive type. */
 function listLiteralElem(n: Node): Ty | null {

@@ -94,7 +94,7 @@ export function formatTy(t: Ty | null): string {
     case "dict":
       return t.key === null && t.value === null ? "dict" : `dict<${formatTy(t.key)}, ${formatTy(t.value)}>`;
     case "iter":
-      return `iter<${formatTy(t.elem)}>`;
+      return t.elem === null ? "iter" : `iter<${formatTy(t.elem)}>`;
     case "generator":
       return `Generator<${formatTy(t.elem)}>`;
     case "stream":
