@@ -18,14 +18,14 @@ import type * as A from "@harn/parser";
 import { forEachChild } from "@harn/parser";
 import { HClosure, type Value } from "../values";
 import { Ctl } from "./control";
-import { ClosureImpl, type Ev, FnProto, type Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
+import { ClosureImpl, type Ev, type ExprEv, FnProto, type Outcome, type Frame, type ModuleHome, type ParamInfo, Site } from "./frame";
 import { runBlock } from "./helpers";
 import type { Interpreter } from "./interpreter";
 import { BlockScope, FnScope } from "./scope";
 import { shaped } from "./shape";
 import { CompileError, NIL_EV } from "./compile/base";
 import { SPECIAL_CALLS } from "./compile/calls";
-import { compileExpression } from "./compile/expressions";
+import { compileExpression, tryExpr } from "./compile/expressions";
 import { compileStatement } from "./compile/statements";
 
 export { CompileError, NIL_EV };
@@ -253,7 +253,7 @@ export class Compiler {
   }
 
   /** Build the closure value for a compiled prototype at run time. */
-  makeClosure(proto: FnProto): Ev {
+  makeClosure(proto: FnProto): (fr: Frame) => HClosure {
     const from = proto.captureFrom;
     const n = from.length;
     const names = proto.displayParams;
@@ -340,18 +340,10 @@ export class Compiler {
     return compileStatement(this, n);
   }
 
-  /** Expressions in statement position: block-bearing expressions keep
-   * their control signals (they are handled by the enclosing block). */
+  /** Expressions in statement position: `try` keeps its control signals
+   * (they are handled by the enclosing block). */
   exprOrBlockValue(n: A.Node): Ev {
-    switch (n.kind) {
-      case "TryExpr":
-      case "Parallel":
-      case "SpawnExpr":
-      case "YieldExpr":
-      case "EmitExpr":
-        return this.exprInner(n);
-    }
-    return this.expr(n);
+    return n.kind === "TryExpr" ? tryExpr(this, n) : this.expr(n);
   }
 
   // -------------------------------------------------------------------------
@@ -393,34 +385,7 @@ export class Compiler {
 
   /** Compile an expression; a block-bearing expression that produces a
    * control signal in value position throws it (see `stmt`). */
-  expr(n: A.Node): Ev {
-    switch (n.kind) {
-      case "IfElse":
-      case "MatchExpr":
-      case "TryCatch":
-      case "TryExpr":
-      case "Retry":
-      case "DeadlineBlock":
-      case "SelectExpr":
-      case "MutexBlock": {
-        const inner = this.stmtInner(n);
-        return (fr) => {
-          const r = inner(fr);
-          if (r instanceof Promise)
-            return r.then((x) => {
-              if (x instanceof Ctl) throw x;
-              return x;
-            });
-          if (r instanceof Ctl) throw r;
-          return r;
-        };
-      }
-    }
-    return this.exprInner(n);
-  }
-
-  /** An expression as compile/expressions.ts builds it. */
-  exprInner(n: A.Node): Ev {
+  expr(n: A.Node): ExprEv {
     return compileExpression(this, n);
   }
 
@@ -432,18 +397,18 @@ export class Compiler {
   }
 }
 
-async function nilUnlessCtl(r: Promise<any>): Promise<any> {
+async function nilUnlessCtl(r: Promise<Outcome>): Promise<Outcome> {
   const x = await r;
   return x instanceof Ctl ? x : null;
 }
 
 /** The rest of a block after its first statement suspended. */
-async function runBlockFrom(first: Promise<any>, evs: Ev[], lastValue: boolean, fr: Frame): Promise<any> {
+async function runBlockFrom(first: Promise<Outcome>, evs: Ev[], lastValue: boolean, fr: Frame): Promise<Outcome> {
   let v = await first;
   for (let i = 1; ; i++) {
     if (v instanceof Ctl) return v;
     if (i >= evs.length) return lastValue ? v : null;
-    v = evs[i]!(fr);
-    if (v instanceof Promise) v = await v;
+    const r = evs[i]!(fr);
+    v = r instanceof Promise ? await r : r;
   }
 }

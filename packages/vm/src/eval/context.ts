@@ -7,7 +7,7 @@ import type { Span } from "@harn/parser";
 import { HarnError } from "../errors";
 import type { CallContext, Callback, Runtime, SessionCallContext, TaskOptions } from "../runtime";
 import { HClosure, type Value } from "../values";
-import { RET } from "./control";
+import { Ctl, RET } from "./control";
 import { type ClosureImpl, type FnProto, Frame, type Site } from "./frame";
 import { NIL_EV } from "./compile/base";
 import { convertJsError } from "./helpers";
@@ -190,6 +190,9 @@ class LeafCallback implements Callback {
       throw escapeContext(this.interp.noteFrame(e, this.caller, this.site));
     }
     if (r === RET) return fr.ret;
+    // A leaf calls nothing, so it never suspends, and its only control
+    // signal is `return` (shape.ts isLeaf).
+    if (r instanceof Ctl || r instanceof Promise) throw new Error("a leaf body suspended or signalled");
     return this.returnsLast ? r : null;
   }
 }

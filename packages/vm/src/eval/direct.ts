@@ -25,7 +25,7 @@
 import { HClosure, type Value, truthy } from "../values";
 import { NIL_EV } from "./compile/base";
 import { RET } from "./control";
-import { type Ev, type FnProto, Frame, type Site } from "./frame";
+import { type Async, type Ev, type FnProto, Frame, type Site } from "./frame";
 import type { Interpreter } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
 import { shapeOf } from "./shape";
@@ -40,7 +40,10 @@ export const BAIL: unique symbol = Symbol("direct-bail");
  * that always runs: a bail-out (a due preemption tick, every 30 ms)
  * cannot send V8 into a never-run branch and deoptimize a whole
  * generated loop. */
-export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => any;
+/** A callback body as a plain function of its argument and captured
+ * values: its value, or it throws BAILX (leafEntry). */
+export type LeafFn = (...args: Value[]) => Value;
+export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => Async<Value>;
 
 /** Thrown inside direct code: abandon this call (retry framed). */
 export const BAILX = { bail: true };
@@ -86,13 +89,13 @@ export function directBody(interp: Interpreter, proto: FnProto, maxFrames: numbe
  * Generated loops call it in place of `filter`/`map` callbacks (jit.ts),
  * so it is built on first request and cached on the prototype.
  */
-export function leafEntry(proto: FnProto): ((...args: Value[]) => any) | null {
+export function leafEntry(proto: FnProto): LeafFn | null {
   if (proto.leafDirect !== undefined) return proto.leafDirect;
   proto.leafDirect = null;
   if (!proto.simple || proto.generator !== "none" || proto.isTool || proto.paramSlots.length > 1) return null;
   const g = new DirectGen(proto, 0, true);
   if (!g.check()) return null;
-  const factory = new Function("K", "R", g.leafSource()) as (K: unknown[], R: unknown) => (...args: Value[]) => any;
+  const factory = new Function("K", "R", g.leafSource()) as (K: unknown[], R: unknown) => LeafFn;
   proto.leafDirect = factory(g.consts, { truthy, BAILX });
   return proto.leafDirect;
 }

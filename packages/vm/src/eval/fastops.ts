@@ -15,12 +15,12 @@
  * variables, so no state is shared between runtimes).
  */
 import type { Value } from "../values";
-import type { Ev, Frame } from "./frame";
+import type { ExprEv, Frame } from "./frame";
 import { emitBinary, hasIntPath } from "./optable";
 
-export type Operand = { kind: "slot"; slot: number } | { kind: "int"; value: number } | { kind: "ev"; ev: Ev };
+export type Operand = { kind: "slot"; slot: number } | { kind: "int"; value: number } | { kind: "ev"; ev: ExprEv };
 
-type Factory = (l: unknown, r: unknown, slow: (a: Value, b: Value) => Value) => Ev;
+type Factory = (l: unknown, r: unknown, slow: (a: Value, b: Value) => Value) => ExprEv;
 
 function read(kind: Operand["kind"], name: "l" | "r"): string {
   switch (kind) {
@@ -43,7 +43,7 @@ function generate(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory
   lines.push(`const b = ${read(rk, "r")};`);
   if (rk === "ev") lines.push(`if (b instanceof Promise) return rightAsync(a, b, slow);`);
   lines.push("let t;", emitBinary(op, "a", "b", "t", "t = slow(a, b);"), "return t;", "};");
-  const make = new Function("l", "r", "slow", "leftAsync", "rightAsync", lines.join("\n")) as (...a: unknown[]) => Ev;
+  const make = new Function("l", "r", "slow", "leftAsync", "rightAsync", lines.join("\n")) as (...a: unknown[]) => ExprEv;
   return (l, r, slow) => make(l, r, slow, leftAsync, rightAsync);
 }
 
@@ -62,7 +62,7 @@ function factory(op: string, lk: Operand["kind"], rk: Operand["kind"]): Factory 
   return f;
 }
 
-async function leftAsync(a: Promise<Value>, fr: Frame, readRight: Ev, slow: (a: Value, b: Value) => Value): Promise<Value> {
+async function leftAsync(a: Promise<Value>, fr: Frame, readRight: ExprEv, slow: (a: Value, b: Value) => Value): Promise<Value> {
   const x = await a;
   let y = readRight(fr);
   if (y instanceof Promise) y = await y;
@@ -79,7 +79,7 @@ function arg(o: Operand): unknown {
 
 /** A specialised closure for `left OP right`, or null when the operator
  * has no fast path. */
-export function fastBinary(op: string, left: Operand, right: Operand, slow: (a: Value, b: Value) => Value): ((fr: Frame) => any) | null {
+export function fastBinary(op: string, left: Operand, right: Operand, slow: (a: Value, b: Value) => Value): ExprEv | null {
   if (!hasIntPath(op)) return null;
   return factory(op, left.kind, right.kind)(arg(left), arg(right), slow);
 }

@@ -9,19 +9,33 @@
  * creating a closure copies the captured slots, calling it copies them into
  * the new frame, and writes never leak out.
  */
-import type { DirectEntry } from "./direct";
+import type { DirectEntry, LeafFn } from "./direct";
 import type { Span, TypeExpr } from "@harn/parser";
 import type { Value } from "../values";
 import type { CallContext } from "../runtime";
 import type { BlockScope } from "./scope";
 import type { Task } from "./task";
+import type { Ctl } from "./control";
 
-export type Ev = (fr: Frame) => any;
+/** What a compiled node produces when it finishes synchronously: an
+ * expression's value, or a statement's control signal (`break`,
+ * `continue`, `return` with the value in `frame.ret`, a tail call). */
+export type Outcome = Value | Ctl;
+/** What a compiled node returns: its outcome, or a promise of it when it
+ * suspended (callers await only when they got a promise). */
+export type Result = Async<Outcome>;
+/** A value now, or a promise of it. */
+export type Async<T> = T | Promise<T>;
+/** A compiled statement, block or body. */
+export type Ev = (fr: Frame) => Result;
+/** A compiled expression: never a control signal (an expression-position
+ * block throws its signal; compile.ts `stmt` turns it back). */
+export type ExprEv = (fr: Frame) => Async<Value>;
 
 export interface ParamInfo {
   name: string;
   slot: number;
-  def: Ev | null;
+  def: ExprEv | null;
   rest: boolean;
   type: TypeExpr | null;
   span: Span;
@@ -82,7 +96,7 @@ export class FnProto {
   directBody: Ev | null = null;
   /** The body as a plain function of argument and captures, for generated
    * filter/map loops (direct.ts leafEntry); same states as `direct`. */
-  leafDirect: ((...args: Value[]) => any) | null | undefined = undefined;
+  leafDirect: LeafFn | null | undefined = undefined;
   constructor(
     readonly name: string | null,
     readonly file: string,

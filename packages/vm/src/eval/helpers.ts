@@ -7,7 +7,7 @@ import type { Span } from "@harn/parser";
 import { HarnError } from "../errors";
 import { HDict, type Value, typeOf } from "../values";
 import { Ctl } from "./control";
-import type { Ev, Frame } from "./frame";
+import type { Ev, ExprEv, Frame, Outcome, Result } from "./frame";
 
 /** JS failures that are really Harn ones: a host stack overflow becomes the
  * Harn stack-overflow error, and a string, list or buffer too large for
@@ -56,7 +56,7 @@ export function spreadDict(v: Value): HDict {
 }
 
 /** Evaluate argument/element nodes left to right; `spread[i]` flattens. */
-export function evalArgs(evs: Ev[], spread: boolean[] | null, fr: Frame): Value[] | Promise<Value[]> {
+export function evalArgs(evs: ExprEv[], spread: boolean[] | null, fr: Frame): Value[] | Promise<Value[]> {
   if (spread === null) {
     // Fixed arity: fill a preallocated list (no growth on push).
     const n = evs.length;
@@ -80,7 +80,7 @@ export function evalArgs(evs: Ev[], spread: boolean[] | null, fr: Frame): Value[
   return out;
 }
 
-async function evalArgsAsync(evs: Ev[], spread: boolean[] | null, fr: Frame, out: Value[], i: number, first: Promise<Value>): Promise<Value[]> {
+async function evalArgsAsync(evs: ExprEv[], spread: boolean[] | null, fr: Frame, out: Value[], i: number, first: Promise<Value>): Promise<Value[]> {
   let v: Value = await first;
   for (;;) {
     if (spread !== null && spread[i]) out.push(...spreadList(v));
@@ -93,12 +93,13 @@ async function evalArgsAsync(evs: Ev[], spread: boolean[] | null, fr: Frame, out
 
 /** Run statements in order. Returns the last value when `lastValue`, a
  * control signal if one occurred, otherwise nil. */
-export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): any {
-  let v: any = null;
+export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): Result {
+  let v: Outcome = null;
   for (let i = 0; i < stmts.length; i++) {
-    v = stmts[i]!(fr);
-    if (v instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, v);
-    if (v instanceof Ctl) return v;
+    const r = stmts[i]!(fr);
+    if (r instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, r);
+    if (r instanceof Ctl) return r;
+    v = r;
   }
   return lastValue ? v : null;
 }
@@ -106,23 +107,24 @@ export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): any {
 /** The rest of a block after statement `i - 1` finished with `v` (a
  * statement of generated code that suspended, jit.ts): its result as the
  * block's closure would have returned it. */
-export function continueBlock(stmts: Ev[], i: number, lastValue: boolean, fr: Frame, v: any): any {
+export function continueBlock(stmts: Ev[], i: number, lastValue: boolean, fr: Frame, v: Outcome): Result {
   if (v instanceof Ctl) return v;
   for (; i < stmts.length; i++) {
-    v = stmts[i]!(fr);
-    if (v instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, v);
-    if (v instanceof Ctl) return v;
+    const r = stmts[i]!(fr);
+    if (r instanceof Promise) return runBlockAsync(stmts, lastValue, fr, i, r);
+    if (r instanceof Ctl) return r;
+    v = r;
   }
   return lastValue ? v : null;
 }
 
-async function runBlockAsync(stmts: Ev[], lastValue: boolean, fr: Frame, i: number, first: Promise<any>): Promise<any> {
+async function runBlockAsync(stmts: Ev[], lastValue: boolean, fr: Frame, i: number, first: Promise<Outcome>): Promise<Outcome> {
   let v = await first;
   for (;;) {
     if (v instanceof Ctl) return v;
     if (++i >= stmts.length) return lastValue ? v : null;
-    v = stmts[i]!(fr);
-    if (v instanceof Promise) v = await v;
+    const r = stmts[i]!(fr);
+    v = r instanceof Promise ? await r : r;
   }
 }
 

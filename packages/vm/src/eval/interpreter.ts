@@ -26,7 +26,7 @@ import {
   typeOf,
 } from "../values";
 import { Ctl, RET, TailCall } from "./control";
-import { ClosureImpl, Frame, type Site } from "./frame";
+import { type Async, ClosureImpl, type Ev, Frame, type Outcome, type Result, type Site } from "./frame";
 import { DONE, type Stepper, Suspend } from "./compile/loops";
 import { Concurrency } from "./concurrency";
 import { makeGenerator, yieldFromFrame } from "./generator";
@@ -212,7 +212,7 @@ export class Interpreter {
     return this.concurrency.specials.get(name) ?? this.rt.builtins.get(name) ?? null;
   }
 
-  invokeBuiltin(f: BuiltinFn, name: string, fr: Frame, args: Value[], site: Site): any {
+  invokeBuiltin(f: BuiltinFn, name: string, fr: Frame, args: Value[], site: Site): Async<Value> {
     if (this.rt.denied.size > 0 && this.rt.denied.has(name) && !this.concurrency.specials.has(name)) {
       throw located(HarnError.categorized(`Tool '${name}' is not permitted.`, "tool_rejected"), site.span, fr.proto.file);
     }
@@ -226,7 +226,7 @@ export class Interpreter {
     return r;
   }
 
-  callBuiltinByName(fr: Frame, name: string, args: Value[], site: Site): any {
+  callBuiltinByName(fr: Frame, name: string, args: Value[], site: Site): Async<Value> {
     const f = this.builtinFor(name);
     if (f) return this.invokeBuiltin(f, name, fr, args, site);
     if (name === "Ok") return ok(args.length > 0 ? args[0]! : null);
@@ -241,13 +241,13 @@ export class Interpreter {
     return located(convertJsError(e), site.span, fr.proto.file);
   }
 
-  guardBuiltin(r: any, site: Site, fr: Frame): any {
+  guardBuiltin(r: Async<Value>, site: Site, fr: Frame): Async<Value> {
     if (r instanceof Promise) return r.catch((e) => Promise.reject(located(convertJsError(e), site.span, fr.proto.file)));
     return r;
   }
 
   /** Call any callable value (closure or builtin reference). */
-  callValue(fr: Frame, fn: Value, args: Value[], site: Site): any {
+  callValue(fr: Frame, fn: Value, args: Value[], site: Site): Async<Value> {
     if (fn instanceof HClosure) return this.callClosure(fn, args, fr, site);
     if (fn instanceof HBuiltinRef) return this.callBuiltinByName(fr, fn.name, args, site);
     throw located(HarnError.type(`Cannot call ${typeOf(fn)}`), site.span, fr.proto.file);
@@ -255,7 +255,7 @@ export class Interpreter {
 
   // The call path below creates no closures in its synchronous part: an
   // inner arrow function would make V8 allocate a context on every call.
-  callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): any {
+  callClosure(fn: HClosure, args: Value[], caller: Frame, site: Site): Async<Value> {
     const impl = fn.impl;
     if (impl.native !== null) return impl.native(args, this.ctx(caller, site));
     if (impl.proto.simple) return this.enterBound(this.simpleFrame(impl, args, caller, site), caller, site);
@@ -280,19 +280,19 @@ export class Interpreter {
   }
 
   /** Run a call after `before` settles (stack hop or preemption yield). */
-  private async deferredCall(before: Promise<void>, impl: ClosureImpl, args: Value[], caller: Frame, site: Site): Promise<any> {
+  private async deferredCall(before: Promise<void>, impl: ClosureImpl, args: Value[], caller: Frame, site: Site): Promise<Value> {
     await before;
     let f = this.newFrame(impl, args, caller, site);
     if (f instanceof Promise) f = await f;
     return this.start(f);
   }
 
-  private async startLater(f: Promise<Frame>): Promise<any> {
+  private async startLater(f: Promise<Frame>): Promise<Value> {
     return this.start(await f);
   }
 
   /** The async tail of a call: restore the depth, note the frame on error. */
-  async settleCall(r: Promise<any>, task: Task, caller: Frame, site: Site): Promise<any> {
+  async settleCall(r: Promise<Value>, task: Task, caller: Frame, site: Site): Promise<Value> {
     try {
       return await r;
     } catch (e) {
@@ -355,7 +355,7 @@ export class Interpreter {
    * everything unusual (suspension, tail calls, defers, a control signal
    * thrown from value position) goes through `afterBody`.
    */
-  enterBound(fr: Frame, caller: Frame, site: Site): any {
+  enterBound(fr: Frame, caller: Frame, site: Site): Async<Value> {
     const task = caller.task;
     const depth = task.depth + 1;
     if (depth >= MAX_FRAMES) throw located(HarnError.stackOverflow(), site.span, caller.proto.file);
@@ -396,7 +396,7 @@ export class Interpreter {
   /** The body of a call entered by generated code threw `e` (the catch
    * block of `enterBound`): returns the call's result, or throws after
    * restoring the depth. */
-  callThrew(fr: Frame, e: unknown, caller: Frame, site: Site, task: Task): any {
+  callThrew(fr: Frame, e: unknown, caller: Frame, site: Site, task: Task): Async<Value> {
     if (e instanceof Ctl || fr.defers !== null) {
       try {
         return e instanceof Ctl ? this.afterBody(fr, e) : this.exitWithError(fr, e);
@@ -409,7 +409,7 @@ export class Interpreter {
     throw this.noteFrame(e, caller, site);
   }
 
-  private async runLater(before: Promise<void>, fr: Frame): Promise<any> {
+  private async runLater(before: Promise<void>, fr: Frame): Promise<Value> {
     await before;
     return this.runFrame(fr);
   }
@@ -457,12 +457,12 @@ export class Interpreter {
 
   /** Run a bound frame: generator creation, body, tail-call trampoline,
    * defers. */
-  start(fr: Frame): any {
+  start(fr: Frame): Async<Value> {
     if (fr.proto.generator !== "none") return makeGenerator(this, fr);
     return this.runFrame(fr);
   }
 
-  runFrame(fr: Frame): any {
+  runFrame(fr: Frame): Async<Value> {
     let r;
     try {
       r = fr.proto.body(fr);
@@ -475,17 +475,17 @@ export class Interpreter {
 
   /** Finish a frame given its body's result: suspension, the tail-call
    * trampoline, the return value, defers. */
-  afterBody(fr: Frame, r: any): any {
+  afterBody(fr: Frame, r: Result): Async<Value> {
     for (;;) {
-      if (r instanceof Promise) return this.runFrameAsync(fr, r);
+      if (r instanceof Promise) return this.runFrameAsync(fr, r, null);
       if (r instanceof TailCall) {
         const next = this.tailFrame(r);
-        if (next instanceof Promise) return this.runFrameAsync(fr, next, true);
+        if (next instanceof Promise) return this.runFrameAsync(fr, null, next);
         if (!(next instanceof Frame)) return next;
         fr = next;
         if (++this.ticks >= 1024) {
           const y = this.slowTick(fr.task);
-          if (y) return this.runFrameAsync(fr, this.bodyAfter(y, fr));
+          if (y) return this.runFrameAsync(fr, this.bodyAfter(y, fr), null);
         }
         try {
           r = fr.proto.body(fr);
@@ -499,7 +499,7 @@ export class Interpreter {
     }
   }
 
-  private async bodyAfter(before: Promise<void>, fr: Frame): Promise<any> {
+  private async bodyAfter(before: Promise<void>, fr: Frame): Promise<Outcome> {
     await before;
     return fr.proto.body(fr);
   }
@@ -513,22 +513,24 @@ export class Interpreter {
     return fr instanceof Promise ? fr.then(go) : go(fr);
   }
 
-  private async runFrameAsync(fr: Frame, pending: Promise<any>, isTailFrame = false): Promise<any> {
-    let r: any;
-    if (isTailFrame) {
-      const next = await pending;
+  /** `afterBody` once it must wait: for the body's `pending` result, or
+   * for the frame (or immediate value) of a tail call, `tail`. */
+  private async runFrameAsync(fr: Frame, pending: Promise<Outcome> | null, tail: Promise<Frame | Value> | null): Promise<Value> {
+    let r: Outcome;
+    if (tail !== null) {
+      const next = await tail;
       if (!(next instanceof Frame)) return next;
       fr = next;
       try {
-        r = fr.proto.body(fr);
-        if (r instanceof Promise) r = await r;
+        const b = fr.proto.body(fr);
+        r = b instanceof Promise ? await b : b;
       } catch (e) {
         if (e instanceof Ctl) r = e;
         else return this.exitWithError(fr, e);
       }
     } else {
       try {
-        r = await pending;
+        r = await pending!;
       } catch (e) {
         if (e instanceof Ctl) r = e;
         else return this.exitWithError(fr, e);
@@ -545,8 +547,8 @@ export class Interpreter {
           if (y) await y;
         }
         try {
-          r = fr.proto.body(fr);
-          if (r instanceof Promise) r = await r;
+          const b = fr.proto.body(fr);
+          r = b instanceof Promise ? await b : b;
         } catch (e) {
           if (e instanceof Ctl) r = e;
           else return this.exitWithError(fr, e);
@@ -557,13 +559,13 @@ export class Interpreter {
     }
   }
 
-  private exit(fr: Frame, r: any): any {
+  private exit(fr: Frame, r: Outcome): Async<Value> {
     const v: Value = r === RET ? fr.ret : r instanceof Ctl ? null : fr.proto.returnsLast ? r : null;
     if (fr.defers !== null) return this.runDefers(fr, v, false, null);
     return v;
   }
 
-  exitWithError(fr: Frame, e: unknown): any {
+  exitWithError(fr: Frame, e: unknown): Async<Value> {
     if (fr.defers !== null) return this.runDefers(fr, null, true, e);
     throw e;
   }
@@ -571,7 +573,7 @@ export class Interpreter {
   /** Run registered defers LIFO; a failing defer's error replaces the
    * outcome (§8.6), and so does a `return` written in a defer body (like
    * one in a finally block, §8.5: the transfer out of it wins). */
-  runDefers(fr: Frame, v: Value, failed: boolean, error: unknown): any {
+  runDefers(fr: Frame, v: Value, failed: boolean, error: unknown): Async<Value> {
     const ds = fr.defers!;
     fr.defers = null;
     for (let i = ds.length - 1; i >= 0; i--) {
@@ -594,7 +596,7 @@ export class Interpreter {
     return v;
   }
 
-  private async runDefersAsync(fr: Frame, ds: ((fr: Frame) => any)[], i: number, pending: Promise<any>, v: Value, failed: boolean, error: unknown): Promise<any> {
+  private async runDefersAsync(fr: Frame, ds: Ev[], i: number, pending: Promise<Outcome>, v: Value, failed: boolean, error: unknown): Promise<Value> {
     const settle = (r: unknown) => {
       if (r !== RET) return;
       v = fr.ret;
@@ -624,7 +626,7 @@ export class Interpreter {
   // -------------------------------------------------------------------------
   // Methods (§7.7)
 
-  callMethod(fr: Frame, recv: Value, name: string, args: Value[], site: Site, span: Span): any {
+  callMethod(fr: Frame, recv: Value, name: string, args: Value[], site: Site, span: Span): Async<Value> {
     const file = fr.proto.file;
     if (recv instanceof HDict) {
       const ns = recv.get("_namespace");
@@ -679,7 +681,7 @@ export class Interpreter {
     return r.catch((e) => Promise.reject(located(convertJsError(e), span, file)));
   }
 
-  runMethod(m: MethodFn, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): any {
+  runMethod(m: MethodFn, recv: Value, args: Value[], fr: Frame, site: Site, span: Span): Async<Value> {
     const file = fr.proto.file;
     let r;
     try {
@@ -694,7 +696,7 @@ export class Interpreter {
   // -------------------------------------------------------------------------
   // Pipes (§4.11)
 
-  pipeInto(fr: Frame, v: Value, f: Value, site: Site): any {
+  pipeInto(fr: Frame, v: Value, f: Value, site: Site): Async<Value> {
     if (f instanceof HClosure) return this.callClosure(f, [v], fr, site);
     if (f instanceof HBuiltinRef) return this.callBuiltinByName(fr, f.name, [v], site);
     if (typeof f === "string") {
@@ -761,7 +763,7 @@ export class Interpreter {
     return { next: () => DONE };
   }
 
-  yieldValue(fr: Frame, v: Value): any {
+  yieldValue(fr: Frame, v: Value): Async<Value> {
     return yieldFromFrame(fr, v);
   }
 }

@@ -34,9 +34,9 @@
 import { type CpLengthMemo, HClosure, HDict, HStruct, type Value, display, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
-import { Suspend } from "./compile/loops";
-import { type Ev, type FnProto, Frame } from "./frame";
-import { BAIL, BAILX, directBody, directEntry, leafEntry } from "./direct";
+import { type LoopStep, Suspend } from "./compile/loops";
+import { type Ev, type FnProto, Frame, type Outcome, type Result } from "./frame";
+import { BAIL, BAILX, type LeafFn, directBody, directEntry, leafEntry } from "./direct";
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
@@ -55,13 +55,13 @@ type MethodShape = Extract<Shape, { k: "mcall" }>;
 
 /** Continue the rest of an enclosing block after one of its statements
  * finished asynchronously with `v`. */
-type Link = (fr: Frame, v: any) => any;
+type Link = (fr: Frame, v: Outcome) => Result;
 
-async function chain(fr: Frame, p: Promise<any>, links: Link[]): Promise<any> {
+async function chain(fr: Frame, p: Promise<Outcome>, links: Link[]): Promise<Outcome> {
   let v = await p;
   for (let i = 0; i < links.length; i++) {
-    v = links[i]!(fr, v);
-    if (v instanceof Promise) v = await v;
+    const r = links[i]!(fr, v);
+    v = r instanceof Promise ? await r : r;
   }
   return v;
 }
@@ -87,7 +87,7 @@ interface Helpers {
 }
 const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "HStruct", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo"];
 
-type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => any;
+type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => unknown;
 
 export class Jit {
   /** Calls before a body is compiled; -1 never. */
@@ -124,11 +124,11 @@ export class Jit {
     };
   }
 
-  compileBody(root: Ev): ((fr: Frame) => any) | null {
+  compileBody(root: Ev): Ev | null {
     const u = new Unit(this.interp, "body");
     if (!u.worthIt(root)) return null;
     u.emitBodyUnit(root);
-    return this.instantiate(u);
+    return this.instantiate<Ev>(u);
   }
 
   compileLoop(shape: WhileShape): void {
@@ -138,17 +138,19 @@ export class Jit {
       return;
     }
     u.emitLoopUnit(shape);
-    shape.loop.jit = this.instantiate(u);
+    shape.loop.jit = this.instantiate<(fr: Frame) => LoopStep>(u);
   }
 
-  private instantiate(u: Unit): (fr: Frame) => any {
+  /** The unit's function. Where types meet generated JS: a body unit is
+   * an `Ev`, a loop unit a `LoopStep` function (the contracts above). */
+  private instantiate<F extends (fr: Frame) => unknown>(u: Unit): F {
     const src = u.source();
     let f = this.factories.get(src);
     if (f === undefined) {
       f = new Function("K", "R", src) as Factory;
       this.factories.set(src, f);
     }
-    return f(u.consts, this.helpers);
+    return f(u.consts, this.helpers) as F;
   }
 }
 
@@ -745,7 +747,7 @@ class Unit {
   /** `list.filter({ x -> … })` and `list.map({ x -> … })` with a closure
    * literal whose body direct.ts can turn into a plain function: the
    * callback's prototype and that function, or null. */
-  private fusedCallback(sh: MethodShape): { proto: FnProto; leaf: (...args: Value[]) => any; make: Ev } | null {
+  private fusedCallback(sh: MethodShape): { proto: FnProto; leaf: LeafFn; make: Ev } | null {
     if ((sh.name !== "filter" && sh.name !== "map") || sh.args.length !== 1 || sh.optional) return null;
     if (this.interp.rt.methods.get("list")?.get(sh.name) === undefined) return null;
     const make = sh.args[0]!;
@@ -764,7 +766,7 @@ class Unit {
    * pass the frame limit, the loop's work is dropped and `methodCode`
    * runs the method itself from the start.
    */
-  private fusedLoop(f: { proto: FnProto; leaf: (...args: Value[]) => any; make: Ev }, sh: MethodShape, o: string, t: string, a0: string, methodCode: string): string {
+  private fusedLoop(f: { proto: FnProto; leaf: LeafFn; make: Ev }, sh: MethodShape, o: string, t: string, a0: string, methodCode: string): string {
     const L = this.k(f.leaf);
     const caps = f.proto.captureFrom.map((slot, i) => `fx_c${i} = s[${slot}]`);
     const callArgs = ["fx_x", ...f.proto.captureFrom.map((_, i) => `fx_c${i}`)].join(", ");

@@ -12,7 +12,8 @@
  */
 import type { Span } from "@harn/parser";
 import type { HClosure, Value } from "../values";
-import type { Ev, FnProto, Frame, Site } from "./frame";
+import type { LoopStep } from "./compile/loops";
+import type { Async, Ev, FnProto, Frame, Result, Site } from "./frame";
 
 /** What a call site saw in the closure tier: the one simple prototype it
  * called (the generator speculates on it), or `poly` after a second one. */
@@ -39,7 +40,7 @@ export class LoopState {
    * failed or is off. */
   countdown: number;
   /** The generated loop: same contract as the closure loop at phase 0. */
-  jit: ((fr: Frame) => any) | null = null;
+  jit: ((fr: Frame) => LoopStep) | null = null;
   constructor(countdown: number) {
     this.countdown = countdown;
   }
@@ -81,7 +82,7 @@ export type Shape =
       ic: CallSiteIC;
       /** The closure tier's call with evaluated arguments: `fn` is the
        * resolved closure or null (builtins). */
-      call: (fr: Frame, fn: HClosure | null, args: Value[]) => any;
+      call: (fr: Frame, fn: HClosure | null, args: Value[]) => Result;
     }
   | {
       k: "mcall";
@@ -92,7 +93,7 @@ export type Shape =
       site: Site;
       span: Span;
       /** The closure tier's dispatch with evaluated receiver and arguments. */
-      invoke: (fr: Frame, recv: Value, args: Value[]) => any;
+      invoke: (fr: Frame, recv: Value, args: Value[]) => Async<Value>;
     }
   // ---- statements (the closure returns null, a control signal, or a promise)
   | { k: "store"; slot: number; value: Ev }
@@ -107,7 +108,7 @@ export type Shape =
   | { k: "return"; value: Ev | null }
   | { k: "break" }
   | { k: "continue" }
-  | { k: "while"; c: Ev; body: Ev; loop: LoopState; run: (fr: Frame, phase: number, v: any) => any };
+  | { k: "while"; c: Ev; body: Ev; loop: LoopState; run: (fr: Frame, phase: number, v: unknown) => LoopStep };
 
 /** Shapes of the nodes a leaf body may contain: values, operators and
  * control flow over its own slots, nothing that calls out or captures. */

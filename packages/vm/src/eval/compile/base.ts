@@ -3,7 +3,7 @@
  * and the nil closure.
  */
 import type * as A from "@harn/parser";
-import type { Ev } from "../frame";
+import type { ExprEv } from "../frame";
 
 /** A compile-time error reported before anything runs (§10). */
 export class CompileError extends Error {
@@ -17,4 +17,4 @@ export class CompileError extends Error {
 }
 
 /** The empty block and the nil literal (shared: never given a shape). */
-export const NIL_EV: Ev = () => null;
+export const NIL_EV: ExprEv = () => null;

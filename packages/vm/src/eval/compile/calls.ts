@@ -7,16 +7,20 @@ import type { BuiltinFn, MethodFn } from "../../runtime";
 import { HClosure, HEnum, type Value } from "../../values";
 import type { Compiler } from "../compile";
 import { TailCall } from "../control";
-import { type Ev, Frame } from "../frame";
+import { type Async, type Ev, type ExprEv, Frame, type Outcome, type Result } from "../frame";
 import { evalArgs, intern, located, thenMaybe as then } from "../helpers";
 import { CallSiteIC, shaped } from "../shape";
 
-export function args(c: Compiler, args: A.Node[]): { evs: Ev[]; spread: boolean[] | null } {
+export function args(c: Compiler, args: A.Node[]): { evs: ExprEv[]; spread: boolean[] | null } {
   const evs = args.map((a) => c.expr(a.kind === "Spread" ? a.expr : a));
   const spread = args.some((a) => a.kind === "Spread") ? args.map((a) => a.kind === "Spread") : null;
   return { evs, spread };
 }
 
+/** A call by name; with `tail` (`return f(…)`), a call of a closure is a
+ * `TailCall` for the caller's trampoline instead of a value. */
+export function functionCall(c: Compiler, n: A.FunctionCall, tail: false): ExprEv;
+export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev;
 export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev {
   const { evs, spread } = args(c, n.args);
   lowerAliasArg(c, n, evs);
@@ -42,7 +46,7 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
   };
   let builtin: BuiltinFn | null = null;
   const ic = new CallSiteIC();
-  const call = (fr: Frame, fn: HClosure | null, args: Value[]): any => {
+  const call = (fr: Frame, fn: HClosure | null, args: Value[]): Result => {
     if (fn !== null) {
       if (tail && fr.defers === null && fn.impl.native === null) {
         // The site's callee is known to frameless code too (direct.ts
@@ -57,7 +61,7 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
     if (builtin !== null) return interp.invokeBuiltin(builtin, name, fr, args, site);
     return interp.callBuiltinByName(fr, name, args, site);
   };
-  const generic = (fr: Frame, fn: HClosure | null): any => {
+  const generic = (fr: Frame, fn: HClosure | null): Result => {
     let args;
     try {
       args = evalArgs(evs, spread, fr);
@@ -71,7 +75,7 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
   const nargs = evs.length;
   // Direct calls of simple closures evaluate the arguments straight into
   // the callee's parameter slots: no argument array, no binding loop.
-  const finishAsync = async (fr: Frame, nf: Frame, i: number, pending: Promise<Value>): Promise<any> => {
+  const finishAsync = async (fr: Frame, nf: Frame, i: number, pending: Promise<Value>): Promise<Value> => {
     const ps = nf.proto.paramSlots;
     for (;;) {
       const v = await pending;
@@ -125,7 +129,7 @@ export function functionCall(c: Compiler, n: A.FunctionCall, tail: boolean): Ev 
  * schema for (structs, generics) and calls of a user function with the
  * same name are left alone.
  */
-export function lowerAliasArg(c: Compiler, n: A.FunctionCall, evs: Ev[]): void {
+export function lowerAliasArg(c: Compiler, n: A.FunctionCall, evs: ExprEv[]): void {
   const idx = SCHEMA_ALIAS_ARG.get(n.name);
   if (idx === undefined) return;
   const arg = n.args[idx];
@@ -139,7 +143,7 @@ export function lowerAliasArg(c: Compiler, n: A.FunctionCall, evs: Ev[]): void {
   if (schema !== null) evs[idx] = () => schema;
 }
 
-export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall): Ev {
+export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall): ExprEv {
   const { evs, spread } = args(c, n.args);
   const file = c.file;
   const span = n.methodSpan;
@@ -157,7 +161,7 @@ export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall):
   // receivers (the tables are fixed once the stdlib is installed).
   let cacheKind: string | null = null;
   let cacheFn: MethodFn | undefined;
-  const call = (fr: Frame, recv: Value, args: Value[]): any => {
+  const call = (fr: Frame, recv: Value, args: Value[]): Async<Value> => {
     if (optional && recv === null) return null;
     const kind = Array.isArray(recv) ? "list" : typeof recv === "string" ? "string" : null;
     if (kind !== null) {
@@ -169,7 +173,7 @@ export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall):
     }
     return interp.callMethod(fr, recv, name, args, site, span);
   };
-  const callAsync = async (fr: Frame, recv: Value | Promise<Value>, first: Value | Promise<Value> | null): Promise<any> => {
+  const callAsync = async (fr: Frame, recv: Async<Value>, first: Async<Value> | null): Promise<Value> => {
     const r = recv instanceof Promise ? await recv : recv;
     if (evs.length === 0) return call(fr, r, []);
     let a = first ?? evs[0]!(fr);
@@ -194,7 +198,7 @@ export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall):
       return call(fr, r, [a]);
     }, shape);
   }
-  const general: Ev = (fr) =>
+  const general: ExprEv = (fr) =>
     then(obj(fr), (r) => {
       let args;
       try {
@@ -207,7 +211,7 @@ export function methodCall(c: Compiler, n: A.MethodCall | A.OptionalMethodCall):
   return spread === null ? shaped(general, shape) : general;
 }
 
-export function pipe(c: Compiler, n: A.BinaryOp): Ev {
+export function pipe(c: Compiler, n: A.BinaryOp): ExprEv {
   const l = c.expr(n.left);
   const file = c.file;
   const span = n.right.span;
@@ -245,6 +249,6 @@ const SCHEMA_ALIAS_ARG = new Map<string, number>([
 /** Names the interpreter handles itself (§7.5) unless a closure shadows them. */
 export const SPECIAL_CALLS = new Set(["await", "cancel", "cancel_graceful", "is_cancelled"]);
 
-async function callOneAsync(fr: Frame, x: Promise<Value>, call: (fr: Frame, fn: HClosure | null, args: Value[]) => any): Promise<any> {
+async function callOneAsync(fr: Frame, x: Promise<Value>, call: (fr: Frame, fn: HClosure | null, args: Value[]) => Result): Promise<Outcome> {
   return call(fr, null, [await x]);
 }

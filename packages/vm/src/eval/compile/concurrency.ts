@@ -9,11 +9,11 @@ import { HChannel, type HClosure, HDict, HTask, type Value, err, ok, typeOf } fr
 import type { Compiler } from "../compile";
 import { chanState, durationMs, linkToSignal, LOCKS } from "../concurrency";
 import { Ctl } from "../control";
-import type { Ev } from "../frame";
+import type { Async, Ev, ExprEv } from "../frame";
 import { evalArgs, located, thenMaybe as then } from "../helpers";
 import { Task } from "../task";
 
-export function compileSpawn(c: Compiler, n: A.SpawnExpr): Ev {
+export function compileSpawn(c: Compiler, n: A.SpawnExpr): ExprEv {
   const conc = c.interp.concurrency;
   const proto = c.compileFunction(null, [], n.body, n.span, { returnsLast: true, allowRest: false });
   const mk = c.makeClosure(proto);
@@ -29,7 +29,7 @@ export function compileSpawn(c: Compiler, n: A.SpawnExpr): Ev {
   };
 }
 
-export function compileParallel(c: Compiler, n: A.Parallel): Ev {
+export function compileParallel(c: Compiler, n: A.Parallel): ExprEv {
   const conc = c.interp.concurrency;
   const params = n.variable ? [{ name: n.variable, type: null, default: null, rest: false, span: n.span }] : [];
   const proto = c.compileFunction(null, params, n.body, n.span, { returnsLast: true, allowRest: false });
@@ -44,7 +44,7 @@ export function compileParallel(c: Compiler, n: A.Parallel): Ev {
   const span = n.span;
   return (fr) =>
     then(src(fr), (s) =>
-      then(maxEv ? maxEv(fr) : null, (mx): any => {
+      then(maxEv ? maxEv(fr) : null, (mx): Async<Value> => {
         let items: Value[];
         if (mode === "count") {
           const count = typeof s === "number" && s > 0 ? s : 0;
@@ -121,7 +121,7 @@ export function compileSelect(c: Compiler, n: A.SelectExpr): Ev {
           if (!(ch instanceof HChannel)) throw located(HarnError.thrown("select: all arguments must be channels"), span, file);
           return chanState(ch);
         });
-        const poll = (): any => {
+        const poll = (): { run: Ev } | null => {
           for (let i = 0; i < states.length; i++) {
             const t = states[i]!.tryTake();
             if (t) {

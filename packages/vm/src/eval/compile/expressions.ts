@@ -8,7 +8,7 @@ import * as ops from "../../ops";
 import { HDict, HDuration, HEnum, HFloat, HStruct, type CodePoints, type Value, display, err, isResult, normBig, ok, truthy, typeOf } from "../../values";
 import type { Compiler } from "../compile";
 import { Ctl, RET } from "../control";
-import type { Ev, Frame } from "../frame";
+import type { Ev, ExprEv, Frame, Outcome } from "../frame";
 import { convertJsError, evalArgs, intern, located, spreadDict, thenMaybe as then } from "../helpers";
 import { shaped } from "../shape";
 import { CompileError, NIL_EV } from "./base";
@@ -17,7 +17,7 @@ import { compileParallel, compileSpawn } from "./concurrency";
 import { binary } from "./operators";
 import { buildStruct } from "./statements";
 
-export function compileExpression(c: Compiler, n: A.Node): Ev {
+export function compileExpression(c: Compiler, n: A.Node): ExprEv {
   const file = c.file;
   switch (n.kind) {
     case "IntLiteral": {
@@ -51,7 +51,7 @@ export function compileExpression(c: Compiler, n: A.Node): Ev {
       const evs = n.elements.map((e) => c.expr(e.kind === "Spread" ? e.expr : e));
       const spread = n.elements.some((e) => e.kind === "Spread") ? n.elements.map((e) => e.kind === "Spread") : null;
       const span = n.span;
-      const ev: Ev = (fr) => {
+      const ev: ExprEv = (fr) => {
         try {
           return evalArgs(evs, spread, fr);
         } catch (e) {
@@ -204,25 +204,8 @@ export function compileExpression(c: Compiler, n: A.Node): Ev {
       }
       return c.expr(n.operand);
     }
-    case "TryExpr": {
-      const body = c.scopedBlock(n.body, true);
-      const wrap = (v: any) => (v instanceof Ctl ? v : isResult(v) ? v : ok(v));
-      const fail = (e: unknown) => {
-        e = convertJsError(e);
-        if (e instanceof HarnError) return err(e.caughtValue());
-        throw e;
-      };
-      return (fr) => {
-        let r;
-        try {
-          r = body(fr);
-        } catch (e) {
-          return fail(e);
-        }
-        if (r instanceof Promise) return r.then(wrap, fail);
-        return wrap(r);
-      };
-    }
+    case "TryExpr":
+      return signalsThrown(tryExpr(c, n));
     case "PipePlaceholder": {
       const proto = c.compileFunction(null, [{ name: n.param, type: null, default: null, rest: false, span: n.span }], [n.body], n.span, {
         returnsLast: true,
@@ -279,8 +262,9 @@ export function compileExpression(c: Compiler, n: A.Node): Ev {
     case "DeadlineBlock":
     case "Retry":
     case "SelectExpr":
-      // statements and block-bodied expressions: the statement compiler gives their value
-      return c.stmtInner(n);
+      // statements and block-bodied expressions: the statement compiler
+      // gives their value
+      return signalsThrown(c.stmtInner(n));
     default: {
       const never: never = n;
       throw new Error(`compile: unknown node ${(never as A.Node).kind}`);
@@ -288,7 +272,7 @@ export function compileExpression(c: Compiler, n: A.Node): Ev {
   }
 }
 
-export function identifier(c: Compiler, n: A.Identifier): Ev {
+export function identifier(c: Compiler, n: A.Identifier): ExprEv {
   const name = intern(n.name);
   const file = c.file;
   const span = n.span;
@@ -313,8 +297,8 @@ export function identifier(c: Compiler, n: A.Identifier): Ev {
   }, { k: "sync" });
 }
 
-export function interpolation(c: Compiler, n: A.InterpolatedString): Ev {
-  const parts: (string | Ev)[] = [];
+export function interpolation(c: Compiler, n: A.InterpolatedString): ExprEv {
+  const parts: (string | ExprEv)[] = [];
   for (const seg of n.segments) {
     if (seg.kind === "text") parts.push(seg.text);
     else if (seg.expr) parts.push(c.expr(seg.expr));
@@ -346,10 +330,10 @@ export function interpolation(c: Compiler, n: A.InterpolatedString): Ev {
   }, { k: "interp", parts, span, file });
 }
 
-export function dictLiteral(c: Compiler, entries: A.DictEntry[], span: A.Span): Ev {
+export function dictLiteral(c: Compiler, entries: A.DictEntry[], span: A.Span): ExprEv {
   const file = c.file;
   const items = entries.map((e) => {
-    if (e.value.kind === "Spread") return { spread: true, key: null as Ev | null, lit: "", value: c.expr(e.value.expr) };
+    if (e.value.kind === "Spread") return { spread: true, key: null as ExprEv | null, lit: "", value: c.expr(e.value.expr) };
     if (!e.computed && (e.key.kind === "StringLiteral" || e.key.kind === "RawStringLiteral")) return { spread: false, key: null, lit: e.key.value, value: c.expr(e.value) };
     return { spread: false, key: c.expr(e.key), lit: "", value: c.expr(e.value) };
   });
@@ -416,4 +400,44 @@ function addSpread(m: Map<string, Value>, v: Value, span: A.Span, file: string):
     throw located(e, span, file);
   }
   for (const [k, x] of d.map) m.set(k, x);
+}
+
+/** `try { … }` as a value: a Result (`Ok` of the block's value, `Err` of
+ * what it threw). The block's control signals pass through, so in
+ * statement position (compile.ts `exprOrBlockValue`) a `return` inside it
+ * returns. */
+export function tryExpr(c: Compiler, n: A.TryExpr): Ev {
+  const body = c.scopedBlock(n.body, true);
+  const wrap = (v: Outcome): Outcome => (v instanceof Ctl ? v : isResult(v) ? v : ok(v));
+  const fail = (e: unknown) => {
+    e = convertJsError(e);
+    if (e instanceof HarnError) return err(e.caughtValue());
+    throw e;
+  };
+  return (fr) => {
+    let r;
+    try {
+      r = body(fr);
+    } catch (e) {
+      return fail(e);
+    }
+    if (r instanceof Promise) return r.then(wrap, fail);
+    return wrap(r);
+  };
+}
+
+/** A statement or block as an expression: its control signal, if any, is
+ * thrown (and turned back into the enclosing statement's result by
+ * compile.ts `stmt`). */
+function signalsThrown(inner: Ev): ExprEv {
+  return (fr) => {
+    const r = inner(fr);
+    if (r instanceof Promise)
+      return r.then((x) => {
+        if (x instanceof Ctl) throw x;
+        return x;
+      });
+    if (r instanceof Ctl) throw r;
+    return r;
+  };
 }

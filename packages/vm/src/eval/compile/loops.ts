@@ -9,7 +9,7 @@ import * as ops from "../../ops";
 import { HRange, truthy, type Value } from "../../values";
 import type { Compiler } from "../compile";
 import { BRK, CONT, Ctl } from "../control";
-import type { Ev, Frame } from "../frame";
+import type { Ev, Frame, Outcome, Result } from "../frame";
 import { located, thenMaybe as then } from "../helpers";
 import type { Interpreter } from "../interpreter";
 import { LoopState, shaped } from "../shape";
@@ -29,18 +29,21 @@ function loopWhile(interp: Interpreter, cond: Ev, body: Ev): Ev {
   // which resumes this same synchronous loop at the right phase. Once the
   // loop is hot, phase 0 continues in its generated version (jit.ts),
   // which keeps the same contract: all loop state lives in frame slots.
-  const run = (fr: Frame, phase: number, v: any): any => {
+  const run = (fr: Frame, phase: number, v: unknown): LoopStep => {
     for (;;) {
       if (phase === 0) {
         if (loop.jit !== null) return loop.jit(fr);
-        v = cond(fr);
-        if (v instanceof Promise) return new Suspend(v, 1);
+        const c = cond(fr);
+        if (c instanceof Promise) return new Suspend(c, 1);
+        v = c;
         phase = 1;
       }
       if (phase === 1) {
-        if (!(v === true || (v !== false && truthy(v)))) return null;
-        v = body(fr);
-        if (v instanceof Promise) return new Suspend(v, 2);
+        // `v` is the condition's value.
+        if (!(v === true || (v !== false && truthy(v as Value)))) return null;
+        const b = body(fr);
+        if (b instanceof Promise) return new Suspend(b, 2);
+        v = b;
       }
       if (v instanceof Ctl) {
         if (v === BRK) return null;
@@ -143,15 +146,20 @@ export interface Stepper {
 }
 export const DONE: unique symbol = Symbol("done");
 
-/** A loop waiting for a promise; `drive` resumes it at `phase`. */
+/** A loop waiting for a promise; `drive` resumes it at `phase` with the
+ * promise's value (what that value is depends on the phase). */
 export class Suspend {
   constructor(
-    readonly pending: Promise<any>,
+    readonly pending: Promise<unknown>,
     readonly phase: number,
   ) {}
 }
 
-export async function drive(first: Suspend, resume: (phase: number, v: any) => any): Promise<any> {
+/** What a resumable loop step returns: the loop's outcome, or where it
+ * waits. */
+export type LoopStep = Outcome | Suspend;
+
+export async function drive(first: Suspend, resume: (phase: number, v: unknown) => LoopStep): Promise<Outcome> {
   let s = first;
   for (;;) {
     const v = await s.pending;
@@ -163,22 +171,25 @@ export async function drive(first: Suspend, resume: (phase: number, v: any) => a
 
 /** Phases: 0 pull the next item; 1 item in `v`, bind it; 2 bound, run the
  * body; 3 body result in `v`. */
-function forStep(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter, phase: number, v: any): any {
+function forStep(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter, phase: number, v: unknown): LoopStep {
   for (;;) {
     if (phase === 0) {
-      v = st.next();
-      if (v instanceof Promise) return new Suspend(v, 1);
+      const x = st.next();
+      if (x instanceof Promise) return new Suspend(x, 1);
+      v = x;
       phase = 1;
     }
     if (phase === 1) {
+      // `v` is the next item.
       if (v === DONE) return null;
-      const b = bind(fr, v);
+      const b = bind(fr, v as Value);
       if (b instanceof Promise) return new Suspend(b, 2);
       phase = 2;
     }
     if (phase === 2) {
-      v = body(fr);
-      if (v instanceof Promise) return new Suspend(v, 3);
+      const r = body(fr);
+      if (r instanceof Promise) return new Suspend(r, 3);
+      v = r;
     }
     if (v instanceof Ctl) {
       if (v === BRK) return null;
@@ -192,7 +203,7 @@ function forStep(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, 
   }
 }
 
-function runForLoop(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter): any {
+function runForLoop(st: Stepper, bind: (fr: Frame, v: Value) => unknown, body: Ev, fr: Frame, interp: Interpreter): Result {
   const r = forStep(st, bind, body, fr, interp, 0, null);
   return r instanceof Suspend ? drive(r, (phase, v) => forStep(st, bind, body, fr, interp, phase, v)) : r;
 }

@@ -5,7 +5,7 @@
 import type * as A from "@harn/parser";
 import { type Value, truthy } from "../../values";
 import type { Compiler } from "../compile";
-import type { Ev, Frame } from "../frame";
+import type { Async, ExprEv, Frame } from "../frame";
 import { fastBinary, type Operand } from "../fastops";
 import { located } from "../helpers";
 import { operator } from "../optable";
@@ -13,7 +13,7 @@ import { shaped, shapeOf } from "../shape";
 import { NIL_EV } from "./base";
 import { pipe } from "./calls";
 
-export function binary(c: Compiler, n: A.BinaryOp): Ev {
+export function binary(c: Compiler, n: A.BinaryOp): ExprEv {
   const file = c.file;
   const op = n.op;
   if (op === "|>") return pipe(c, n);
@@ -21,7 +21,7 @@ export function binary(c: Compiler, n: A.BinaryOp): Ev {
   const r = c.expr(n.right);
   switch (op) {
     case "&&": {
-      const right = (fr: Frame): any => {
+      const right = (fr: Frame): Async<boolean> => {
         const b = r(fr);
         return b instanceof Promise ? b.then(truthy) : truthy(b);
       };
@@ -32,7 +32,7 @@ export function binary(c: Compiler, n: A.BinaryOp): Ev {
       }, { k: "and", l, r });
     }
     case "||": {
-      const right = (fr: Frame): any => {
+      const right = (fr: Frame): Async<boolean> => {
         const b = r(fr);
         return b instanceof Promise ? b.then(truthy) : truthy(b);
       };
@@ -73,12 +73,12 @@ export function binary(c: Compiler, n: A.BinaryOp): Ev {
   }, { k: "op", l, r, slow });
 }
 
-function then2(b: Value | Promise<Value>, a: Value, slow: (a: Value, b: Value) => Value): Value | Promise<Value> {
+function then2(b: Async<Value>, a: Value, slow: (a: Value, b: Value) => Value): Async<Value> {
   return b instanceof Promise ? b.then((y) => slow(a, y)) : slow(a, b);
 }
 
 /** The value of a literal operand (`nil` included), or undefined. */
-function literalOf(ev: Ev): Value | undefined {
+function literalOf(ev: ExprEv): Value | undefined {
   if (ev === NIL_EV) return null;
   const sh = shapeOf(ev);
   return sh?.k === "lit" ? sh.v : undefined;
@@ -86,7 +86,7 @@ function literalOf(ev: Ev): Value | undefined {
 
 /** `lit OP lit` as a literal, computed once. An operation that fails is
  * left to run time, which reports it where it is (and only if it runs). */
-function fold(fn: (a: Value, b: Value) => Value, l: Ev, r: Ev): Ev | undefined {
+function fold(fn: (a: Value, b: Value) => Value, l: ExprEv, r: ExprEv): ExprEv | undefined {
   const a = literalOf(l);
   const b = literalOf(r);
   if (a === undefined || b === undefined) return undefined;
@@ -101,7 +101,7 @@ function fold(fn: (a: Value, b: Value) => Value, l: Ev, r: Ev): Ev | undefined {
 }
 
 /** How a binary operand is read (fastops.ts). */
-function operand(c: Compiler, n: A.Node, ev: Ev): Operand {
+function operand(c: Compiler, n: A.Node, ev: ExprEv): Operand {
   if (n.kind === "Identifier" && n.name !== "_") {
     const b = c.scope.resolve(n.name);
     if (b) return { kind: "slot", slot: b.slot };
@@ -112,7 +112,7 @@ function operand(c: Compiler, n: A.Node, ev: Ev): Operand {
 }
 
 /** A closure reading a binary operand (for the operand's shape). */
-function operandEv(o: Operand): Ev {
+function operandEv(o: Operand): ExprEv {
   switch (o.kind) {
     case "slot": {
       const slot = o.slot;

@@ -7,7 +7,7 @@ import { HarnError } from "../../errors";
 import * as ops from "../../ops";
 import { HDict, HEnum, type Value, equals, truthy, typeOf } from "../../values";
 import type { Compiler } from "../compile";
-import type { Ev, Frame } from "../frame";
+import type { Ev, ExprEv, Frame, Result } from "../frame";
 import { located, spreadDict, thenMaybe as then } from "../helpers";
 
 export function pattern(c: Compiler, p: A.Pattern, mutable: boolean): (fr: Frame, v: Value) => unknown {
@@ -133,7 +133,7 @@ export function match(c: Compiler, n: A.MatchExpr): Ev {
   });
   const file = c.file;
   const span = n.span;
-  const tryArms = (fr: Frame, v: Value, i: number): any => {
+  const tryArms = (fr: Frame, v: Value, i: number): Result => {
     for (; i < arms.length; i++) {
       const arm = arms[i]!;
       let ok = arm.test(fr, v);
@@ -146,7 +146,7 @@ export function match(c: Compiler, n: A.MatchExpr): Ev {
     }
     throw located(HarnError.thrown("No match arm matched the value"), span, file);
   };
-  const afterTest = (fr: Frame, v: Value, i: number): any => {
+  const afterTest = (fr: Frame, v: Value, i: number): Result => {
     const arm = arms[i]!;
     if (!arm.guard) return arm.body(fr);
     const g = arm.guard(fr);
@@ -193,7 +193,7 @@ export function matchPattern(c: Compiler, p: A.Node): (fr: Frame, v: Value) => b
       const key = (e.key as A.StringLiteral).value;
       if (e.value.kind === "Identifier") {
         const slot = e.value.name === "_" ? -1 : c.scope.declare(e.value.name, false).slot;
-        return { key, slot, ev: null as Ev | null };
+        return { key, slot, ev: null as ExprEv | null };
       }
       return { key, slot: -1, ev: c.expr(e.value) };
     });
@@ -206,7 +206,7 @@ export function matchPattern(c: Compiler, p: A.Node): (fr: Frame, v: Value) => b
     const elems = p.elements.map((e) => {
       if (e.kind === "Identifier") {
         const slot = e.name === "_" ? -1 : c.scope.declare(e.name, false).slot;
-        return { slot, ev: null as Ev | null };
+        return { slot, ev: null as ExprEv | null };
       }
       return { slot: -1, ev: c.expr(e) };
     });
@@ -238,7 +238,7 @@ export function matchPattern(c: Compiler, p: A.Node): (fr: Frame, v: Value) => b
   return (fr, v) => then(ev(fr), (x) => equals(v, x));
 }
 
-function checkEntries(fr: Frame, entries: { got: Value; slot: number; ev: Ev | null }[], i: number): boolean | Promise<boolean> {
+function checkEntries(fr: Frame, entries: { got: Value; slot: number; ev: ExprEv | null }[], i: number): boolean | Promise<boolean> {
   for (; i < entries.length; i++) {
     const e = entries[i]!;
     if (e.ev) {

@@ -8,7 +8,7 @@ import * as ops from "../../ops";
 import { HClosure, HDict, HEnum, HStruct, type Value, truthy } from "../../values";
 import type { Compiler } from "../compile";
 import { BRK, CONT, Ctl, RET, TailCall } from "../control";
-import { ClosureImpl, type Ev, FnProto, type Frame } from "../frame";
+import { type Async, ClosureImpl, type Ev, type ExprEv, FnProto, type Frame, type Outcome, type Result } from "../frame";
 import { convertJsError, located, runBlock, thenMaybe as then } from "../helpers";
 import { shaped } from "../shape";
 import { applyFn } from "../fastops";
@@ -57,7 +57,7 @@ export function compileStatement(c: Compiler, n: A.Node): Ev {
     case "GuardStmt": {
       const cond = c.expr(n.condition);
       const body = c.scopedBlock(n.elseBody, false);
-      const orElse = (fr: Frame, x: Value): any => {
+      const orElse = (fr: Frame, x: Value): Result => {
         if (truthy(x)) return null;
         const r = body(fr);
         if (r instanceof Promise) return r.then((y) => (y instanceof Ctl ? y : null));
@@ -202,7 +202,7 @@ export function assignment(c: Compiler, n: A.Assignment): Ev {
   const opFn = n.op ? operator(n.op).slow : null;
   const span = n.value.span;
   // Flatten the target path: root identifier + steps.
-  type Step = { kind: "prop"; name: string } | { kind: "index"; ev: Ev };
+  type Step = { kind: "prop"; name: string } | { kind: "index"; ev: ExprEv };
   const steps: Step[] = [];
   let t: A.Node = n.target;
   for (;;) {
@@ -361,11 +361,11 @@ export function tryCatch(c: Compiler, n: A.TryCatch): Ev {
     if (typeName === "dict") return e.dictForm() !== null;
     return e.kind === "thrown" && e.value instanceof HEnum && e.value.enumName === typeName;
   };
-  const runHandler = (fr: Frame, e: HarnError): any => {
+  const runHandler = (fr: Frame, e: HarnError): Result => {
     if (errSlot >= 0) fr.s[errSlot] = typeName === "dict" ? e.dictForm() : e.caughtValue();
     return handler!(fr);
   };
-  const withCatch = (fr: Frame): any => {
+  const withCatch = (fr: Frame): Result => {
     let r;
     try {
       r = body(fr);
@@ -382,9 +382,9 @@ export function tryCatch(c: Compiler, n: A.TryCatch): Ev {
     return r;
   };
   if (!finallyB) return withCatch;
-  const runFinally = (fr: Frame, outcome: any, failed: boolean, error: unknown): any => {
+  const runFinally = (fr: Frame, outcome: Outcome, failed: boolean, error: unknown): Result => {
     const f = finallyB(fr);
-    const finish = (fv: any) => {
+    const finish = (fv: Outcome): Outcome => {
       if (fv instanceof Ctl) return fv; // a transfer out of finally wins
       if (failed) throw error;
       return outcome;
@@ -423,11 +423,12 @@ export function returnStmt(c: Compiler, n: A.ReturnStmt): Ev {
         const r = call(fr);
         if (r instanceof Promise)
           return r.then((x) => {
-            if (x instanceof TailCall) return x;
+            if (x instanceof Ctl) return x;
             fr.ret = x;
             return RET;
           });
-        if (r instanceof TailCall) return r;
+        // A tail call's only signal is the `TailCall` itself.
+        if (r instanceof Ctl) return r;
         fr.ret = r;
         return RET;
       }, { k: "tail", call });
@@ -440,7 +441,7 @@ export function returnStmt(c: Compiler, n: A.ReturnStmt): Ev {
     const site = c.site(v.span);
     const file = c.file;
     const span = v.right.span;
-    const pipe = (fr: Frame, x: Value, f: Value): any => {
+    const pipe = (fr: Frame, x: Value, f: Value): Async<Value> | TailCall => {
       if (f instanceof HClosure && fr.defers === null && f.impl.native === null) return new TailCall(f, [x], fr, site);
       try {
         return interp.pipeInto(fr, x, f, site);
@@ -451,7 +452,7 @@ export function returnStmt(c: Compiler, n: A.ReturnStmt): Ev {
     return (fr) =>
       then(l(fr), (x) =>
         then(r(fr), (f) =>
-          then(pipe(fr, x, f), (y: any) => {
+          then(pipe(fr, x, f), (y: Value | TailCall) => {
             if (y instanceof TailCall) return y;
             fr.ret = y;
             return RET;
@@ -474,7 +475,7 @@ export function retry(c: Compiler, n: A.Retry): Ev {
   return (fr) =>
     then(count(fr), (c) => {
       const max = typeof c === "number" && c > 0 ? c : 1;
-      const attempt = (i: number): any => {
+      const attempt = (i: number): Result => {
         let r;
         try {
           r = body(fr);
@@ -549,7 +550,7 @@ export function buildStruct(name: string, fields: string[], arg: Value): HStruct
 // themselves create no inner functions (which would cost a V8 context
 // allocation on every evaluation, async or not).
 
-async function ifAsync(x: Promise<Value>, fr: Frame, thenB: Ev, elseB: Ev | null): Promise<any> {
+async function ifAsync(x: Promise<Value>, fr: Frame, thenB: Ev, elseB: Ev | null): Promise<Outcome> {
   return truthy(await x) ? thenB(fr) : elseB ? elseB(fr) : null;
 }
 
