@@ -2,7 +2,7 @@
  * Small questions about AST nodes that several rules ask: children as the
  * reference sees them, purity, leaf equality, identifier mentions.
  */
-import { walkChildren, type Node, type Program, type Span } from "@harn/parser";
+import { walkChildren, type ChildVisitor, type Node, type Program, type Span } from "@harn/parser";
 
 /** Call `fn` on every direct child node, in source order, as the reference
  * sees the tree: statement lists flattened, and neither interpolation
@@ -11,7 +11,14 @@ import { walkChildren, type Node, type Program, type Span } from "@harn/parser";
  * children. The walk itself is the parser's (`walkChildren`). */
 export function forEachChild(node: Node | Program, fn: (child: Node) => void): void {
   if (node.kind === "Program") node.items.forEach(fn);
-  else walkChildren(node, { node: fn, interpolation: skip, annotation: skip });
+  else walkChildren(node, childVisitor(fn));
+}
+
+/** The visitor `forEachChild` walks a node's children with: a recursive
+ * walk that makes it once and calls `walkChildren` itself allocates
+ * nothing per node. */
+export function childVisitor(fn: (child: Node) => void): ChildVisitor {
+  return { node: fn, interpolation: skip, annotation: skip };
 }
 
 function skip(): void {}
@@ -104,8 +111,9 @@ export function mentions(n: Node, names: ReadonlySet<string>): boolean {
       for (const s of x.segments) if (s.kind === "expr" && s.expr) visit(s.expr);
       return;
     }
-    forEachChild(x, visit);
+    walkChildren(x, children);
   };
+  const children = childVisitor(visit);
   visit(n);
   return found;
 }

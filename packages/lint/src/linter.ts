@@ -153,7 +153,8 @@ export class Linter {
     }
 
     walker.walk(program);
-    for (const fin of dispatch.finalize) fin();
+    const fin = dispatch.finalize;
+    for (let i = 0; i < fin.n; i++) fin.fns[i]!();
 
     let out = f.diagnostics.filter((d) => active.has(d.code));
     if (src) out = applySuppressions(out, src, RULE_IDS, active);

@@ -13,36 +13,50 @@ import type { AnyNode, BlockInfo, BlockRole, Visitors } from "./types";
 
 type Handler = (node: never) => void;
 
+/**
+ * The handlers of one visitor key for the current file: the first `n` of
+ * `fns`. Emptied between files by resetting `n` (truncating arrays was a
+ * tenth of linting a small file); what lies past `n` is overwritten by the
+ * next file's handlers.
+ */
+export interface Slot<F = Handler> {
+  fns: F[];
+  n: number;
+}
+
+const slot = <F,>(): Slot<F> => ({ fns: [], n: 0 });
+
 /** The enter and exit handlers of one node kind. */
 interface KindHandlers {
-  enter: Handler[];
-  exit: Handler[];
+  enter: Slot;
+  exit: Slot;
 }
 
 export class Dispatch {
   /** By node kind: one lookup per visited node finds both lists. */
   readonly byKind = new Map<string, KindHandlers>();
-  readonly block: ((b: BlockInfo) => void)[] = [];
-  readonly blockExit: ((b: BlockInfo) => void)[] = [];
-  readonly unreachable: ((stmt: Node, b: BlockInfo) => void)[] = [];
-  readonly finalize: (() => void)[] = [];
+  readonly block: Slot<(b: BlockInfo) => void> = slot();
+  readonly blockExit: Slot<(b: BlockInfo) => void> = slot();
+  readonly unreachable: Slot<(stmt: Node, b: BlockInfo) => void> = slot();
+  readonly finalize: Slot<() => void> = slot();
   /** Where each visitor key's handlers go, worked out once: a linter that
    * lints many files reuses one Dispatch (`reset` between files), so
    * merging every rule's visitors costs a lookup per key, not string
    * surgery and allocation (that was half of linting a small file). */
-  private readonly slots = new Map<string, Handler[]>();
-  /** The lists filled for the current file. */
-  private readonly filled: Handler[][] = [];
+  private readonly slots = new Map<string, Slot>();
+  /** The slots filled for the current file. */
+  private readonly filled: Slot[] = [];
   /** The keys and slots the visitors of each `add` position had for the
    * last file: a rule's visitors usually have the same keys file after
    * file, and comparing keys is cheaper than looking each one up. */
-  private readonly seen: { keys: string[]; slots: Handler[][] }[] = [];
+  private readonly seen: { keys: string[]; slots: Slot[] }[] = [];
   private adds = 0;
 
-  /** Empty every list for the next file, keeping the key table. */
+  /** Empty every slot for the next file, keeping the key table. */
   reset(): void {
-    for (const list of this.filled) list.length = 0;
-    this.filled.length = 0;
+    const filled = this.filled;
+    for (let i = 0; i < filled.length; i++) filled[i]!.n = 0;
+    filled.length = 0;
     this.adds = 0;
   }
 
@@ -58,37 +72,43 @@ export class Dispatch {
     for (let i = 0; i < keys.length; i++) {
       const fn = (v as Record<string, unknown>)[keys[i]!];
       if (typeof fn !== "function") continue;
-      const slot = slots[i]!;
-      if (slot.length === 0) this.filled.push(slot);
-      slot.push(fn as Handler);
+      const s = slots[i]!;
+      if (s.n === 0) this.filled.push(s);
+      s.fns[s.n++] = fn as Handler;
     }
   }
 
-  private slotFor(key: string): Handler[] {
-    let slot = this.slots.get(key);
-    if (slot === undefined) this.slots.set(key, (slot = this.slotOf(key)));
-    return slot;
+  private slotFor(key: string): Slot {
+    let s = this.slots.get(key);
+    if (s === undefined) this.slots.set(key, (s = this.slotOf(key)));
+    return s;
   }
 
-  private slotOf(key: string): Handler[] {
+  private slotOf(key: string): Slot {
     switch (key) {
       case "Block":
-        return this.block as Handler[];
+        return this.block as unknown as Slot;
       case "Block:exit":
-        return this.blockExit as Handler[];
+        return this.blockExit as unknown as Slot;
       case "Unreachable":
-        return this.unreachable as unknown as Handler[];
+        return this.unreachable as unknown as Slot;
       case "finalize":
-        return this.finalize as Handler[];
+        return this.finalize as unknown as Slot;
       default: {
         const isExit = key.endsWith(":exit");
         const kind = isExit ? key.slice(0, -5) : key;
         let h = this.byKind.get(kind);
-        if (!h) this.byKind.set(kind, (h = { enter: [], exit: [] }));
+        if (!h) this.byKind.set(kind, (h = { enter: slot(), exit: slot() }));
         return isExit ? h.exit : h.enter;
       }
     }
   }
+}
+
+/** Call the first `n` handlers of a slot with a node. */
+function call(s: Slot, node: AnyNode): void {
+  const fns = s.fns as unknown as ((n: AnyNode) => void)[];
+  for (let i = 0; i < s.n; i++) fns[i]!(node);
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -131,32 +151,27 @@ export class Walker {
 
   walk(program: Program): void {
     const h = this.d.byKind.get("Program");
-    if (h) for (const f of h.enter) (f as (n: Program) => void)(program);
+    if (h) call(h.enter, program);
     this.stack.push(program);
     this.list(program.items, program, "program");
     this.stack.pop();
-    if (h) for (const f of h.exit) (f as (n: Program) => void)(program);
+    if (h) call(h.exit, program);
   }
 
   private visit(n: Node): void {
     const h = this.d.byKind.get(n.kind);
-    if (h !== undefined) {
-      const enter = h.enter;
-      for (let i = 0; i < enter.length; i++) (enter[i] as (n: Node) => void)(n);
-    }
+    if (h !== undefined) call(h.enter, n);
     this.stack.push(n);
     walkChildren(n, this.children);
     this.stack.pop();
-    if (h !== undefined) {
-      const exit = h.exit;
-      for (let i = 0; i < exit.length; i++) (exit[i] as (n: Node) => void)(n);
-    }
+    if (h !== undefined) call(h.exit, n);
   }
 
   private list(stmts: Node[] | null, owner: AnyNode, role: BlockRole): void {
     if (stmts === null) return;
     const info: BlockInfo = { stmts, owner, role };
-    for (const h of this.d.block) h(info);
+    const { block, blockExit, unreachable } = this.d;
+    for (let i = 0; i < block.n; i++) block.fns[i]!(info);
     if (role === "program") {
       for (const s of stmts) {
         this.statement = s;
@@ -166,7 +181,7 @@ export class Walker {
       let exited = false;
       for (const s of stmts) {
         if (exited) {
-          for (const h of this.d.unreachable) h(s, info);
+          for (let i = 0; i < unreachable.n; i++) unreachable.fns[i]!(s, info);
           break;
         }
         this.statement = s;
@@ -174,7 +189,7 @@ export class Walker {
         if (definitelyExits(s)) exited = true;
       }
     }
-    for (const h of this.d.blockExit) h(info);
+    for (let i = 0; i < blockExit.n; i++) blockExit.fns[i]!(info);
   }
 
   /** The parser's child walk, as the reference sees the tree (no

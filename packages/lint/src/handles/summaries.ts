@@ -12,8 +12,8 @@
  * cancels its parameter on some path is trusted to (the analysis of the
  * function itself reports the paths where it does not).
  */
-import type { FnDecl, FunctionCall, MethodCall, Node, Program, ToolDecl } from "@harn/parser";
-import { forEachChild, mentions, unwrapAttributes } from "../ast-util";
+import { walkChildren, type FnDecl, type FunctionCall, type MethodCall, type Node, type Program, type ToolDecl } from "@harn/parser";
+import { childVisitor, mentions, unwrapAttributes } from "../ast-util";
 import { isBuiltinName } from "../builtins";
 import {
   ADOPTING_BUILTINS,
@@ -41,8 +41,9 @@ function walkOwn(body: readonly Node[], visit: (n: Node) => void): void {
   const go = (n: Node): void => {
     if (n.kind === "Closure" || n.kind === "FnDecl" || n.kind === "ToolDecl" || n.kind === "Pipeline") return;
     visit(n);
-    forEachChild(n, go);
+    walkChildren(n, children);
   };
+  const children = childVisitor(go);
   body.forEach(go);
 }
 
@@ -86,8 +87,11 @@ export function handleSummaries(
   const settles = settlesArg(all, extraBuiltins, userNames);
   // each function's body is walked once; the rounds look at what it holds
   const bodies = new Map([...fns].map(([name, fn]) => [name, ownParts(fn)]));
-  // each round can only turn false into true: at most one round per flag
-  for (let changed = true, rounds = 0; changed && rounds < 64; rounds++) {
+  // Each round can only turn false into true: at most one round per flag.
+  // A summary depends on others only through calls of this module's
+  // functions: without any, the first round is the last.
+  const callsOwn = [...bodies.values()].some((b) => b.calls.some((c) => c.kind === "FunctionCall" && fns.has(c.name)));
+  for (let changed = true, rounds = 0; changed && rounds < (callsOwn ? 64 : 1); rounds++) {
     changed = false;
     for (const [name, fn] of fns) {
       const before = all.get(name)!;

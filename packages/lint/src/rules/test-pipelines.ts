@@ -3,8 +3,7 @@
  * test pipeline is named `test` or `test_*`, or carries `@test` (quirk Q6,
  * FIX); everything nested inside it counts as inside.
  */
-import type { Pipeline } from "@harn/parser";
-import type { AnyNode, Rule, RuleContext } from "../types";
+import type { AnyNode, Rule } from "../types";
 
 const ASSERTS = new Set(["assert", "assert_eq", "assert_ne"]);
 
@@ -12,33 +11,22 @@ export function isTestName(name: string): boolean {
   return name === "test" || name.startsWith("test_");
 }
 
-function isTestPipeline(p: Pipeline, ancestors: readonly AnyNode[]): boolean {
-  if (isTestName(p.name)) return true;
-  for (let i = ancestors.length - 1; i >= 0; i--) {
-    const a = ancestors[i]!;
-    if (a.kind !== "AttributedDecl") break;
-    if (a.attributes.some((x) => x.name === "test")) return true;
+/** Is the node whose ancestors these are inside a test pipeline? Asked
+ * only where an `assert` or `require` is found (rare), so a file pays
+ * nothing for tracking pipelines as the walk enters and leaves them. */
+function insideTest(ancestors: readonly AnyNode[]): boolean {
+  for (let j = ancestors.length - 1; j >= 0; j--) {
+    const p = ancestors[j]!;
+    if (p.kind !== "Pipeline") continue;
+    if (isTestName(p.name)) return true;
+    // `@test pipeline ..`: the attributes wrapping it directly
+    for (let i = j - 1; i >= 0; i--) {
+      const a = ancestors[i]!;
+      if (a.kind !== "AttributedDecl") break;
+      if (a.attributes.some((x) => x.name === "test")) return true;
+    }
   }
   return false;
-}
-
-/** Tracks whether the walk is inside a test pipeline. */
-function testDepth(ctx: RuleContext): { inTest(): boolean; visitors: object } {
-  let depth = 0;
-  const stack: boolean[] = [];
-  return {
-    inTest: () => depth > 0,
-    visitors: {
-      Pipeline(p: Pipeline) {
-        const t = isTestPipeline(p, ctx.ancestors());
-        stack.push(t);
-        if (t) depth++;
-      },
-      "Pipeline:exit"() {
-        if (stack.pop()) depth--;
-      },
-    },
-  };
 }
 
 export const assertOutsideTest: Rule = {
@@ -55,11 +43,9 @@ export const assertOutsideTest: Rule = {
     },
   },
   create(ctx) {
-    const t = testDepth(ctx);
     return {
-      ...t.visitors,
       FunctionCall(n) {
-        if (!ASSERTS.has(n.name) || t.inTest()) return;
+        if (!ASSERTS.has(n.name) || insideTest(ctx.ancestors())) return;
         ctx.report({
           node: n,
           messageId: "assert",
@@ -84,11 +70,9 @@ export const requireInTest: Rule = {
     },
   },
   create(ctx) {
-    const t = testDepth(ctx);
     return {
-      ...t.visitors,
       RequireStmt(n) {
-        if (!t.inTest()) return;
+        if (!insideTest(ctx.ancestors())) return;
         ctx.report({
           node: n,
           messageId: "require",
