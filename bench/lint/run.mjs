@@ -25,7 +25,11 @@
  * ESLint 9 with its recommended rules, without and with `--cache`, in the
  * same run:
  *
- *   node bench/lint/run.mjs --shape small [--eslint DIR] [--runs N]
+ *   node bench/lint/run.mjs --shape small [--eslint DIR] [--runs N] [--baseline HARN]
+ *
+ * `--baseline HARN` times another build's `harn` (a copy of an older
+ * cli/bin and cli/dist) in turn with this one, one thread each: before
+ * and after in one run.
  *
  * The goals: at least 100,000 lines/s for the whole process (issue 9);
  * 150,000 lines/s on the small shape and a cached re-run under 0.3 s
@@ -51,6 +55,9 @@ const { values } = parseArgs({
     lines: { type: "string", default: "100000" },
     /** Only generate the project into this directory (for profiling). */
     out: { type: "string" },
+    /** --shape small: another build's `harn` (e.g. a copy of an older
+     * cli/bin + cli/dist) timed in turn with this one. */
+    baseline: { type: "string" },
   },
 });
 const runs = Math.max(1, Number(values.runs));
@@ -83,7 +90,7 @@ function generate(dir) {
 }
 
 if (small) {
-  await runSmall({ harnBin, files: fileCount, runs, eslint: values.eslint ?? null, out: values.out ?? null });
+  await runSmall({ harnBin, files: fileCount, runs, eslint: values.eslint ?? null, out: values.out ?? null, baseline: values.baseline ?? null });
   process.exit(0);
 }
 

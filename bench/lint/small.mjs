@@ -57,7 +57,20 @@ function timeRuns(runs, run, prepare = () => {}) {
   return { ms: median(xs.map((x) => x.ms)), cpuMs: median(xs.map((x) => x.cpuMs)) };
 }
 
-export async function runSmall({ harnBin, files, runs, eslint, out }) {
+/** Median wall and CPU of `runs` runs of each of two commands, taken in
+ * turn (a, b, a, b, ...) so that both see the same load. */
+function timePair(runs, a, b) {
+  const xa = [];
+  const xb = [];
+  for (let i = 0; i < runs; i++) {
+    xa.push(a());
+    xb.push(b());
+  }
+  const m = (xs) => ({ ms: median(xs.map((x) => x.ms)), cpuMs: median(xs.map((x) => x.cpuMs)) });
+  return [m(xa), m(xb)];
+}
+
+export async function runSmall({ harnBin, files, runs, eslint, out, baseline = null }) {
   const work = out ?? mkdtempSync(join(tmpdir(), "harn-bench-lint-small-"));
   try {
     const { harnLines, jsLines } = generate(work, files);
@@ -78,7 +91,14 @@ export async function runSmall({ harnBin, files, runs, eslint, out }) {
 
     harn([])(); // warm-up: the OS file cache
     row("`harn lint DIR`", timeRuns(runs, harn([])), harnLines);
-    row("`HARN_LINT_THREADS=1 harn lint DIR`", timeRuns(runs, harn([], 1)), harnLines);
+    if (baseline) {
+      // before/after in one run: the baseline build and this one, one
+      // thread each, in turn
+      const base = () => timeOnce(baseline, ["lint", harnDir], { cwd: work, env: env(1) });
+      const [now, before] = timePair(runs, harn([], 1), base);
+      row("`HARN_LINT_THREADS=1 harn lint DIR`", now, harnLines);
+      row(`the same with the baseline (${baseline})`, before, harnLines);
+    } else row("`HARN_LINT_THREADS=1 harn lint DIR`", timeRuns(runs, harn([], 1)), harnLines);
     const cached = ["--cache", "--cache-location", cacheFile];
     row("`harn lint --cache DIR`, no cache yet", timeRuns(runs, harn(cached), dropCache), harnLines);
     harn(cached)();

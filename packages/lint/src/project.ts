@@ -3,7 +3,7 @@
  * files import by name (exempt from `unused-function`), and what each
  * wildcard `import "path"` brings in (known to `undefined-function`).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse } from "@harn/parser";
 import type { Node, Program } from "@harn/parser";
@@ -26,7 +26,7 @@ export function resolveImport(fromFile: string, path: string): string | null {
   const base = resolve(dirname(fromFile), path);
   for (const candidate of [base, `${base}.harn`]) {
     try {
-      if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+      if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate;
     } catch {
       // unreadable: not resolvable
     }
