@@ -12,6 +12,7 @@ import { HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { strArg } from "./args";
 import { nodeOs } from "./node-builtins";
 import { builtinModule } from "../registry/define";
+import { scriptFile } from "./script";
 
 /** Rust `PathBuf::push` of one part onto an accumulated path. */
 export function pushPath(base: string, part: string): string {
@@ -211,7 +212,11 @@ export function findProjectRoot(start: string): string | null {
  * (absolute)"): the CLI hands scripts over by the path the user typed, which
  * is relative to the process's working directory. */
 export function sourceDir(ctx: CallContext): string {
-  return ctx.sourceFile ? nodePath.resolve(nodePath.dirname(ctx.sourceFile)) : process.cwd();
+  let file = ctx.sourceFile;
+  // Code of a bundled std module (named `std/...`, no file on disk) runs for
+  // the script that imported it.
+  if (file && ctx.runtime.stdModules.has(file)) file = scriptFile(ctx.runtime) ?? undefined;
+  return file ? nodePath.resolve(nodePath.dirname(file)) : process.cwd();
 }
 
 export function tempDir(rt: Runtime): string {

@@ -5,6 +5,7 @@ import { installContextStdModule } from "./context";
 import { installExperimentsStdModule } from "./experiments";
 import { installStdMath } from "./math";
 import { installSmallStdModules } from "./small";
+import { installProjectStdModule } from "./project";
 import { installSourceStdModules } from "./sources";
 
 export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
@@ -13,4 +14,5 @@ export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
   installSourceStdModules(rt);
   installContextStdModule(rt);
   installExperimentsStdModule(rt);
+  installProjectStdModule(rt);
 });

@@ -130,4 +130,10 @@ export const WORKFLOW_DOCS: BuiltinDocs = {
   handoff: ["handoff(payload)", "The normalised handoff (`id, source_persona, target_persona_or_human, task, reason, evidence_refs, …, created_at`) of a handoff dict or handoff artifact."],
   handoff_context: ["handoff_context(payload)", "The handoff as prompt text: target, task, reason, evidence, questions, capabilities and side effects."],
   assemble_context: ["assemble_context(options)", "`{budget_tokens, total_tokens, chunks, reasons, dropped}`: artifacts chunked (paragraphs over `microcompact_threshold`), deduplicated, ordered by `strategy` (relevance to `query` or `ranker_callback` scores, recency, round_robin) and taken within `budget_tokens`."],
+  project_catalog_native: ["project_catalog_native()", "The std/project catalog: `{id, languages, frameworks, build_systems, anchors, lockfiles, source_globs, default_build_cmd, default_test_cmd, anchor_score}` per language (rust, go, python, typescript, javascript, swift)."],
+  project_scan_native: ["project_scan_native(path?, options?)", "Evidence for one directory over `options.tiers` (`ambient`, `config`): languages by confidence, anchors, lockfiles, build systems and commands, source files, package name(s), dependencies and frameworks."],
+  project_scan_tree_native: ["project_scan_tree_native(path?, options?)", "`project_scan_native` evidence per directory keyed by relative path (`\".\"` first) down to `depth` (3), skipping `.gitignore`d and vendor directories unless `respect_gitignore: false` / `include_vendor: true`."],
+  project_walk_tree_native: ["project_walk_tree_native(path?, options?)", "The relative directories a tree scan visits (`\".\"` first, then sorted)."],
+  project_fingerprint: ["project_fingerprint(path?)", "`{primary_language, languages, frameworks, package_manager, package_managers, test_runner, build_tool, vcs, ci, has_tests, has_ci, lockfile_paths}` from the root, its immediate subdirectories and workspace members."],
+  project_content_hash_native: ["project_content_hash_native(path)", "SHA-256 over a directory's direct children (file names and bytes, subdirectory names): what a deep scan compares."],
 };

@@ -9,9 +9,10 @@ import { EVAL_BUILTINS } from "./evals/builtins";
 import { FLOW_INVARIANT_BUILTINS } from "./flow/invariants";
 import { FRICTION_BUILTINS } from "./friction/builtins";
 import { WORKFLOW_GRAPH_BUILTINS } from "./graph/builtins";
+import { PROJECT_BUILTINS } from "./project/builtins";
 import { RUN_RECORD_BUILTINS } from "./records/builtins";
 import { WORKFLOW_MAILBOX_BUILTINS, WORKFLOW_RUNTIME_BUILTINS } from "./runtime/builtins";
 import { SKILL_BUILTINS } from "./skills/builtins";
 
 /** The workflow group's builtin modules (lazy/groups.ts), in install order. */
-export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS, ARTIFACT_BUILTINS, RUN_RECORD_BUILTINS, EVAL_BUILTINS, FLOW_INVARIANT_BUILTINS, FRICTION_BUILTINS, WORKFLOW_GRAPH_BUILTINS, WORKFLOW_RUNTIME_BUILTINS, WORKFLOW_MAILBOX_BUILTINS];
+export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS, ARTIFACT_BUILTINS, RUN_RECORD_BUILTINS, EVAL_BUILTINS, FLOW_INVARIANT_BUILTINS, FRICTION_BUILTINS, WORKFLOW_GRAPH_BUILTINS, WORKFLOW_RUNTIME_BUILTINS, WORKFLOW_MAILBOX_BUILTINS, ] = [SKILL_BUILTINS, PROJECT_BUILTINS];
