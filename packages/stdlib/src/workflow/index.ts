@@ -4,6 +4,7 @@
  * own: most agent scripts never touch it.
  */
 import type { BuiltinModule } from "../registry/define";
+import { AGENT_STATE_BUILTINS } from "./agent_state";
 import { ARTIFACT_BUILTINS } from "./artifacts/builtins";
 import { EVAL_BUILTINS } from "./evals/builtins";
 import { FLOW_INVARIANT_BUILTINS } from "./flow/invariants";
@@ -15,4 +16,4 @@ import { WORKFLOW_MAILBOX_BUILTINS, WORKFLOW_RUNTIME_BUILTINS } from "./runtime/
 import { SKILL_BUILTINS } from "./skills/builtins";
 
 /** The workflow group's builtin modules (lazy/groups.ts), in install order. */
-export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS, ARTIFACT_BUILTINS, RUN_RECORD_BUILTINS, EVAL_BUILTINS, FLOW_INVARIANT_BUILTINS, FRICTION_BUILTINS, WORKFLOW_GRAPH_BUILTINS, WORKFLOW_RUNTIME_BUILTINS, WORKFLOW_MAILBOX_BUILTINS, ] = [SKILL_BUILTINS, PROJECT_BUILTINS];
+export const WORKFLOW_MODULES: readonly BuiltinModule[] = [SKILL_BUILTINS, ARTIFACT_BUILTINS, RUN_RECORD_BUILTINS, EVAL_BUILTINS, FLOW_INVARIANT_BUILTINS, FRICTION_BUILTINS, WORKFLOW_GRAPH_BUILTINS, WORKFLOW_RUNTIME_BUILTINS, WORKFLOW_MAILBOX_BUILTINS, ] = [SKILL_BUILTINS, PROJECT_BUILTINS, AGENT_STATE_BUILTINS];

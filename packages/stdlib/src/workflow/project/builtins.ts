@@ -20,7 +20,7 @@ const TIERS = new Set(["ambient", "config", "enriched"]);
 
 function pathArg(v: Value | undefined): string {
   if (v === undefined || v === null) return ".";
-  if (typeof v !== "string") throw HarnError.thrown("project: path must be a string");
+  if (typeof v !== "string") throw HarnError.runtime("project: path must be a string");
   return v === "" ? "." : v;
 }
 
@@ -34,7 +34,7 @@ function tiersOf(options: Value | undefined, builtin: string): string[] {
   const list = Array.isArray(t) ? t : [t];
   const out: string[] = [];
   for (const x of list) {
-    if (typeof x !== "string" || !TIERS.has(x)) throw HarnError.thrown(`${builtin}: unknown tier ${typeof x === "string" ? `'${x}'` : "(not a string)"}; expected ambient, config or enriched`);
+    if (typeof x !== "string" || !TIERS.has(x)) throw HarnError.runtime(`${builtin}: unknown tier ${typeof x === "string" ? `'${x}'` : "(not a string)"}; expected ambient, config or enriched`);
     out.push(x);
   }
   return out;
