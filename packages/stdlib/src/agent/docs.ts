@@ -162,4 +162,6 @@ export const AGENT_DOCS: BuiltinDocs = {
   wait_agent: ["wait_agent(h)", "Waits until the worker is neither `running` nor `awaiting`, then returns its handle (a list of handles in, a list out, waited in order)."],
   with_rate_limit: ["with_rate_limit(provider, closure, options?)", "Runs the closure under the provider's rate limiter and retries on `rate_limit`, `overloaded`, `transient_network`, `timeout`, doubling the delay (`max_retries`, `backoff_ms`)."],
   worker_trigger: ["worker_trigger(h, payload)", "Starts the next run of a retriggerable worker in `awaiting`, with the payload (a string as is, otherwise compact JSON) as its task."],
+  plan_artifact: ["plan_artifact(plan)", "The normalised plan `{_type: \"plan_artifact\", schema_version: \"harn.plan.v1\", summary, steps: [{id, content, status}], assumptions, open_questions, verification_commands, approval?}`; step status `pending`/`in_progress`/`completed` (unknown → `pending`)."],
+  plan_entries: ["plan_entries(plan)", "One ACP plan entry `{content, status, priority}` per step (priority `medium` unless the step has one)."],
 };

@@ -17,6 +17,7 @@ import { RATE_LIMITS_BUILTINS } from "./llm/rate_limit";
 import { LLM_INTROSPECTION_BUILTINS } from "./llm/introspection";
 import { MOCK_BUILTINS } from "./mock/builtins";
 import { TOOL_HOOKS_BUILTINS } from "./tools/hooks";
+import { PLAN_BUILTINS } from "./tools/plan";
 import { TOOL_REGISTRY_BUILTINS } from "./tools/registry";
 import { TOOL_SYNTHESIS_BUILTINS } from "./tools/synthesize";
 import { TRANSCRIPT_BUILTINS } from "./transcript/builtins";
@@ -46,6 +47,7 @@ export const AGENT_MODULES: readonly BuiltinModule[] = [
   TOOL_REGISTRY_BUILTINS,
   TOOL_HOOKS_BUILTINS,
   TOOL_SYNTHESIS_BUILTINS,
+  PLAN_BUILTINS,
   AGENT_LOOP_BUILTINS,
   TRANSCRIPT_BUILTINS,
   COMPACTION_BUILTINS,

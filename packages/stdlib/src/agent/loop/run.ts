@@ -12,7 +12,7 @@ import { LlmError, LlmInterrupted, LlmSetupError } from "../../llm/errors";
 import { markInterrupted, turnControl, type Turn } from "../../llm/turns";
 import type { LlmResponse, LlmToolDefinition } from "../../llm/types";
 import { longRunState, type FeedbackItem } from "../../longrun/index";
-import { dataOnly, isJsonObject, type Json, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats, toJson } from "../../core/json";
+import { dataOnly, fromJson, isJsonObject, type Json, type JsonObject, parseJsonKeepingFloats, stringifyJsonKeepingFloats, toJson } from "../../core/json";
 import { isTotalBudget } from "../llm/budget";
 import { completeStructured, readStructured, schemaError, type StructuredSpec } from "../llm/structured";
 import { agentClient } from "../llm/client";
@@ -25,6 +25,7 @@ import { canonicalText, hasDoneBlock, parseTextToolCalls, visibleText } from "..
 import { compactMessages, estimateTokens, joinSummary, type LoopCompaction } from "./compaction";
 import { replyEvents, toolExecutionEvent, toolIntentEvent, type ExecutionInfo } from "../transcript/events";
 import { runtimeEvent } from "../transcript/values";
+import { planArtifact } from "../tools/plan";
 import { isRefusal, type PermissionGate } from "../permissions/gate";
 import type { LoopSettings } from "./options";
 import { FeedbackBound } from "./bounded";
@@ -341,6 +342,14 @@ export class AgentLoop {
     (this.progress.events ??= []).push(toJson(event));
   }
 
+  /** A plan tool's call (workflows.md §5.6): a `plan` event whose
+   * metadata holds the normalised plan. */
+  recordPlan(tool: string, args: JsonObject): void {
+    const plan = planArtifact(fromJson(args), tool);
+    const summary = plan.get("summary");
+    this.record(runtimeEvent(this.rt, "plan", "assistant", "internal", typeof summary === "string" ? summary : "", HDict.of({ tool, plan })));
+  }
+
   /** Daemon idle point with `consolidate_on_idle` (§2.14, §4.1 step 1):
    * compact when the messages alone reach the threshold. */
   async compactOnIdle(): Promise<void> {
@@ -531,6 +540,7 @@ export class AgentLoop {
         observer?.toolResult?.(call.name, out.status, out.text);
       }
       this.record(toolExecutionEvent(this.rt, executionInfo(call, out)));
+      if (out.status === "ok" && (call.name === "emit_plan" || call.name === "update_plan")) this.recordPlan(call.name, call.arguments);
       outcomes.push(out);
       if (out.ran) {
         p.calls.push(call.name);
