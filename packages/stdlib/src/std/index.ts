@@ -9,6 +9,7 @@ import { installMemoryStdModule } from "./memory";
 import { installPlanStdModule } from "./plan";
 import { installSmallStdModules } from "./small";
 import { installProjectStdModule } from "./project";
+import { installPromptLibraryStdModule } from "./prompt_library";
 import { installSourceStdModules } from "./sources";
 import { installWorktreeStdModule } from "./worktree";
 
@@ -23,4 +24,5 @@ export const STD_MODULE_BUILTINS = builtinModule("std", (def, rt) => {
   installMemoryStdModule(rt);
   installPlanStdModule(rt);
   installWorktreeStdModule(rt);
+  installPromptLibraryStdModule(rt);
 });
