@@ -9,13 +9,6 @@
 import type { Runtime } from "@harn/vm";
 
 const MEMORY = String.raw`// std/memory: bundled with the runtime
-fn __opt(options, key) {
-  if options == nil {
-    return nil
-  }
-  return options[key]
-}
-
 fn __dir(namespace, options) {
   if type_of(namespace) != "string" || namespace == "" {
     throw "memory: namespace must be a non-empty string"
@@ -25,7 +18,7 @@ fn __dir(namespace, options) {
       throw "memory: invalid namespace '" + namespace + "'"
     }
   }
-  let root = __opt(options, "root") ?? path_join(runtime_paths().state_root, "memory")
+  let root = options?.root ?? path_join(runtime_paths().state_root, "memory")
   return path_join(root, namespace)
 }
 
@@ -91,7 +84,7 @@ pub fn memory_store(namespace, key, value, tags = nil, options = nil) {
     value: value,
     text: __text(value),
     tags: tags ?? [],
-    created_at: __opt(options, "now") ?? date_now_iso(),
+    created_at: options?.now ?? date_now_iso(),
   }
   __append(dir, {type: "store", record: record})
   return record
@@ -118,7 +111,7 @@ pub fn memory_recall(namespace, query, k = 5, options = nil) {
 }
 
 pub fn memory_summarize(namespace, window = nil, options = nil) {
-  let limit = __opt(window, "limit") ?? 20
+  let limit = window?.limit ?? 20
   let live = __live(__dir(namespace, options))
   let records = if len(live) > limit { live.slice(len(live) - limit, len(live)) } else { live }
   return {
@@ -132,14 +125,14 @@ pub fn memory_summarize(namespace, window = nil, options = nil) {
 
 pub fn memory_forget(namespace, predicate, options = nil) {
   let dir = __dir(namespace, options)
-  let tag = __opt(predicate, "tag")
-  let key = __opt(predicate, "key")
+  let tag = predicate?.tag
+  let key = predicate?.key
   if tag == nil && key == nil {
     throw "memory_forget: predicate must name a tag or a key"
   }
   let ids = __live(dir).filter({ r -> (tag != nil && r.tags.contains(tag)) || (key != nil && r.key == key) }).map({ r -> r.id })
   let id = "forget_" + uuid()
-  __append(dir, {type: "forget", id: id, ids: ids, at: __opt(options, "now") ?? date_now_iso()})
+  __append(dir, {type: "forget", id: id, ids: ids, at: options?.now ?? date_now_iso()})
   return {_type: "memory_forget", id: id, namespace: namespace, forgotten: len(ids), forgotten_ids: ids}
 }
 `;

@@ -10,13 +10,6 @@
 import type { Runtime } from "@harn/vm";
 
 const PROJECT = String.raw`// std/project: bundled with the runtime
-fn __opt(options, key) {
-  if options == nil {
-    return nil
-  }
-  return options[key]
-}
-
 fn __cache_dir(kind) {
   return path_join(runtime_paths().state_root, "cache", kind)
 }
@@ -59,7 +52,7 @@ fn __retry_message(problem) {
 fn __call_options(options) {
   var out = {}
   for k in ["provider", "model"] {
-    if __opt(options, k) != nil {
+    if options != nil && options[k] != nil {
       out = out + {[k]: options[k]}
     }
   }
@@ -116,21 +109,21 @@ fn __files(root, evidence) {
 
 pub fn project_enrich(path = ".", options = nil) {
   let root = __abs(path)
-  let base = __opt(options, "base_evidence") ?? project_scan(root)
+  let base = options?.base_evidence ?? project_scan(root)
   let files = __files(root, base)
-  let template = __opt(options, "prompt") ?? "Describe the project at {{ path }}."
+  let template = options?.prompt ?? "Describe the project at {{ path }}."
   let prompt = render_string(template, {path: path ?? ".", package_name: base?.package_name, files: files})
-  let budget = __opt(options, "budget_tokens")
+  let budget = options?.budget_tokens
   let tokens = __tokens(prompt)
   if budget != nil && tokens > budget {
     return base + {budget_exceeded: true, prompt_tokens: tokens, budget_tokens: budget}
   }
-  let schema = __opt(options, "schema")
+  let schema = options?.schema
   let hashes = files.map({ f -> [f.path, sha256(f.content)] })
-  let key = sha256(json_stringify([__opt(options, "cache_key"), template, schema, __opt(options, "provider"), __opt(options, "model"), hashes]))
+  let key = sha256(json_stringify([options?.cache_key, template, schema, options?.provider, options?.model, hashes]))
   let cache_file = path_join(__cache_dir("project_enrich"), key + ".json")
-  var meta = {cache_key: __opt(options, "cache_key"), cache_hash: key, files: files.map({ f -> f.path })}
-  if __opt(options, "include_operator_meta") == true {
+  var meta = {cache_key: options?.cache_key, cache_hash: key, files: files.map({ f -> f.path })}
+  if options?.include_operator_meta == true {
     meta = meta + {operator: {prompt_tokens: tokens, budget_tokens: budget, file_count: len(files)}}
   }
   if file_exists(cache_file) {
@@ -139,7 +132,7 @@ pub fn project_enrich(path = ".", options = nil) {
       return cached.value + {_provenance: cached.provenance + meta + {cached: true}}
     }
   }
-  let answer = __ask_json(prompt, schema, __opt(options, "schema_retries") ?? 0, options)
+  let answer = __ask_json(prompt, schema, options?.schema_retries ?? 0, options)
   let provenance = meta + {cached: false, provider: answer.provider, model: answer.model, attempts: answer.attempts}
   if answer.error != nil {
     return {validation_error: answer.error, base_evidence: base, _provenance: provenance}
@@ -182,10 +175,10 @@ fn __enrich_dir(rel, dir, config, enrichment) {
 
 pub fn project_deep_scan(path = ".", options = nil) {
   let root = __abs(path)
-  let namespace = __opt(options, "namespace") ?? "default"
-  let tiers = __opt(options, "tiers") ?? ["ambient", "config"]
-  let incremental = __opt(options, "incremental") != false
-  let enrichment = __opt(options, "enrichment")
+  let namespace = options?.namespace ?? "default"
+  let tiers = options?.tiers ?? ["ambient", "config"]
+  let incremental = options?.incremental != false
+  let enrichment = options?.enrichment
   let previous = if incremental { __deep_state(namespace, root)?.dirs ?? {} } else { {} }
   var out = {}
   var saved = {}

@@ -9,13 +9,6 @@ import type { Runtime } from "@harn/vm";
 const PROMPT_LIBRARY = String.raw`// std/prompt_library: bundled with the runtime
 import { kmeans } from "std/math"
 
-fn __opt(options, key) {
-  if options == nil {
-    return nil
-  }
-  return options[key]
-}
-
 fn __words(text) {
   var out = []
   for t in regex_split(to_string(text).lower(), "[^\\p{L}\\p{N}_]+") {
@@ -97,7 +90,7 @@ pub fn prompt_library_load(paths) {
 }
 
 pub fn prompt_library_list(lib, options = nil) {
-  let tag = __opt(options, "tag")
+  let tag = options?.tag
   return lib.fragments.filter({ f -> f.status == "active" && (tag == nil || f.tags.contains(tag)) })
 }
 
@@ -121,8 +114,8 @@ pub fn prompt_library_payload(lib, id, vars = nil) {
 }
 
 pub fn prompt_library_suggest(lib, options = nil) {
-  let words = __words(__opt(options, "query") ?? "")
-  let tags = __opt(options, "tags") ?? []
+  let words = __words(options?.query ?? "")
+  let tags = options?.tags ?? []
   var scored = []
   for f in prompt_library_list(lib) {
     let have = __words(f.title + " " + f.body + " " + f.tags.join(" "))
@@ -131,16 +124,16 @@ pub fn prompt_library_suggest(lib, options = nil) {
       scored = scored + [{id: f.id, title: f.title, tags: f.tags, score: score}]
     }
   }
-  return scored.sort_by({ s -> 0 - s.score }).take(__opt(options, "limit") ?? 5)
+  return scored.sort_by({ s -> 0 - s.score }).take(options?.limit ?? 5)
 }
 
 pub fn prompt_library_inject_cluster(lib, options, vars = nil) {
-  let budget = __opt(options, "max_tokens")
+  let budget = options?.max_tokens
   var texts = []
   var ids = []
   var dropped = []
   var used = 0
-  for f in prompt_library_list(lib, {tag: __opt(options, "tag")}) {
+  for f in prompt_library_list(lib, {tag: options?.tag}) {
     let text = render_string(f.body, vars ?? {})
     let tokens = (len(text) + 3) / 4
     if budget != nil && used + tokens > budget {
@@ -181,13 +174,13 @@ fn __vectors(convs) {
 }
 
 pub fn prompt_library_hotspots(conversations, options = nil) {
-  let tenant = __opt(options, "tenant_id")
+  let tenant = options?.tenant_id
   let convs = conversations.filter({ c -> tenant == nil || c?.tenant_id == tenant })
   if len(convs) < 2 {
     return []
   }
-  let k = min(__opt(options, "k") ?? 2, len(convs))
-  let min_shared = __opt(options, "min_shared_tokens") ?? 3
+  let k = min(options?.k ?? 2, len(convs))
+  let min_shared = options?.min_shared_tokens ?? 3
   let clusters = kmeans(__vectors(convs), k).assignments
   var proposals = []
   for c in range(0, k) {
@@ -201,7 +194,7 @@ pub fn prompt_library_hotspots(conversations, options = nil) {
       }
     }
     if len(members) >= 2 && len(shared) >= min_shared {
-      let savings = to_float(len(shared)) * to_float(__opt(options, "dollars_per_token") ?? 0.0) * to_float(__opt(options, "daily_invocation_count") ?? 0)
+      let savings = to_float(len(shared)) * to_float(options?.dollars_per_token ?? 0.0) * to_float(options?.daily_invocation_count ?? 0)
       proposals = proposals + [{
         id: "hotspot-" + to_string(tenant ?? "all") + "-" + to_string(len(proposals) + 1),
         title: "Shared prompt of " + to_string(len(members)) + " conversations",
