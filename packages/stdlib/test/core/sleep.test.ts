@@ -30,7 +30,9 @@ pipeline main() {
     const out = await lines(`
 pipeline main() {
   llm_mock({match: "*", text: "idle"})
-  let d = daemon_spawn({task: "t", provider: "mock", persist_path: path_join(temp_dir(), "sleep0-" + uuid())})
+  let root = path_join(temp_dir(), "sleep0-" + uuid())
+  defer { delete_file(root) }
+  let d = daemon_spawn({task: "t", provider: "mock", persist_path: root})
   for i in 1 to 20 { daemon_trigger(d, {i: i}) }
   var polls = 0
   while daemon_snapshot(d).queued_event_count > 0 { sleep(0); polls = polls + 1 }
