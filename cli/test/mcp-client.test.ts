@@ -34,6 +34,14 @@ function pidFile(): string {
   return join(work.dir, `server${++n}.pid`);
 }
 
+/** A project folder in the work dir holding `harn.toml`. */
+function projectWith(name: string, toml: string): string {
+  const project = join(work.dir, name);
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, "harn.toml"), toml);
+  return project;
+}
+
 function pidIn(file: string): number {
   return Number(readFileSync(file, "utf8"));
 }
@@ -154,10 +162,8 @@ println(try { mcp_connect({name: "e", args: "x"}) })
 describe("[[mcp]] in harn.toml", () => {
   it("connects eager servers before the script, defers lazy ones to mcp_ensure_active, and warns about failures", async () => {
     const lazyPid = pidFile();
-    const project = join(work.dir, "project");
-    mkdirSync(project, { recursive: true });
-    writeFileSync(
-      join(project, "harn.toml"),
+    const project = projectWith(
+      "project",
       `[[mcp]]
 name = "notes"
 command = "node"
@@ -224,10 +230,8 @@ println(r.transcript.messages.filter({ m -> m.role == "tool" })[0].content)
 describe("skill-scoped MCP binding (mcp.md §2.4)", () => {
   it("binds a skill's declared servers while it is active and releases them when it is not; a server that cannot bind is a warning", async () => {
     const pid = pidFile();
-    const project = join(work.dir, "skills-project");
-    mkdirSync(project, { recursive: true });
-    writeFileSync(
-      join(project, "harn.toml"),
+    const project = projectWith(
+      "skills-project",
       `[[mcp]]
 name = "notes"
 command = "node"

@@ -5,6 +5,7 @@
  * provider and model, and the validation of image content blocks.
  */
 import { HarnError, RuntimeSlot, type Runtime } from "@harn/vm";
+import { isJsonObject } from "../../core/json";
 import { capabilitiesOf, type Capabilities, type Overrides } from "../../llm/capabilities";
 import type { LlmMessage } from "../../llm/types";
 import { mockState } from "../mock/state";
@@ -23,10 +24,6 @@ export interface Asked {
   pdf: boolean;
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return x !== null && typeof x === "object" && !Array.isArray(x);
-}
-
 /** §8.10: each image block has exactly one of url/base64 and a media
  * type; `detail` is low, high or auto; Ollama takes base64 only. Whether
  * the message carries an image at all (the `vision` gate). */
@@ -37,7 +34,7 @@ function checkMessageImages(m: LlmMessage, provider: string): boolean {
   if (!Array.isArray(c)) return found;
   const has = (v: unknown) => v !== undefined && v !== null;
   for (const b of c) {
-    if (!isObject(b) || b.type !== "image") continue;
+    if (!isJsonObject(b) || b.type !== "image") continue;
     found = true;
     const url = b.url ?? b.file_uri;
     const data = b.base64 ?? b.data;
