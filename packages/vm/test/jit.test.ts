@@ -484,6 +484,49 @@ println(run(1200))
   });
 });
 
+describe("field reads in generated code", () => {
+  it("read struct fields through the field record, a field named like it, dicts and a missing field", async () => {
+    const r = await same(`
+struct P {
+  x: int
+  y: int
+}
+struct Q {
+  rec: int
+}
+fn read(v) { return v.x }
+let p = P { x: 2, y: 3 }
+let q = Q { rec: 7 }
+let d = {x: 5, rec: 1}
+var i = 0
+var t = 0
+while i < 2000 {
+  t = t + p.x * p.y + q.rec + d.x + d.rec
+  i = i + 1
+}
+println(t)
+var j = 0
+var u = 0
+while j < 2000 {
+  u = u + read(if j % 3 == 0 { d } else { p })
+  j = j + 1
+}
+println(u)
+var k = 0
+var w = q
+while k < 2000 {
+  if k == 1000 { println(w.x == nil) }
+  if k == 1500 { w = k }
+  u = u + w.rec
+  k = k + 1
+}
+`);
+    expect(r.out).toBe(`${2000 * (6 + 7 + 5 + 1)}\n${667 * 5 + 1333 * 2}\ntrue\n`);
+    expect(r.error).toBe("Type error: cannot access property `rec` on int (line 32)");
+    expect(r.where?.startsWith("32:")).toBe(true);
+  });
+});
+
 describe("for over a range of ints runs as a counted loop", () => {
   it("with the stepper's values, break, continue, captures, the largest safe end and errors", async () => {
     const r = await same(`
