@@ -265,17 +265,22 @@ class Unit {
       this.emitStmt(sh.body, null);
       body.push("}");
     });
-    // The first back-edge of the unit's first run takes the tick path, so
-    // V8 has seen it run before it optimizes the loop; otherwise the first
-    // preemption yield (or a yield a frameless call left due) deoptimizes
-    // the whole loop, and it runs unoptimized until compiled again.
+    // An early back-edge of the unit's first run (the 256th at most) takes
+    // the tick path, and a loop with promoted slots leaves through its
+    // write-back there once (`first`, promote.ts), so V8 has seen both run
+    // before it optimizes the loop; otherwise the first preemption yield
+    // (or a yield a frameless call left due) deoptimizes the whole loop,
+    // and it runs unoptimized until compiled again. Not the first
+    // back-edge: V8 allocates a function's type feedback only after some
+    // bytecode has run, and what ran before that left none.
     const promoted = this.conts.length === 0 ? promoteSlots(body) : null;
     this.out.push(
       "let cold = true;",
       "function main(fr) {",
       "const s = fr.s;",
       this.tempDecl(),
-      "if (cold) { cold = false; if (interp.ticks < 1023) interp.ticks = 1023; }",
+      "let first = cold;",
+      "if (cold) { cold = false; if (interp.ticks < 768) interp.ticks = 768; }",
       ...(promoted ?? body),
       "}",
     );

@@ -26,12 +26,18 @@ export function promoteSlots(lines: string[]): string[] | null {
   // loop runs): a read-modify-write of `interp.ticks` per back-edge was a
   // tenth of a simple loop's instructions.
   const store = names.map((n) => `s[${n}] = s${n};`).join(" ") + " interp.ticks = tk;";
-  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`, "try {"];
+  // Every exit leaves through one write-back after the loop, and the
+  // unit's first entry (`first`, set by the loop unit) passes it once
+  // before looping: the write-back then has type feedback before V8
+  // optimizes the loop, where the first preemption yield (every 30 ms)
+  // used to deoptimize it at a never-run slot store.
+  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks, rv = null, again = false;`, "for (;;) {", "exit: try {"];
   for (const l of lines) {
-    const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
+    const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`)
+      .replace("if (y !== undefined) return y; }", "if (y !== undefined) return y; if (first) { first = false; again = true; break exit; } }");
     if (/interp\.ticks/.test(ticked.replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
-    out.push(ticked.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`));
+    out.push(ticked.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, "{ rv = $1; break exit; }"));
   }
-  out.push(`} catch (e) { ${store} throw e; }`);
+  out.push(`} catch (e) { ${store} throw e; }`, store, "if (again) { again = false; continue; }", "return rv;", "}");
   return out;
 }
