@@ -484,6 +484,59 @@ println(run(1200))
   });
 });
 
+describe("calls from a generated loop to a function that calls nothing", () => {
+  it("run its frameless code, and framed when it gives up: other types, bigints, a rebinding, an error", async () => {
+    const r = await same(`
+fn step(v) { return v + 1 }
+fn twice(v) { return v * 2 }
+var f = step
+var i = 0
+var t = 0
+var u = 0.5
+var big = 9007199254740990
+while i < 3000 {
+  t = t + f(i)
+  if i == 1000 { f = twice }
+  if i % 500 == 0 { u = step(u) }
+  big = step(big)
+  i = i + 1
+}
+println("\${t} \${u} \${big}")
+var j = 0
+var w = 0
+while j < 3000 {
+  w = w + step(if j == 2500 { "x" } else { j })
+  j = j + 1
+}
+`);
+    expect(r.out).toBe(`${1001 * 1002 / 2 + 2 * (3000 * 2999 / 2 - 1000 * 1001 / 2)} 6.5 9007199254743990\n`);
+    expect(r.error).toBe("Type error: Cannot add string and int (line 2)");
+    expect(r.where).toBe("2:25 pipeline@20");
+  });
+
+  it("hit the frame limit as the framed call does", async () => {
+    const r = await same(`
+fn step(v) { return v + 1 }
+fn deep(n) {
+  if n > 0 { return deep(n - 1) + 0 }
+  var i = 0
+  var t = 0
+  while i < 1000 {
+    t = step(t)
+    i = i + 1
+  }
+  return t
+}
+println(deep(500))
+println(deep(508))
+println(deep(509))
+println(deep(510))
+`);
+    expect(r.out).toBe("1000\n1000\n1000\n");
+    expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 8)");
+  });
+});
+
 describe("field reads in generated code", () => {
   it("read struct fields through the field record, a field named like it, dicts and a missing field", async () => {
     const r = await same(`

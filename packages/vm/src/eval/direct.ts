@@ -27,6 +27,7 @@ import { NIL_EV } from "./compile/base";
 import { RET } from "./control";
 import { type Async, type Ev, type FnProto, Frame, type Site } from "./frame";
 import type { Interpreter } from "./interpreter";
+import type { Task } from "./task";
 import { emitBinary, hasIntPath } from "./optable";
 import { shapeOf } from "./shape";
 
@@ -44,6 +45,11 @@ export const BAIL: unique symbol = Symbol("direct-bail");
  * values: its value, or it throws BAILX (leafEntry). */
 export type LeafFn = (...args: Value[]) => Value;
 export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => Async<Value>;
+/** `call(task, ...args)`, for a body that calls nothing: its value, or BAIL
+ * when the direct code gave up (the caller then makes the call framed).
+ * No frame, no call site, no closure: a generated loop calls it with its
+ * slots in JS locals, spilling them only around the framed call. */
+export type DirectCall = (task: Task, ...args: Value[]) => Value | typeof BAIL;
 
 /** Thrown inside direct code: abandon this call (retry framed). */
 export const BAILX = { bail: true };
@@ -60,10 +66,11 @@ export function directEntry(interp: Interpreter, proto: FnProto, maxFrames: numb
   const g = new DirectGen(proto, maxFrames, false);
   if (!proto.simple || proto.generator !== "none" || proto.captureTo.length > 0 || proto.isTool || !g.check()) return null;
   const src = g.source();
-  const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => { entry: DirectEntry; body: Ev };
+  const factory = new Function("K", "R", src) as (K: unknown[], R: unknown) => { entry: DirectEntry; body: Ev; call: DirectCall | null };
   const made = factory(g.consts, { interp, HClosure, Frame, RET, truthy, BAIL, BAILX, BAIL_OFF, P: proto, framed: proto.source, demote: () => (proto.body = interp.jit.compileBody(proto.source) ?? proto.source) });
   proto.direct = made.entry;
   proto.directBody = made.body;
+  proto.directCall = made.call;
   return proto.direct;
 }
 
@@ -210,7 +217,11 @@ class DirectGen {
       this.tailJumps ? "top: for (;;) {" : "",
       // Every 1024th tick (the counter is not reset while a yield is due,
       // so the caller's next framed tick yields; interpreter.ts directTick).
-      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(task)) throw BAILX;",
+      // A body that calls nothing runs a bounded number of steps and is
+      // entered only from code that ticks (a framed call, a generated loop
+      // or a generated body, which a framed call entered): no tick of its
+      // own.
+      this.selfName === null ? "" : "if ((++interp.ticks & 1023) === 0 && !interp.directTick(task)) throw BAILX;",
       ...this.out,
       p.returnsLast ? "return r;" : "return null;",
       this.tailJumps ? "}" : "",
@@ -261,7 +272,22 @@ class DirectGen {
       "}",
       "return framed(fr);",
       "}",
-      "return { entry, body };",
+      this.selfName !== null
+        ? "const call = null;"
+        : [
+            `function call(task${args.map((a) => `, ${a}`).join("")}) {`,
+            "const d = task.depth + 1;",
+            `if (d < ${this.maxFrames}) {`,
+            `try { return D(task, d${args.map((a) => `, ${a}`).join("")}); }`,
+            "catch (e) {",
+            "if (e instanceof RangeError) P.direct = null;",
+            "else if (e !== BAILX) throw e;",
+            "}",
+            "}",
+            "return BAIL;",
+            "}",
+          ].join("\n"),
+      "return { entry, body, call };",
     ].join("\n");
   }
 

@@ -9,7 +9,7 @@
  * creating a closure copies the captured slots, calling it copies them into
  * the new frame, and writes never leak out.
  */
-import type { DirectEntry, LeafFn } from "./direct";
+import type { DirectCall, DirectEntry, LeafFn } from "./direct";
 import type { Span, TypeExpr } from "@harn/parser";
 import type { Value } from "../values";
 import type { CallContext } from "../runtime";
@@ -94,6 +94,9 @@ export class FnProto {
   /** With `direct`: a body for frames that runs the frameless code
    * (direct.ts directBody). */
   directBody: Ev | null = null;
+  /** With `direct`, when the body calls nothing: the frameless code alone
+   * (direct.ts DirectCall), for generated call sites. */
+  directCall: DirectCall | null = null;
   /** The body as a plain function of argument and captures, for generated
    * filter/map loops (direct.ts leafEntry); same states as `direct`. */
   leafDirect: LeafFn | null | undefined = undefined;

@@ -40,7 +40,7 @@ import { BAIL, BAILX, type LeafFn, directBody, directEntry, leafEntry } from "./
 import { continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
-import { promoteSlots } from "./promote";
+import { framedRegion, promoteSlots } from "./promote";
 import { type Shape, shapeOf } from "./shape";
 
 export type JitMode = "off" | "auto" | "eager";
@@ -244,7 +244,7 @@ class Unit {
   emitBodyUnit(root: Ev): void {
     const body: string[] = [];
     this.withOut(body, () => this.emitStmt(root, "r0"));
-    this.out.push("function main(fr) {", "const s = fr.s;", this.tempDecl(), "let r0 = null;", ...body, "return r0;", "}");
+    this.out.push("function main(fr) {", "const s = fr.s;", "const task = fr.task;", this.tempDecl(), "let r0 = null;", ...body, "return r0;", "}");
   }
 
   emitLoopUnit(sh: WhileShape): void {
@@ -273,11 +273,12 @@ class Unit {
     // and it runs unoptimized until compiled again. Not the first
     // back-edge: V8 allocates a function's type feedback only after some
     // bytecode has run, and what ran before that left none.
-    const promoted = this.conts.length === 0 ? promoteSlots(body) : null;
+    const promoted = promoteSlots(body);
     this.out.push(
       "let cold = true;",
       "function main(fr) {",
       "const s = fr.s;",
+      "const task = fr.task;",
       this.tempDecl(),
       "let first = cold;",
       "if (cold) { cold = false; if (interp.ticks < 768) interp.ticks = 768; }",
@@ -342,7 +343,7 @@ class Unit {
           this.conts.push(""); // reserve the name
           const body: string[] = [];
           this.restAfter(steps, st, body);
-          this.conts[Number(name.slice(1))] = [`async function ${name}(${params.join(", ")}) {`, "const s = fr.s;", ...body, asyncTail, "}"].join("\n");
+          this.conts[Number(name.slice(1))] = [`async function ${name}(${params.join(", ")}) {`, "const s = fr.s;", "const task = fr.task;", ...body, asyncTail, "}"].join("\n");
           this.out.push(`if (${st.tmp} instanceof Promise) ${this.suspend(`${name}(${params.join(", ")})`)}`);
         }
       }
@@ -641,7 +642,8 @@ class Unit {
     const lookup = `(fr.ck === ${name} ? fr.cv : interp.lookupDyn(fr, ${name}))`;
     const names = this.interp.lateNames;
     const late = sh.special ? "null" : names.has(sh.name) ? lookup : `(interp.lateNames.version === ${names.version} ? null : ${lookup})`;
-    steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (!(${f} instanceof HClosure)) ${f} = ${late};` : `${f} = ${late};`));
+    const resolve = late === "null" ? `${f} = null;` : framedRegion(`${f} = ${late};`);
+    steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (!(${f} instanceof HClosure)) { ${resolve} }` : resolve));
     const args = sh.args.map((a) => this.emitExpr(a, steps));
     const t = this.temp();
     const generic = `${t} = ${this.k(sh.call)}(fr, ${f}, [${args.join(", ")}]);`;
@@ -663,9 +665,14 @@ class Unit {
       // way, its entry falling back to a framed call itself; the framed
       // code here runs once the prototype stopped using direct code.
       const direct = args.length === p.paramSlots.length && directEntry(this.interp, p, MAX_FRAMES) !== null;
+      // A callee that calls nothing runs its frameless code right here (no
+      // frame, no call context, nothing of the caller's frame), and only
+      // when that gives up (BAIL) does the call run framed, in a framed
+      // region (a loop keeps its slots in JS locals around it).
+      const call = direct ? p.directCall : null;
       code = [
         `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
-        direct ? `if (${P}.direct !== null) ${t} = ${P}.direct(fr, ${site}, ${f}${args.map((a) => `, ${a}`).join("")}); else {` : "{",
+        direct && call === null ? `if (${P}.direct !== null) ${t} = ${P}.direct(fr, ${site}, ${f}${args.map((a) => `, ${a}`).join("")}); else {` : "{",
         `const task = fr.task; const d = task.depth + 1;`,
         `const nf = new Frame(${P}, task, fr, ${site}, [${slots.join(", ")}]);`,
         `const ck = fr.ck;`,
@@ -689,6 +696,10 @@ class Unit {
       ]
         .filter((l) => l !== "")
         .join("\n");
+      if (call !== null) {
+        const fast = `if (${f} !== null && ${f}.impl.proto === ${P} && ${P}.direct !== null) ${t} = ${this.k(call)}(task${args.map((a) => `, ${a}`).join("")}); else ${t} = BAIL;`;
+        code = `${fast}\nif (${t} === BAIL) { ${framedRegion(code)} }`;
+      }
     } else if (ic.builtin && !ic.poly && ic.proto === null) {
       const b = this.interp.builtinFor(sh.name);
       const unary = b !== null && args.length === 1 ? this.interp.rt.unaryForms.get(b) : undefined;

@@ -1,24 +1,41 @@
+/** Marks code that may use the frame (`fr`, the slot array, the tick
+ * counter) inside a loop unit, for a rare path such as a framed call: when
+ * the loop keeps its slots in JS locals, they are stored to the frame
+ * before it and loaded back after it. */
+export function framedRegion(code: string): string {
+  return `${SPILL} ${code} ${RELOAD}`;
+}
+const SPILL = "/*spill*/";
+const RELOAD = "/*reload*/";
+const REGION = /\/\*spill\*\/[\s\S]*?\/\*reload\*\//g;
+/** A suspension exit of a loop unit (jit.ts suspend): the continuation it
+ * starts awaits before it touches the frame, so after the write-back. */
+const SUSPEND_EXIT = /return new Suspend\(.*?, [012]\);/g;
+
 /**
  * A loop unit's lines with its frame slots kept in JS locals (`s3` for
  * `s[3]`): loaded on entry, stored back on every exit (each `return`, and
- * a throw, which an enclosing `try` of the same frame may observe). V8
- * keeps such locals in registers, unboxed, where slot array accesses are
- * memory traffic and box every non-small int. Only for loops whose code
- * never hands the frame to anything (no `fr` besides the tick, no async
- * continuation): then nothing but these lines reads or writes the slots
- * while the loop runs. Null when the lines do not qualify.
+ * a throw, which an enclosing `try` of the same frame may observe) and
+ * around every framed region. V8 keeps such locals in registers, unboxed,
+ * where slot array accesses are memory traffic and box every non-small
+ * int. Only for loops whose code hands the frame to nothing outside
+ * framed regions and suspension exits (no `fr` besides the tick): then
+ * nothing but these lines reads or writes the slots while the locals are
+ * live. Null when the lines do not qualify.
  */
 export function promoteSlots(lines: string[]): string[] | null {
   const tick = "interp.tickLoop(fr.task)";
   const slots = new Set<number>();
-  for (const l of lines) {
-    if (/\bfr\b/.test(l.split(tick).join(""))) return null;
+  for (const line of lines) {
+    const l = line.replace(REGION, "");
+    if (/\bfr\b/.test(l.split(tick).join("").replace(SUSPEND_EXIT, ""))) return null;
     // A string constant that looks like code would be rewritten too.
     for (const str of l.match(/"(?:[^"\\]|\\.)*"/g) ?? []) if (str.includes("s[") || str.includes("return")) return null;
     for (const m of l.matchAll(/\bs\[(\d+)\]/g)) slots.add(Number(m[1]));
     // Any other use of the slot array, or a return the rewrite below would
     // not see.
     if (/\bs\b(?!\[\d+\])/.test(l) || /\breturn\b(?! [^;]*;)/.test(l)) return null;
+    if (/\breturn\b/.test(line.match(REGION)?.join("") ?? "")) return null;
   }
   if (slots.size === 0) return null;
   const names = [...slots].sort((a, b) => a - b);
@@ -32,11 +49,19 @@ export function promoteSlots(lines: string[]): string[] | null {
   // optimizes the loop, where the first preemption yield (every 30 ms)
   // used to deoptimize it at a never-run slot store.
   const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks, rv = null, again = false;`, "for (;;) {", "exit: try {"];
+  const spill = store;
+  const reload = names.map((n) => `s${n} = s[${n}];`).join(" ") + " tk = interp.ticks;";
   for (const l of lines) {
     const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`)
       .replace("if (y !== undefined) return y; }", "if (y !== undefined) return y; if (first) { first = false; again = true; break exit; } }");
-    if (/interp\.ticks/.test(ticked.replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
-    out.push(ticked.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, "{ rv = $1; break exit; }"));
+    if (/interp\.ticks/.test(ticked.replace(REGION, "").replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
+    // Outside framed regions, slots become locals and returns exits; a
+    // region is kept as it is, between a spill and a reload.
+    const parts = ticked.split(/(\/\*spill\*\/[\s\S]*?\/\*reload\*\/)/);
+    const rewritten = parts.map((part, i) =>
+      i % 2 === 1 ? `${spill} ${part.slice(SPILL.length, -RELOAD.length)} ${reload}` : part.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, "{ rv = $1; break exit; }"),
+    );
+    out.push(rewritten.join(""));
   }
   out.push(`} catch (e) { ${store} throw e; }`, store, "if (again) { again = false; continue; }", "return rv;", "}");
   return out;
