@@ -537,6 +537,33 @@ println(deep(510))
   });
 });
 
+describe("list.contains in generated code", () => {
+  it("finds ints, equal floats, and leaves other arguments and receivers to the method", async () => {
+    const r = await same(`
+let items = [1, 3, 5.0, "7", 9]
+var i = 0
+var hits = 0
+var other = 0
+while i < 2000 {
+  if items.contains(i % 12) { hits = hits + 1 }
+  if items.contains("7") && !items.contains(7) && items.contains(3.0) { other = other + 1 }
+  i = i + 1
+}
+println("\${hits} \${other}")
+var j = 0
+var d = items
+while j < 2000 {
+  if j == 1500 { d = {a: 1} }
+  if d.contains(1) { j = j + 1 } else { j = j + 3 }
+}
+println(j)
+`);
+    // i % 12 in 1, 3, 5, 9: 166 rounds of 12, then 1, 3 and 5 of 0..7.
+    // From 1500 on the receiver is a dict: the method answers (nil here).
+    expect(r.out).toBe("667 2000\n2001\n");
+  });
+});
+
 describe("field reads in generated code", () => {
   it("read struct fields through the field record, a field named like it, dicts and a missing field", async () => {
     const r = await same(`

@@ -4,7 +4,7 @@
  */
 import { parse } from "@harn/parser";
 import { expect } from "vitest";
-import { HarnError, ProgramRunner, Runtime, display, isPromise, truthy, type Value } from "../src/index";
+import { HarnError, ProgramRunner, Runtime, display, equals, isPromise, truthy, type Value } from "../src/index";
 
 export type Mode = "off" | "eager" | "auto";
 
@@ -60,6 +60,9 @@ export async function runIn(mode: Mode, source: string, opts: { timeoutMs?: numb
     const pick = (ks: Value) => (xs as Value[]).filter((_, i) => truthy((ks as Value[])[i] ?? null));
     return isPromise(kept) ? kept.then(pick) : pick(kept);
   });
+  // As the stdlib defines it (packages/stdlib methods/list.ts): generated
+  // code runs it as a loop for an int argument.
+  rt.defineMethod("list", "contains", (xs, a) => (xs as Value[]).some((x) => equals(x, a[0] ?? null)));
   const { program, errors } = parse(source);
   expect(errors).toEqual([]);
   const runner = new ProgramRunner(rt, { file: "t.harn" });

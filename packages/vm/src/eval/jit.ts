@@ -31,7 +31,7 @@
  * generation. `HARN_VM_JIT=off` disables the tier, `HARN_VM_JIT=eager`
  * compiles every unit on first use (the conformance suite runs both ways).
  */
-import { type CpLengthMemo, HClosure, HDict, HStruct, type Value, display, truthy } from "../values";
+import { type CpLengthMemo, HClosure, HDict, HStruct, type Value, display, equals, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
 import { type LoopStep, Suspend } from "./compile/loops";
@@ -84,8 +84,9 @@ interface Helpers {
   BAIL: typeof BAIL;
   BAILX: typeof BAILX;
   cpMemo: CpLengthMemo;
+  equals: typeof equals;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "HStruct", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "HStruct", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo", "equals"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => unknown;
 
@@ -105,7 +106,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, HStruct, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, HStruct, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo, equals };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -759,6 +760,18 @@ class Unit {
         `try { ${t} = ${m}(${o}, ${argList}, interp.ctx(fr, ${site})); } catch (e) { throw ${fail}(e, fr); }`,
         `if (${t} instanceof Promise) ${t} = interp.guardMethod(${t}, fr, ${this.k(span)});`,
         `} else ${generic}`,
+      ].join("\n");
+    }
+    if (sh.name === "contains" && listM !== undefined && args.length === 1 && fused === null) {
+      // `list.contains(int)` as a loop here (stdlib.md: true when an item
+      // == the value; an int is == only to the same int or an equal
+      // float, semantics.md §2.5), the method itself for anything else.
+      const a = args[0]!;
+      code = [
+        `if (Array.isArray(${o}) && typeof ${a} === "number") {`,
+        `${t} = false;`,
+        `for (let cq = 0; cq < ${o}.length; cq++) { const ce = ${o}[cq]; if (ce === ${a} || (typeof ce !== "number" && equals(ce, ${a}))) { ${t} = true; break; } }`,
+        `} else { ${framedRegion(code)} }`,
       ].join("\n");
     }
     if (sh.optional) code = `if (${o} === null) ${t} = null; else {\n${code}\n}`;
