@@ -62,6 +62,22 @@ export class Facts {
   readonly types: TypeFact[] = [];
   readonly selectiveImports: SelectiveImport[] = [];
   readonly wildcardImports: ImportDecl[] = [];
+
+  /** Empty for the next file (a linter reuses one Facts). */
+  clear(): void {
+    this.references.clear();
+    this.assignments.clear();
+    this.bindings.length = 0;
+    this.params.length = 0;
+    this.functions.length = 0;
+    this.knownFunctions.clear();
+    this.callableVariables.clear();
+    this.calls.length = 0;
+    this.typeRefs.clear();
+    this.types.length = 0;
+    this.selectiveImports.length = 0;
+    this.wildcardImports.length = 0;
+  }
 }
 
 /** Add every type name a type expression mentions. */
@@ -93,11 +109,19 @@ export function addIdentTokens(text: string, out: Set<string>): void {
   }
 }
 
-/** Visitors that fill `facts`; registered before every rule. */
-export function factCollector(f: Facts): Visitors {
+/**
+ * Visitors that fill `f`; registered before every rule. Made once per
+ * linter: `reset` empties `f` and the walk state for the next file.
+ */
+export function factCollector(f: Facts): { visitors: Visitors; reset(): void } {
   /** Plain `x = ..` targets are writes, not reads. */
   let writeTarget: Node | null = null;
   let implDepth = 0;
+  const reset = (): void => {
+    f.clear();
+    writeTarget = null;
+    implDepth = 0;
+  };
   const markDeclared = (name: string): void => {
     f.references.add(name);
     f.callableVariables.add(name);
@@ -112,7 +136,7 @@ export function factCollector(f: Facts): Visitors {
     }
     addTypeNames(n.returnType, f.typeRefs);
   };
-  return {
+  const visitors: Visitors = {
     Identifier(n) {
       if (n !== writeTarget) f.references.add(n.name);
     },
@@ -226,6 +250,7 @@ export function factCollector(f: Facts): Visitors {
       f.wildcardImports.push(n);
     },
   };
+  return { visitors, reset };
 }
 
 function binding(f: Facts, n: LetBinding | VarBinding, mutable: boolean): void {

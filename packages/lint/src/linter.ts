@@ -11,7 +11,7 @@ import { ALL_RULES, RULE_ALIASES, RULES_BY_ID } from "./rules/index";
 import { SourceText } from "./source/source-text";
 import { renderMessage } from "./messages";
 import { applySuppressions } from "./suppressions";
-import type { AnyNode, Diagnostic, LintOptions, ProjectFacts, Report, Rule, RuleContext, RuleSetting, Severity } from "./types";
+import type { AnyNode, Diagnostic, LintOptions, ProjectFacts, Report, Rule, RuleContext, RuleSetting, Severity, Visitors } from "./types";
 import { Dispatch, Walker } from "./walker";
 
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
@@ -33,8 +33,10 @@ const EMPTY_MAP: ReadonlyMap<string, never> = new Map<string, never>();
 /** What the rules of one file share: the walk, the facts, the graphs. */
 class FileState {
   readonly diagnostics: Diagnostic[] = [];
-  readonly cfgs = new Map<CfgOwner, Cfg>();
-  readonly memos = new Map<object, unknown>();
+  /** Made on first use: most small files have no flow-sensitive finding to
+   * look for and memoize nothing. */
+  cfgs: Map<CfgOwner, Cfg> | null = null;
+  memos: Map<object, unknown> | null = null;
   constructor(
     readonly program: Program,
     readonly source: string | null,
@@ -47,22 +49,29 @@ class FileState {
 }
 
 /** A rule's view of the file. A class, so a file costs one small object
- * per rule rather than a set of closures. */
+ * per rule rather than a set of closures; a reusable rule's context is made
+ * once and pointed at file after file (`bind`). */
 class Context implements RuleContext {
-  readonly program: Program;
-  readonly source: string | null;
-  readonly file: string | null;
-  readonly project: ProjectFacts;
-  readonly facts: Facts;
-  readonly sourceText: SourceText | null;
+  program!: Program;
+  source!: string | null;
+  file!: string | null;
+  project!: ProjectFacts;
+  facts!: Facts;
+  sourceText!: SourceText | null;
+  private f!: FileState;
 
   constructor(
-    private readonly f: FileState,
+    f: FileState,
     private readonly rule: Rule,
     readonly options: object,
     /** The configured severity, which wins over what the rule says. */
     private readonly configured: Severity | null,
   ) {
+    this.bind(f);
+  }
+
+  bind(f: FileState): void {
+    this.f = f;
     this.program = f.program;
     this.source = f.source;
     this.file = f.file;
@@ -98,25 +107,30 @@ class Context implements RuleContext {
   }
 
   memo<T>(key: object, init: () => T): T {
-    const memos = this.f.memos;
+    const memos = (this.f.memos ??= new Map());
     if (!memos.has(key)) memos.set(key, init());
     return memos.get(key) as T;
   }
 
   cfg(owner: CfgOwner): Cfg {
-    let g = this.f.cfgs.get(owner);
-    if (!g) this.f.cfgs.set(owner, (g = buildCfg(owner)));
+    const cfgs = (this.f.cfgs ??= new Map());
+    let g = cfgs.get(owner);
+    if (!g) cfgs.set(owner, (g = buildCfg(owner)));
     return g;
   }
 }
 
 /**
- * Lints file after file. One instance keeps its dispatch table between
- * files (walker.ts), so a run of many small files pays the merge of every
- * rule's visitors once; `lintProgram` is the one-off form.
+ * Lints file after file. One instance keeps its dispatch table, walker and
+ * fact collector between files, and per rules object the rule plan and the
+ * visitors of the reusable rules (`RuleMeta.reusable`): a run of many small
+ * files pays their set-up once; `lintProgram` is the one-off form.
  */
 export class Linter {
   private readonly dispatch = new Dispatch();
+  private readonly walker = new Walker(this.dispatch);
+  private readonly facts = new Facts();
+  private readonly collector = factCollector(this.facts);
   /** The rules to run and their settings, by rule configuration: a run
    * passes the same configuration object for file after file. */
   private readonly plans = new WeakMap<object, Plan>();
@@ -138,17 +152,21 @@ export class Linter {
       importedHandles: options.importedHandles ?? EMPTY_MAP,
       module: options.modules ?? (() => null),
     };
-    const dispatch = this.dispatch;
-    dispatch.reset();
-    const walker = new Walker(dispatch);
-    const facts = new Facts();
+    const { dispatch, walker, facts } = this;
+    this.collector.reset();
+    walker.reset();
     const src = source === null ? null : new SourceText(source, options.tokens ?? null);
     const f = new FileState(program, source, options.file ?? null, project, facts, src, walker);
 
-    dispatch.add(factCollector(facts));
-    const { plan, active } = this.planFor(options.rules);
-    for (const p of plan) {
-      if (p.rule.meta.needsSource && source === null) continue;
+    const plan = this.planFor(options.rules);
+    const hasSource = source !== null;
+    // the fact collector and the reusable rules first, in catalogue order,
+    // then the rules made for this file (findings are sorted afterwards)
+    const reused = (plan.reused[hasSource ? 1 : 0] ??= this.reusedOf(plan, hasSource, f));
+    for (const c of reused.contexts) c.bind(f);
+    dispatch.begin(reused.visitors);
+    for (const p of plan.perFile) {
+      if (p.rule.meta.needsSource && !hasSource) continue;
       dispatch.add(p.rule.create(new Context(f, p.rule, p.options, p.configured)));
     }
 
@@ -156,25 +174,55 @@ export class Linter {
     const fin = dispatch.finalize;
     for (let i = 0; i < fin.n; i++) fin.fns[i]!();
 
-    let out = f.diagnostics.filter((d) => active.has(d.code));
-    if (src) out = applySuppressions(out, src, RULE_IDS, active);
+    let out = f.diagnostics.filter((d) => plan.active.has(d.code));
+    if (src) out = applySuppressions(out, src, RULE_IDS, plan.active);
     return sortDiagnostics(out);
+  }
+
+  private reusedOf(plan: Plan, hasSource: boolean, f: FileState): Reused {
+    const contexts: Context[] = [];
+    const visitors: Visitors[] = [this.collector.visitors];
+    for (const p of plan.reusable) {
+      if (p.rule.meta.needsSource && !hasSource) continue;
+      const ctx = new Context(f, p.rule, p.options, p.configured);
+      contexts.push(ctx);
+      visitors.push(p.rule.create(ctx));
+    }
+    return { contexts, visitors };
   }
 }
 
 const NO_OPTIONS = {};
 const NO_RULES: Readonly<Record<string, RuleSetting>> = {};
 
+interface PlanEntry {
+  rule: Rule;
+  options: object;
+  configured: Severity | null;
+}
+
+/** The reusable rules' contexts and the visitors the walk starts with
+ * (the fact collector's and theirs), made on a configuration's first file. */
+interface Reused {
+  contexts: Context[];
+  visitors: Visitors[];
+}
+
 /** What a rule configuration runs: each rule with its options and
  * configured severity, and the rules whose findings are kept. */
 interface Plan {
-  plan: { rule: Rule; options: object; configured: Severity | null }[];
+  reusable: PlanEntry[];
+  perFile: PlanEntry[];
   /** Rules whose findings are kept (for suppressions: what ran). */
   active: Set<string>;
+  /** By whether the file has source text (without, needsSource rules do
+   * not run). */
+  reused: [Reused | undefined, Reused | undefined];
 }
 
 function planOf(settings: Map<string, RuleSetting>): Plan {
-  const plan: Plan["plan"] = [];
+  const reusable: PlanEntry[] = [];
+  const perFile: PlanEntry[] = [];
   const active = new Set<string>();
   for (const rule of ALL_RULES) {
     const setting = settings.get(rule.id) ?? NO_SETTING;
@@ -183,9 +231,9 @@ function planOf(settings: Map<string, RuleSetting>): Plan {
     if (setting.severity !== "off") active.add(rule.id);
     const configured = setting.severity === undefined || setting.severity === "off" ? null : setting.severity;
     const options = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
-    plan.push({ rule, options, configured });
+    (meta.reusable ? reusable : perFile).push({ rule, options, configured });
   }
-  return { plan, active };
+  return { reusable, perFile, active, reused: [undefined, undefined] };
 }
 
 export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {

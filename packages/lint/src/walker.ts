@@ -60,6 +60,27 @@ export class Dispatch {
     this.adds = 0;
   }
 
+  /** The visitors every file of a run starts with, and how full each
+   * slot was after them: given the same array again, `begin` restores
+   * that state instead of adding them one by one. */
+  private prefix: { visitors: readonly Visitors[]; slots: Slot[]; counts: number[] } | null = null;
+
+  /** Start a file: empty every slot, then add `visitors` (the same array
+   * file after file: restored, not added again). */
+  begin(visitors: readonly Visitors[]): void {
+    this.reset();
+    const p = this.prefix;
+    if (p !== null && p.visitors === visitors) {
+      const { slots, counts } = p;
+      for (let i = 0; i < slots.length; i++) slots[i]!.n = counts[i]!;
+      for (let i = 0; i < slots.length; i++) this.filled.push(slots[i]!);
+      this.adds = visitors.length;
+      return;
+    }
+    for (const v of visitors) this.add(v);
+    this.prefix = { visitors, slots: this.filled.slice(), counts: this.filled.map((s) => s.n) };
+  }
+
   add(v: Visitors): void {
     const keys = Object.keys(v);
     const at = this.adds++;
@@ -141,6 +162,12 @@ export class Walker {
 
   ancestors(): readonly AnyNode[] {
     return this.stack;
+  }
+
+  /** Forget the last file (a walk a stack overflow ended leaves nodes). */
+  reset(): void {
+    this.stack.length = 0;
+    this.statement = null;
   }
 
   /** True while the enter hooks of `n` run and `n` sits directly in a

@@ -174,7 +174,7 @@ export function handleVisitors(ctx: RuleContext): Visitors {
 function reportingRule(id: string, description: string, messages: Readonly<Record<string, MessageTemplate>>): Rule {
   return {
     id,
-    meta: { severity: "warning", description, fixable: false, messages },
+    meta: { severity: "warning", description, fixable: false, messages, reusable: true },
     create(ctx) {
       return {
         finalize() {

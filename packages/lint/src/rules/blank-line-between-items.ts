@@ -26,6 +26,7 @@ const isItem = (n: Node): boolean => ITEM_KINDS.has(unwrapAttributes(n).kind);
 export const blankLineBetweenItems: Rule = {
   id: "blank-line-between-items",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Adjacent top-level items with no blank line between them",
     fixable: true,

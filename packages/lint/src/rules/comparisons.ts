@@ -42,6 +42,7 @@ function needsParens(n: Node): boolean {
 export const comparisonToBool: Rule = {
   id: "comparison-to-bool",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`x == true`, `x != false`, etc.",
     fixable: true,
@@ -77,6 +78,7 @@ export const comparisonToBool: Rule = {
 export const pointlessComparison: Rule = {
   id: "pointless-comparison",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "An expression compared with itself, or an `if` on a literal `true`/`false`",
     fixable: true,

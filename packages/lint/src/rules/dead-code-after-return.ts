@@ -5,6 +5,7 @@ import type { Rule } from "../types";
 export const deadCodeAfterReturn: Rule = {
   id: "dead-code-after-return",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A statement follows a definitely-exiting statement in the same block",
     fixable: false,

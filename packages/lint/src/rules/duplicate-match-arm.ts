@@ -12,6 +12,7 @@ function sameArm(a: MatchArm, b: MatchArm): boolean {
 export const duplicateMatchArm: Rule = {
   id: "duplicate-match-arm",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A `match` arm whose pattern (and guard) repeats an earlier arm",
     fixable: false,

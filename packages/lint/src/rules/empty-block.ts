@@ -10,6 +10,7 @@ import type { Report, Rule } from "../types";
 export const emptyBlock: Rule = {
   id: "empty-block",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "An `if`, `for`, `while` or `try` with an empty body",
     fixable: true,

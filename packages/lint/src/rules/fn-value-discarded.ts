@@ -30,6 +30,7 @@ function discarded(fn: FnDecl): Node | null {
 export const fnValueDiscarded: Rule = {
   id: "fn-value-discarded",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A named fn ends in a value it does not return (it returns nil)",
     fixable: false,

@@ -28,6 +28,7 @@ function compare(a: Import, b: Import): number {
 export const importOrder: Rule = {
   id: "import-order",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Leading imports are not in canonical order",
     fixable: true,

@@ -14,6 +14,7 @@ const isBoolOrNil = (n: Node): boolean => n.kind === "BoolLiteral" || n.kind ===
 export const invalidBinaryOpLiteral: Rule = {
   id: "invalid-binary-op-literal",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Arithmetic with a `true`/`false`/`nil` literal operand",
     fixable: false,

@@ -39,6 +39,7 @@ export function itemStartLine(n: Node, ancestors: readonly AnyNode[]): number {
 export const legacyDocComment: Rule = {
   id: "legacy-doc-comment",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`///` or adjacent `//` comments used as a doc block above an item",
     fixable: true,

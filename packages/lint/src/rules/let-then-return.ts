@@ -8,6 +8,7 @@ import type { Rule, RuleContext } from "../types";
 export const letThenReturn: Rule = {
   id: "let-then-return",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`let x = e` immediately followed by `return x`",
     fixable: true,

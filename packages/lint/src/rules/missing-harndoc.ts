@@ -35,6 +35,7 @@ export function hasDocBlockAbove(src: SourceText, line: number): boolean {
 export const missingHarndoc: Rule = {
   id: "missing-harndoc",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A `pub fn` without a `/** */` doc block directly above it",
     fixable: false,

@@ -4,6 +4,7 @@ import type { Rule } from "../types";
 export const mutableNeverReassigned: Rule = {
   id: "mutable-never-reassigned",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A `var` that is never assigned to",
     fixable: true,

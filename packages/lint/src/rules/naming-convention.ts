@@ -30,6 +30,7 @@ export function toPascal(name: string): string {
 export const namingConvention: Rule = {
   id: "naming-convention",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "fn/tool names not in snake_case; struct/enum/interface/type names not in PascalCase",
     fixable: false,

@@ -7,6 +7,7 @@ const ENTRY_NAMES = new Set(["default", "main", "auto"]);
 export const pipelineReturnType: Rule = {
   id: "pipeline-return-type",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A `pub pipeline` (not an entry or test pipeline) without `-> Type`",
     fixable: false,

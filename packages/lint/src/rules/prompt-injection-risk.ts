@@ -4,6 +4,7 @@ import type { Rule } from "../types";
 export const promptInjectionRisk: Rule = {
   id: "prompt-injection-risk",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Interpolated system prompt (2nd argument) of `llm_call`",
     fixable: false,

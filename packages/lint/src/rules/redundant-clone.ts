@@ -5,6 +5,7 @@ import type { Rule, RuleContext } from "../types";
 export const redundantClone: Rule = {
   id: "redundant-clone",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`f(v.clone())`: a clone passed straight to a call",
     fixable: true,

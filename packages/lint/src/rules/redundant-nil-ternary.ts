@@ -14,6 +14,7 @@ function needsParens(f: Node): boolean {
 export const redundantNilTernary: Rule = {
   id: "redundant-nil-ternary",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`x == nil ? d : x` or `x != nil ? x : d`, which is `x ?? d`",
     fixable: true,

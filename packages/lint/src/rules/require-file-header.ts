@@ -22,6 +22,7 @@ export function headerTitle(file: string | null): string {
 export const requireFileHeader: Rule = {
   id: "require-file-header",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "The file does not start with a `/** */` block",
     fixable: true,

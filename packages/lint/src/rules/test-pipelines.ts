@@ -32,6 +32,7 @@ function insideTest(ancestors: readonly AnyNode[]): boolean {
 export const assertOutsideTest: Rule = {
   id: "assert-outside-test",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`assert`/`assert_eq`/`assert_ne` outside a test pipeline",
     fixable: false,
@@ -59,6 +60,7 @@ export const assertOutsideTest: Rule = {
 export const requireInTest: Rule = {
   id: "require-in-test",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A `require` statement inside a test pipeline",
     fixable: false,

@@ -26,6 +26,7 @@ const isKeyToken = (t: SourceToken): boolean =>
 export const trailingComma: Rule = {
   id: "trailing-comma",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A multi-line comma list with no trailing comma",
     fixable: true,

@@ -10,6 +10,7 @@ import type { Rule } from "../types";
 export const undefinedFunction: Rule = {
   id: "undefined-function",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A call to a name that is not a builtin, declaration, import or variable",
     fixable: false,

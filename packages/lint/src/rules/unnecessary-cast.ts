@@ -21,6 +21,7 @@ const TARGETS: ReadonlyMap<string, { target: string; already: (n: Node) => boole
 export const unnecessaryCast: Rule = {
   id: "unnecessary-cast",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`to_string(\"lit\")`, `to_int(3)`, `to_string(to_string(x))`, ...",
     fixable: true,

@@ -38,6 +38,7 @@ function check(ctx: RuleContext, n: Node, object: Node, form: "property" | "subs
 export const untypedDictAccess: Rule = {
   id: "untyped-dict-access",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`.field` or `[k]` applied directly to the result of a boundary call such as `json_parse(..)`",
     fixable: false,

@@ -14,6 +14,7 @@ export function unusedFunctionName(d: Diagnostic): string | null {
 export const unusedFunction: Rule = {
   id: "unused-function",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A non-`pub` fn/tool/skill/eval pack that is never referenced",
     fixable: false,

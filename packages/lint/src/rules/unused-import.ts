@@ -10,6 +10,7 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 export const unusedImport: Rule = {
   id: "unused-import",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A name from `import { .. } from \"..\"` that is never read",
     fixable: true,

@@ -7,6 +7,7 @@ import type { Rule } from "../types";
 export const unusedParameter: Rule = {
   id: "unused-parameter",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A fn/tool/closure parameter that is never read",
     fixable: false,

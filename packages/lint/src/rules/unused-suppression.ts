@@ -8,6 +8,7 @@ import type { Rule } from "../types";
 export const unusedSuppression: Rule = {
   id: "unused-suppression",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "An inline `harn-lint-disable` comment that suppresses nothing",
     fixable: false,

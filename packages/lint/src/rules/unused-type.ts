@@ -9,6 +9,7 @@ import type { Rule } from "../types";
 export const unusedType: Rule = {
   id: "unused-type",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A struct/enum/interface that is never referenced",
     fixable: false,

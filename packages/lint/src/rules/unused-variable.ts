@@ -8,6 +8,7 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 export const unusedVariable: Rule = {
   id: "unused-variable",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A simple `let`/`var` binding whose name is never read",
     fixable: true,
@@ -36,6 +37,7 @@ export const unusedVariable: Rule = {
 export const unusedPatternBinding: Rule = {
   id: "unused-pattern-binding",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A destructured name that is never read",
     fixable: false,

@@ -1,0 +1,36 @@
+/**
+ * A Linter keeps its dispatch table, fact collector and the visitors of
+ * reusable rules (RuleMeta.reusable) from file to file: no file's findings
+ * may depend on the files linted before it. Every conformance script is
+ * linted by one linter, in order and in reverse, and each result compared
+ * with a fresh linter's.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "@harn/parser";
+import { expect, test } from "vitest";
+import { Linter } from "../src/index";
+
+const root = join(import.meta.dirname, "..", "..", "..", "conformance");
+
+test("one linter over every conformance script, both ways, finds what a fresh one finds", () => {
+  const files = ["errors", "tests"]
+    .flatMap((d) => readdirSync(join(root, d), { recursive: true, encoding: "utf8" }).map((f) => join(root, d, f)))
+    .filter((f) => f.endsWith(".harn") && statSync(f).isFile())
+    .sort();
+  const parsed = files
+    .map((file) => {
+      const source = readFileSync(file, "utf8");
+      return { file, source, r: parse(source, { file, flatChains: true }) };
+    })
+    .filter((p) => p.r.errors.length === 0 && p.r.depth < 500);
+  expect(parsed.length).toBeGreaterThan(500);
+  const lintWith = (linter: Linter, p: (typeof parsed)[number]) =>
+    linter.lint(p.r.program, { file: p.file, source: p.source, tokens: p.r.tokens });
+  const fresh = parsed.map((p) => lintWith(new Linter(), p));
+  expect(fresh.filter((ds) => ds.length > 0).length).toBeGreaterThan(50);
+  for (const order of [parsed.map((_, i) => i), parsed.map((_, i) => parsed.length - 1 - i)]) {
+    const linter = new Linter();
+    for (const i of order) expect(lintWith(linter, parsed[i]!), parsed[i]!.file).toEqual(fresh[i]);
+  }
+});
