@@ -253,6 +253,17 @@ describe("worker threads", () => {
     expect(r.stdout).toBe([0, 1, 2, 3, 4].map((i) => `./b${i}.harn: no issues found\n`).join(""));
     expect(r.stderr).toContain("error: expected expression, found )");
   });
+  test("a run of many files (read ahead on a helper thread) reports each one, in order", () => {
+    const names = Array.from({ length: 300 }, (_, i) => `f${String(i).padStart(3, "0")}.harn`);
+    names.forEach((n, i) => file(n, i === 150 ? "let x = )\n" : i % 50 === 7 ? WARN : CLEAN));
+    const r = harn(["lint", "--format", "json", "."], { env: { HARN_LINT_THREADS: "1" } });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { filePath: string; messages: { ruleId: string | null }[] }[];
+    expect(out.map((f) => f.filePath.slice(cli.dir.length + 1))).toEqual(names);
+    expect(out.filter((f) => f.messages.length > 0).map((f) => f.filePath.slice(cli.dir.length + 1))).toEqual(
+      names.filter((_, i) => i === 150 || i % 50 === 7),
+    );
+  });
 });
 
 describe("suppressions", () => {

@@ -5,6 +5,7 @@
  * cross thread boundaries as they are.
  */
 import { readFileSync } from "node:fs";
+import type { ReadResult } from "./file-reader";
 import { parse, syntaxDiagnostic, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
 import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
@@ -13,6 +14,16 @@ import { Linter } from "./linter";
 import { ProjectGraph } from "./project";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** A file's bytes, or why they could not be read. */
+export function readBytes(file: string): ReadResult {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
+    return { code, message: e instanceof Error ? e.message : String(e) };
+  }
+}
 
 /** What every file of a run shares. */
 export interface RunSettings {
@@ -105,9 +116,10 @@ export class RunContext {
     return rules;
   }
 
-  /** Read, parse and lint one file; its tree is dropped afterwards. */
-  run(job: FileJob): FileOutcome {
-    const outcome = this.lintJob(job);
+  /** Read, parse and lint one file; its tree is dropped afterwards.
+   * `read`: its bytes, when read already (file-reader.ts). */
+  run(job: FileJob, read?: ReadResult): FileOutcome {
+    const outcome = this.lintJob(job, read);
     if (this.settings.cache && outcome.readError === null && !outcome.deferred) {
       const { files, names } = this.graph.closure(job.file);
       outcome.cached = {
@@ -119,8 +131,8 @@ export class RunContext {
     return outcome;
   }
 
-  private lintJob(job: FileJob): FileOutcome {
-    const { outcome, parsed } = this.load(job);
+  private lintJob(job: FileJob, read: ReadResult | undefined): FileOutcome {
+    const { outcome, parsed } = this.load(job, read);
     if (parsed === null) return outcome;
     if (parsed.depth > this.maxDepth) {
       outcome.deferred = true;
@@ -141,22 +153,19 @@ export class RunContext {
    * it: the outcome so far, and the parse when it succeeded (so a caller
    * that loads every file first, as `harn lint --fix` does, need not read
    * or parse a file again). */
-  load(job: FileJob): { outcome: FileOutcome; parsed: ParseResult | null } {
+  load(job: FileJob, read: ReadResult = readBytes(job.file)): { outcome: FileOutcome; parsed: ParseResult | null } {
     const outcome: FileOutcome = { index: job.index, file: job.file, source: "", diagnostics: [], fatal: false, readError: null, deferred: false };
     const notText = (why: string): { outcome: FileOutcome; parsed: null } => {
       outcome.fatal = true;
       outcome.diagnostics = [{ code: "io", severity: "error", message: `cannot lint ${job.file}: ${why}`, span: null }];
       return { outcome, parsed: null };
     };
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(job.file);
-    } catch (e) {
-      const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : null;
-      outcome.readError = { code, message: e instanceof Error ? e.message : String(e) };
+    if (!Buffer.isBuffer(read)) {
+      outcome.readError = read;
       outcome.fatal = true;
       return { outcome, parsed: null };
     }
+    const bytes = read;
     if (this.settings.cache) this.hasher.remember(job.file, bytes);
     // a binary file would be hundreds of lexer errors: it is one finding
     if (bytes.includes(0)) return notText("it is a binary file (it contains NUL bytes)");

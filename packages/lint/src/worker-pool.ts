@@ -13,6 +13,7 @@ import { existsSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { FileReader, MIN_READ_AHEAD_FILES } from "./file-reader";
 import { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 
 /** Below this much source text, threads cost more than they save. */
@@ -101,8 +102,12 @@ export async function lintFiles(
   const replies = theirs.map((part) => startWorker(script!, settings, part));
   const ctx = new RunContext(settings);
   const outcomes: FileOutcome[] = [];
-  for (const job of mine ?? []) {
-    outcomes.push(ctx.run(job));
+  const own = mine ?? [];
+  const reader = own.length >= MIN_READ_AHEAD_FILES ? new FileReader(own.map((j) => j.file)) : null;
+  try {
+    for (let i = 0; i < own.length; i++) outcomes.push(ctx.run(own[i]!, reader?.read(i)));
+  } finally {
+    reader?.close();
   }
   // trees too deep for this thread's stack: on a worker with a deep one,
   // or, without the worker script, here as far as the stack goes

@@ -1,0 +1,40 @@
+/** The read-ahead thread of large lint runs (file-reader.ts). */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { readBytes } from "../src/batch";
+import { FileReader } from "../src/file-reader";
+
+let dir = "";
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = "";
+});
+
+test("hands over every file's bytes, in order, and says why one could not be read", () => {
+  dir = mkdtempSync(join(tmpdir(), "harn-file-reader-"));
+  const files: string[] = [];
+  // more files than the helper reads ahead, of varied sizes (some empty)
+  for (let i = 0; i < 1500; i++) {
+    const f = join(dir, `f${i}.harn`);
+    if (i % 97 !== 5) writeFileSync(f, `// file ${i}\n${"x".repeat(i % 13 === 0 ? 0 : i % 700)}\n`.slice(0, i % 11 === 0 ? 0 : undefined));
+    files.push(f); // every 97th is missing
+  }
+  const reader = new FileReader(files);
+  try {
+    files.forEach((f, i) => {
+      const got = reader.read(i);
+      const want = readBytes(f);
+      if (Buffer.isBuffer(want)) {
+        expect(Buffer.isBuffer(got)).toBe(true);
+        expect((got as Buffer).equals(want)).toBe(true);
+      } else {
+        expect(got).toEqual(want);
+        expect(want.code).toBe("ENOENT");
+      }
+    });
+  } finally {
+    reader.close();
+  }
+});
