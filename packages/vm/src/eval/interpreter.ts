@@ -62,6 +62,8 @@ export class Interpreter {
   readonly concurrency: Concurrency;
   ticks = 0;
   private lastYield = monotonicMs();
+  /** Calls of `slowTick` left before its early yield (see there). */
+  private warmYield = 16;
   private readonly builtinRefs = new Map<string, HBuiltinRef>();
   /** The code generator for hot bodies and loops (jit.ts). */
   readonly jit: Jit;
@@ -91,7 +93,11 @@ export class Interpreter {
     this.ticks = 0;
     task.checkAborted();
     const now = monotonicMs();
-    if (now - this.lastYield < QUANTUM_MS) return undefined;
+    // One early yield (the 16th call: V8 records type feedback for a
+    // function only after its first few calls): generated loops inline
+    // this function, and a yield that first happened in their optimized
+    // code would deoptimize them (the promise construction had no feedback).
+    if (now - this.lastYield < QUANTUM_MS && --this.warmYield !== 0) return undefined;
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.lastYield = monotonicMs();
       task.checkAborted();
