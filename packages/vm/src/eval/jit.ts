@@ -31,7 +31,7 @@
  * generation. `HARN_VM_JIT=off` disables the tier, `HARN_VM_JIT=eager`
  * compiles every unit on first use (the conformance suite runs both ways).
  */
-import { type CpLengthMemo, HClosure, HDict, HStruct, type Value, display, equals, truthy } from "../values";
+import { type CpLengthMemo, HClosure, Tag, type Value, display, equals, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
 import { type LoopStep, Suspend } from "./compile/loops";
@@ -74,8 +74,6 @@ interface Helpers {
   BRK: typeof BRK;
   CONT: typeof CONT;
   HClosure: typeof HClosure;
-  HDict: typeof HDict;
-  HStruct: typeof HStruct;
   Frame: typeof Frame;
   Suspend: typeof Suspend;
   truthy: typeof truthy;
@@ -86,7 +84,7 @@ interface Helpers {
   cpMemo: CpLengthMemo;
   equals: typeof equals;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "HDict", "HStruct", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo", "equals"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo", "equals"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => unknown;
 
@@ -106,7 +104,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, HDict, HStruct, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo, equals };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo, equals };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -559,14 +557,21 @@ class Unit {
         const o = this.emitExpr(sh.obj, steps);
         const t = this.temp();
         const key = JSON.stringify(sh.name);
-        // A struct's field (ops.getProperty's second case) inline too,
-        // from the value's field record once it has one (values.ts), and
-        // tested first: only a struct has a `rec`, and two property loads
-        // with inline caches are a third of two `instanceof` walks up the
-        // prototype chain (bench/vm 13).
+        // A dict's key and a struct's field (ops.getProperty's first two
+        // cases) inline, told apart by the value's tag (one load with an
+        // inline cache, where `instanceof` walks the prototype chain); a
+        // struct's field from its field record once it has one (values.ts).
+        const slow = `${t} = ${this.k(sh.slow)}(${o});`;
         steps.push(
           js(
-            `${t} = (${t} = ${o}?.rec) !== undefined && (${t} = ${t}[${key}]) !== undefined ? ${t} : ${o} instanceof HDict ? ${o}.get(${key}) : ${o} instanceof HStruct && (${t} = ${o}.field(${key})) !== undefined ? ${t} : ${this.k(sh.slow)}(${o});`,
+            [
+              `if (typeof ${o} === "object" && ${o} !== null) {`,
+              `${t} = ${o}.tag;`,
+              `if (${t} === ${Tag.Struct}) { if ((${t} = ${o}.rec) === undefined || (${t} = ${t}[${key}]) === undefined) { if ((${t} = ${o}.field(${key})) === undefined) ${slow} } }`,
+              `else if (${t} === ${Tag.Dict}) ${t} = ${o}.get(${key});`,
+              `else ${slow}`,
+              `} else ${slow}`,
+            ].join("\n"),
           ),
         );
         return t;
