@@ -13,7 +13,7 @@
  * function itself reports the paths where it does not).
  */
 import { walkChildren, type FnDecl, type FunctionCall, type MethodCall, type Node, type Program, type ToolDecl } from "@harn/parser";
-import { childVisitor, mentions, unwrapAttributes } from "../ast-util";
+import { childVisitor, unwrapAttributes } from "../ast-util";
 import { isBuiltinName } from "../builtins";
 import {
   ADOPTING_BUILTINS,
@@ -56,7 +56,11 @@ export type SettlesArg = (call: Node, i: number) => boolean;
  * not, and a function the linter cannot see (a closure in a variable, a
  * parameter) is trusted to.
  */
-export function settlesArg(summaries: ReadonlyMap<string, HandleSummary>, extraBuiltins: ReadonlySet<string>, userNames: ReadonlySet<string>): SettlesArg {
+export function settlesArg(
+  summaries: ReadonlyMap<string, HandleSummary>,
+  extraBuiltins: ReadonlySet<string>,
+  userNames: { has(name: string): boolean },
+): SettlesArg {
   return (call, i) => {
     if (isCancelCall(call)) return call.kind !== "FunctionCall" || call.name !== "host_tool_call" || i > 0;
     if (call.kind !== "FunctionCall") return false;
@@ -80,17 +84,21 @@ export function handleSummaries(
     const n = unwrapAttributes(item);
     if (n.kind === "FnDecl" || n.kind === "ToolDecl") fns.set(n.name, n);
   }
+  if (fns.size === 0) return new Map();
   const all = new Map<string, HandleSummary>(imported);
   for (const [name, fn] of fns) all.set(name, { settles: fn.params.map(() => false), returnsHandle: false });
-  if (fns.size === 0) return new Map();
-  const userNames = new Set(fns.keys());
-  const settles = settlesArg(all, extraBuiltins, userNames);
-  // each function's body is walked once; the rounds look at what it holds
-  const bodies = new Map([...fns].map(([name, fn]) => [name, ownParts(fn)]));
+  const settles = settlesArg(all, extraBuiltins, fns);
+  // each function's body is walked once; the rounds look at what it holds.
   // Each round can only turn false into true: at most one round per flag.
   // A summary depends on others only through calls of this module's
   // functions: without any, the first round is the last.
-  const callsOwn = [...bodies.values()].some((b) => b.calls.some((c) => c.kind === "FunctionCall" && fns.has(c.name)));
+  const bodies = new Map<string, OwnParts>();
+  let callsOwn = false;
+  for (const [name, fn] of fns) {
+    const own = ownParts(fn);
+    bodies.set(name, own);
+    if (!callsOwn) callsOwn = own.calls.some((c) => c.kind === "FunctionCall" && fns.has(c.name));
+  }
   for (let changed = true, rounds = 0; changed && rounds < (callsOwn ? 64 : 1); rounds++) {
     changed = false;
     for (const [name, fn] of fns) {
@@ -102,26 +110,67 @@ export function handleSummaries(
       }
     }
   }
-  return new Map([...fns.keys()].map((n) => [n, all.get(n)!]));
+  const out = new Map<string, HandleSummary>();
+  for (const name of fns.keys()) out.set(name, all.get(name)!);
+  return out;
 }
 
-/** What a summary looks at in a function's own statements. */
+/** What a summary looks at in a function's own statements, with the
+ * identifier names each value mentions (anywhere in it, interpolated
+ * expressions included: `mentions`' view), gathered once so that the
+ * rounds and parameters test names rather than walk trees again. */
 interface OwnParts {
   /** `let`/`var` bindings of one name, the last one of each name. */
   lets: Map<string, Node>;
+  /** The names each binding's value mentions (the same keys, in order). */
+  letNames: Map<string, string[]>;
   /** Values of its `return`s. */
   returns: Node[];
+  returnNames: string[][];
   calls: (FunctionCall | MethodCall)[];
+  /** Per call, per argument. */
+  argNames: string[][][];
 }
 
 function ownParts(fn: Fn): OwnParts {
-  const parts: OwnParts = { lets: new Map(), returns: [], calls: [] };
+  const parts: OwnParts = { lets: new Map(), letNames: new Map(), returns: [], returnNames: [], calls: [], argNames: [] };
+  let sink: string[] = [];
+  const name = (x: Node): void => {
+    if (x.kind === "Identifier") {
+      sink.push(x.name);
+      return;
+    }
+    if (x.kind === "InterpolatedString") {
+      for (const s of x.segments) if (s.kind === "expr" && s.expr) name(s.expr);
+      return;
+    }
+    walkChildren(x, names);
+  };
+  const names = childVisitor(name);
+  const namesIn = (v: Node): string[] => {
+    sink = [];
+    name(v);
+    return sink;
+  };
   walkOwn(fn.body, (n) => {
-    if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") parts.lets.set(n.pattern.name, n.value);
-    else if (n.kind === "ReturnStmt" && n.value !== null) parts.returns.push(n.value);
-    else if (n.kind === "FunctionCall" || n.kind === "MethodCall") parts.calls.push(n);
+    if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") {
+      parts.lets.set(n.pattern.name, n.value);
+      parts.letNames.set(n.pattern.name, namesIn(n.value));
+    } else if (n.kind === "ReturnStmt" && n.value !== null) {
+      parts.returns.push(n.value);
+      parts.returnNames.push(namesIn(n.value));
+    } else if (n.kind === "FunctionCall" || n.kind === "MethodCall") {
+      parts.calls.push(n);
+      parts.argNames.push(n.args.map(namesIn));
+    }
   });
   return parts;
+}
+
+/** Does any of `names` belong to `set`? */
+function anyIn(names: readonly string[], set: ReadonlySet<string>): boolean {
+  for (let i = 0; i < names.length; i++) if (set.has(names[i]!)) return true;
+  return false;
 }
 
 function summarise(fn: Fn, own: OwnParts, all: ReadonlyMap<string, HandleSummary>, settles: SettlesArg): HandleSummary {
@@ -134,22 +183,23 @@ function summarise(fn: Fn, own: OwnParts, all: ReadonlyMap<string, HandleSummary
     return startingCallee(v) !== null && classifyOptions((v as { args: Node[] }).args, lookup) === "true";
   };
 
+  // a call of an adopting builtin settles every parameter
+  const adopts = own.calls.some((n) => n.kind === "FunctionCall" && ADOPTING_BUILTINS.has(n.name) && !all.has(n.name));
   const result = fn.params.map((p) => {
+    if (adopts) return true;
     // the parameter and what is derived from it (`let id = h.handle_id`)
     const aliases = new Set([p.name]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const [name, value] of lets) {
-        if (!aliases.has(name) && mentions(value, aliases)) {
+      for (const [name, mentioned] of own.letNames) {
+        if (!aliases.has(name) && anyIn(mentioned, aliases)) {
           aliases.add(name);
           grew = true;
         }
       }
     }
-    if (own.returns.some((v) => mentions(v, aliases))) return true;
-    return own.calls.some(
-      (n) => (n.kind === "FunctionCall" && ADOPTING_BUILTINS.has(n.name) && !all.has(n.name)) || n.args.some((a, i) => mentions(a, aliases) && settles(n, i)),
-    );
+    if (own.returnNames.some((ns) => anyIn(ns, aliases))) return true;
+    return own.calls.some((n, k) => own.argNames[k]!.some((ns, i) => anyIn(ns, aliases) && settles(n, i)));
   });
   return { settles: result, returnsHandle: own.returns.some((v) => starts(v)) };
 }
