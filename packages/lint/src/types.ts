@@ -79,10 +79,11 @@ export interface RuleMeta<O extends object = object> {
   /** Off unless its `RuleSetting` gives it a severity
    * (`require-file-header`). */
   optIn?: boolean;
-  /** `create` keeps nothing of its own between visits: every visitor
-   * reads the file through `ctx` when it runs. The linter then calls
-   * `create` once per run and configuration and reuses the visitors for
-   * every file (set-up is most of linting a small file). */
+  /** Every visitor reads the file through `ctx` when it runs, and any
+   * state of the rule's own is reset by its `Program` visitor (the first
+   * to run in every file). The linter then calls `create` once per run
+   * and configuration and reuses the visitors for every file (set-up was
+   * most of linting a small file). */
   reusable?: boolean;
   /** Every message the rule reports, by id. */
   messages: Readonly<Record<string, MessageTemplate>>;

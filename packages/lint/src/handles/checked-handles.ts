@@ -113,7 +113,7 @@ function topLevelFns(ctx: RuleContext): ReadonlySet<string> {
  * (with the constants in scope at each) and the bodies to analyse; report
  * once the walk is done. */
 export function handleVisitors(ctx: RuleContext): Visitors {
-  const inp = input(ctx);
+  let inp = input(ctx);
   const owners: CfgOwner[] = [];
   /** Lexical constants: name -> value (null: not known). */
   const consts: Map<string, Node | null>[] = [];
@@ -144,6 +144,12 @@ export function handleVisitors(ctx: RuleContext): Visitors {
     else for (const name of patternNames(pattern)) m.set(name, null);
   };
   return {
+    // made once per run (meta.reusable): a file starts afresh
+    Program() {
+      inp = input(ctx);
+      owners.length = 0;
+      consts.length = 0;
+    },
     Block(b) {
       const m = new Map<string, Node | null>();
       consts.push(m);

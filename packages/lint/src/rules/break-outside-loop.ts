@@ -4,6 +4,7 @@ import type { Rule } from "../types";
 export const breakOutsideLoop: Rule = {
   id: "break-outside-loop",
   meta: {
+    reusable: true,
     severity: "error",
     description: "`break`/`continue` not inside a `for`/`while` of the same function",
     fixable: false,
@@ -28,6 +29,11 @@ export const breakOutsideLoop: Rule = {
       });
     };
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        depth = 0;
+        saved.length = 0;
+      },
       FnDecl: enterFn,
       "FnDecl:exit": exitFn,
       ToolDecl: enterFn,

@@ -93,6 +93,7 @@ const GROUPS: Group[] = [
 export const connectorEffectPolicy: Rule = {
   id: "connector-effect-policy",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A connector export calls a builtin that its effect class does not allow",
     fixable: false,
@@ -107,6 +108,10 @@ export const connectorEffectPolicy: Rule = {
     /** Enclosing connector exports, innermost last. */
     const exports: string[] = [];
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        exports.length = 0;
+      },
       FnDecl(n: FnDecl) {
         if (EXPORTS.has(n.name)) exports.push(n.name);
       },

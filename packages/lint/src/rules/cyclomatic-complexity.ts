@@ -15,6 +15,7 @@ function allowsComplexity(a: AttributedDecl): boolean {
 export const cyclomaticComplexity: Rule<{ threshold: number }> = {
   id: "cyclomatic-complexity",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A fn/tool whose complexity score is above the threshold (default 25)",
     fixable: false,
@@ -49,6 +50,12 @@ export const cyclomaticComplexity: Rule<{ threshold: number }> = {
     };
     const one = (): void => add(1);
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        scores.length = 0;
+        allowed = 0;
+        allowStack.length = 0;
+      },
       AttributedDecl(n) {
         const a = allowsComplexity(n);
         allowStack.push(a);

@@ -59,6 +59,7 @@ function check(ctx: RuleContext, value: Node, coll: Collection | null): void {
 export const eagerCollectionConversion: Rule = {
   id: "eager-collection-conversion",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "An iterator chain assigned or returned where a list/set/dict is declared",
     fixable: true,
@@ -78,6 +79,10 @@ export const eagerCollectionConversion: Rule = {
       returnTypes.pop();
     };
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        returnTypes.length = 0;
+      },
       FnDecl: push,
       "FnDecl:exit": pop,
       ToolDecl: push,

@@ -16,6 +16,7 @@ export const longRunningWithoutCleanup: Rule = {
     description: "Long-running work whose handle some path leaves running (no cancel, wait or hand-over before the body exits)",
     fixable: false,
     messages: LEAK_MESSAGES,
+    reusable: true,
   },
   create: handleVisitors,
 };

@@ -24,6 +24,7 @@ function surelyDict(binding: LetBinding): boolean {
 export const pairPatternOverDict: Rule = {
   id: "pair-pattern-over-dict",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`for (k, v) in` a dict, which binds nil to both names",
     fixable: false,
@@ -46,6 +47,10 @@ export const pairPatternOverDict: Rule = {
       });
     };
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        byName.length = 0;
+      },
       ForIn(n) {
         if (n.pattern.kind !== "pair") return;
         if (n.iterable.kind === "DictLiteral") report(n);

@@ -39,6 +39,7 @@ const OWNER_KINDS = new Set(["Pipeline", "FnDecl", "ToolDecl", "Closure", "Paral
 export const prOpenWithoutSecretScan: Rule = {
   id: "pr-open-without-secret-scan",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "A PR-open tool call not preceded by `secret_scan(..)` on every path",
     fixable: false,
@@ -59,6 +60,11 @@ export const prOpenWithoutSecretScan: Rule = {
       owners.pop();
     };
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        owners.length = 0;
+        marked.clear();
+      },
       Pipeline: enter,
       "Pipeline:exit": exit,
       FnDecl: enter,

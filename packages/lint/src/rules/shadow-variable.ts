@@ -33,6 +33,7 @@ const SCOPED_BODIES: ReadonlySet<string> = new Set(["Pipeline", "FnDecl", "ToolD
 export const shadowVariable: Rule = {
   id: "shadow-variable",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Redeclaring an immutable name in the same scope, or shadowing an outer-scope name",
     fixable: false,
@@ -75,6 +76,12 @@ export const shadowVariable: Rule = {
     };
 
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        scopes.length = 0;
+        scopes.push(new Set());
+        pushed.length = 0;
+      },
       Block(b) {
         const opens = SCOPED.has(b.role) || (b.role === "body" && SCOPED_BODIES.has(b.owner.kind));
         pushed.push(opens);

@@ -29,6 +29,7 @@ function producesValue(b: BlockInfo, statementOwners: ReadonlySet<Node>): boolea
 export const unhandledApprovalResult: Rule = {
   id: "unhandled-approval-result",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "`request_approval(..)` used as a statement whose result is discarded",
     fixable: false,
@@ -43,6 +44,10 @@ export const unhandledApprovalResult: Rule = {
     /** if/match/try nodes that are statements (their branches' values are dropped). */
     const statementOwners = new Set<Node>();
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        statementOwners.clear();
+      },
       Block(b) {
         const stmts = b.stmts;
         const isProgram = b.role === "program";

@@ -9,6 +9,7 @@ import type { FixEdit, Rule, RuleContext } from "../types";
 export const unnecessaryElseReturn: Rule = {
   id: "unnecessary-else-return",
   meta: {
+    reusable: true,
     severity: "warning",
     description: "Both the `if` branch and the `else` branch end with `return`",
     fixable: true,
@@ -26,6 +27,10 @@ export const unnecessaryElseReturn: Rule = {
      * body into statements after the `let`, changing what runs. */
     const statementIfs = new Set<Node>();
     return {
+      // made once per run (meta.reusable): a file starts afresh
+      Program() {
+        statementIfs.clear();
+      },
       Block(b) {
         for (const s of b.stmts) if (s.kind === "IfElse") statementIfs.add(s);
       },
