@@ -62,7 +62,7 @@ export class Interpreter {
   readonly concurrency: Concurrency;
   ticks = 0;
   private lastYield = monotonicMs();
-  /** Calls of `slowTick` left before its early yield (see there). */
+  /** Calls of `tickLoop` left before its early yield (see there). */
   private warmYield = 16;
   private readonly builtinRefs = new Map<string, HBuiltinRef>();
   /** The code generator for hot bodies and loops (jit.ts). */
@@ -89,15 +89,11 @@ export class Interpreter {
 
   /** Called every 1024 loop back-edges: honours cancellation and, after a
    * quantum of CPU time, yields to the event loop. */
-  slowTick(task: Task): Promise<void> | undefined {
+  slowTick(task: Task, early = false): Promise<void> | undefined {
     this.ticks = 0;
     task.checkAborted();
     const now = monotonicMs();
-    // One early yield (the 16th call: V8 records type feedback for a
-    // function only after its first few calls): generated loops inline
-    // this function, and a yield that first happened in their optimized
-    // code would deoptimize them (the promise construction had no feedback).
-    if (now - this.lastYield < QUANTUM_MS && --this.warmYield !== 0) return undefined;
+    if (now - this.lastYield < QUANTUM_MS && !early) return undefined;
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.lastYield = monotonicMs();
       task.checkAborted();
@@ -127,7 +123,12 @@ export class Interpreter {
   /** `slowTick` for a loop's back-edge: the loop's suspension at phase 0
    * when it must yield (compile.ts whileLoop, jit.ts). */
   tickLoop(task: Task): Suspend | undefined {
-    const y = this.slowTick(task);
+    // One early yield (the 16th call: V8 records type feedback for a
+    // function only after its first few calls): generated loops inline
+    // this function and slowTick, and a yield that first happened in their
+    // optimized code would deoptimize them (the promise and the Suspend
+    // constructions had no feedback).
+    const y = this.slowTick(task, this.warmYield > 0 && --this.warmYield === 0);
     return y === undefined ? undefined : new Suspend(y, 0);
   }
 
