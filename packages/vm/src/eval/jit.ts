@@ -265,13 +265,12 @@ class Unit {
       body.push("}");
     });
     // An early back-edge of the unit's first run (the 256th at most) takes
-    // the tick path, and a loop with promoted slots leaves through its
-    // write-back there once (`first`, promote.ts), so V8 has seen both run
-    // before it optimizes the loop; otherwise the first preemption yield
-    // (or a yield a frameless call left due) deoptimizes the whole loop,
-    // and it runs unoptimized until compiled again. Not the first
-    // back-edge: V8 allocates a function's type feedback only after some
-    // bytecode has run, and what ran before that left none.
+    // the tick path, so V8 has seen it run before it optimizes the loop;
+    // otherwise the first preemption yield (or a yield a frameless call
+    // left due) deoptimizes the whole loop, and it runs unoptimized until
+    // compiled again. Not the first back-edge: V8 allocates a function's
+    // type feedback only after some bytecode has run, and what ran before
+    // that left none.
     const promoted = promoteSlots(body);
     this.out.push(
       "let cold = true;",
@@ -279,7 +278,6 @@ class Unit {
       "const s = fr.s;",
       "const task = fr.task;",
       this.tempDecl(),
-      "let first = cold;",
       "if (cold) { cold = false; if (interp.ticks < 768) interp.ticks = 768; }",
       ...(promoted ?? body),
       "}",
