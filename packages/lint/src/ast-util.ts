@@ -99,12 +99,18 @@ export function isStringLiteralNode(n: Node): n is Extract<Node, { kind: "String
 /** Does `n` contain an identifier read of one of `names`? Closures and
  * interpolations count too: a captured handle is still reachable. */
 export function mentions(n: Node, names: ReadonlySet<string>): boolean {
-  if (names.size === 0) return false;
+  return names.size > 0 && someIdentifier(n, (name) => names.has(name));
+}
+
+/** Calls `stop` with the name of every identifier read in `n` (closures
+ * and interpolated expressions included: `mentions`' view), in order,
+ * until it returns true; whether it did. */
+export function someIdentifier(n: Node, stop: (name: string) => boolean): boolean {
   let found = false;
   const visit = (x: Node): void => {
     if (found) return;
     if (x.kind === "Identifier") {
-      if (names.has(x.name)) found = true;
+      if (stop(x.name)) found = true;
       return;
     }
     if (x.kind === "InterpolatedString") {

@@ -13,7 +13,7 @@
  * function itself reports the paths where it does not).
  */
 import { walkChildren, type FnDecl, type FunctionCall, type MethodCall, type Node, type Program, type ToolDecl } from "@harn/parser";
-import { childVisitor, unwrapAttributes } from "../ast-util";
+import { childVisitor, someIdentifier, unwrapAttributes } from "../ast-util";
 import { isBuiltinName } from "../builtins";
 import {
   ADOPTING_BUILTINS,
@@ -134,23 +134,13 @@ interface OwnParts {
 
 function ownParts(fn: Fn): OwnParts {
   const parts: OwnParts = { lets: new Map(), letNames: new Map(), returns: [], returnNames: [], calls: [], argNames: [] };
-  let sink: string[] = [];
-  const name = (x: Node): void => {
-    if (x.kind === "Identifier") {
-      sink.push(x.name);
-      return;
-    }
-    if (x.kind === "InterpolatedString") {
-      for (const s of x.segments) if (s.kind === "expr" && s.expr) name(s.expr);
-      return;
-    }
-    walkChildren(x, names);
-  };
-  const names = childVisitor(name);
   const namesIn = (v: Node): string[] => {
-    sink = [];
-    name(v);
-    return sink;
+    const out: string[] = [];
+    someIdentifier(v, (name) => {
+      out.push(name);
+      return false;
+    });
+    return out;
   };
   walkOwn(fn.body, (n) => {
     if ((n.kind === "LetBinding" || n.kind === "VarBinding") && n.pattern.kind === "ident") {
