@@ -22,9 +22,14 @@ export type ReadResult = Buffer | { code: string | null; message: string };
 export const MIN_READ_AHEAD_FILES = 256;
 /** Files the helper claims at a time. */
 const BATCH = 32;
-/** How far the helper reads ahead of this thread, in files: bounds the
- * memory held by bytes not yet linted. */
+/** How far the helper reads ahead of this thread, in files and in KiB
+ * (the bytes it holds that this thread has not taken): bounds the memory
+ * held by files not yet linted. */
 const AHEAD = 1024;
+const AHEAD_KIB = 64 * 1024;
+/** A batch is posted in parts of about this size, so large files do not
+ * pile up in one message. */
+const PART_BYTES = 8 << 20;
 /** A wait for a batch the helper is reading that lasts this long (the
  * helper thread died, or the machine is swamped) ends with this thread
  * reading the file itself. */
@@ -36,39 +41,16 @@ const POSTED = 1; // batches the helper has posted
 const DONE = 2; // files this thread has taken (the helper stays AHEAD of it)
 const STOP = 3; // set when this thread needs no more
 const WAITING = 4; // set by the helper when it waits for this thread to catch up
+const HELD = 5; // KiB the helper has read that this thread has not taken
 
 /** The helper thread (CommonJS, started from source: it needs nothing of
  * the bundle). */
 const HELPER = `
 const { workerData } = require("node:worker_threads");
 const { readFileSync } = require("node:fs");
-const { files, shared, port, batch, ahead } = workerData;
+const { files, shared, port, batch, ahead, aheadKib, partBytes } = workerData;
 const st = new Int32Array(shared);
-for (;;) {
-  for (;;) {
-    if (Atomics.load(st, ${STOP}) !== 0) break;
-    const done = Atomics.load(st, ${DONE});
-    if (Atomics.load(st, ${NEXT}) - done < ahead) break;
-    Atomics.store(st, ${WAITING}, 1);
-    Atomics.wait(st, ${DONE}, done, 50);
-  }
-  if (Atomics.load(st, ${STOP}) !== 0) break;
-  const start = Atomics.add(st, ${NEXT}, batch);
-  if (start >= files.length) break;
-  const end = Math.min(files.length, start + batch);
-  const parts = [];
-  const errors = [];
-  let size = 0;
-  for (let i = start; i < end; i++) {
-    try {
-      const b = readFileSync(files[i]);
-      parts.push(b);
-      size += b.length;
-    } catch (e) {
-      parts.push(null);
-      errors.push([i, e && typeof e === "object" && "code" in e ? String(e.code) : null, e instanceof Error ? e.message : String(e)]);
-    }
-  }
+function post(start, end, parts, errors, size) {
   const bytes = new ArrayBuffer(size);
   const view = new Uint8Array(bytes);
   const offsets = new Array(end - start + 1);
@@ -84,6 +66,41 @@ for (;;) {
   port.postMessage({ start, end, bytes, offsets, errors }, [bytes]);
   Atomics.add(st, ${POSTED}, 1);
   Atomics.notify(st, ${POSTED});
+}
+for (;;) {
+  for (;;) {
+    if (Atomics.load(st, ${STOP}) !== 0) break;
+    const done = Atomics.load(st, ${DONE});
+    if (Atomics.load(st, ${NEXT}) - done < ahead && Atomics.load(st, ${HELD}) < aheadKib) break;
+    Atomics.store(st, ${WAITING}, 1);
+    Atomics.wait(st, ${DONE}, done, 50);
+  }
+  if (Atomics.load(st, ${STOP}) !== 0) break;
+  const start = Atomics.add(st, ${NEXT}, batch);
+  if (start >= files.length) break;
+  const end = Math.min(files.length, start + batch);
+  let from = start;
+  let parts = [];
+  let errors = [];
+  let size = 0;
+  for (let i = start; i < end; i++) {
+    try {
+      const b = readFileSync(files[i]);
+      parts.push(b);
+      size += b.length;
+      Atomics.add(st, ${HELD}, Math.ceil(b.length / 1024));
+    } catch (e) {
+      parts.push(null);
+      errors.push([i, e && typeof e === "object" && "code" in e ? String(e.code) : null, e instanceof Error ? e.message : String(e)]);
+    }
+    if (size >= partBytes || i === end - 1) {
+      post(from, i + 1, parts, errors, size);
+      from = i + 1;
+      parts = [];
+      errors = [];
+      size = 0;
+    }
+  }
 }
 port.close();
 `;
@@ -109,7 +126,7 @@ export class FileReader {
   private posted = 0;
 
   constructor(private readonly files: readonly string[]) {
-    const shared = new SharedArrayBuffer(5 * 4);
+    const shared = new SharedArrayBuffer(6 * 4);
     this.st = new Int32Array(shared);
     this.got = new Array<ReadResult | undefined>(files.length);
     const { port1, port2 } = new MessageChannel();
@@ -117,7 +134,7 @@ export class FileReader {
     try {
       this.worker = new Worker(HELPER, {
         eval: true,
-        workerData: { files, shared, port: port2, batch: BATCH, ahead: AHEAD },
+        workerData: { files, shared, port: port2, batch: BATCH, ahead: AHEAD, aheadKib: AHEAD_KIB, partBytes: PART_BYTES },
         transferList: [port2],
       });
     } catch {
@@ -135,7 +152,7 @@ export class FileReader {
     // waking the helper costs more than reading a file: it is woken once it
     // has waited and this thread has caught up half the way
     Atomics.store(st, DONE, i);
-    if (Atomics.load(st, WAITING) !== 0 && Atomics.load(st, NEXT) - i <= AHEAD / 2) {
+    if (Atomics.load(st, WAITING) !== 0 && Atomics.load(st, NEXT) - i <= AHEAD / 2 && Atomics.load(st, HELD) <= AHEAD_KIB / 2) {
       Atomics.store(st, WAITING, 0);
       Atomics.notify(st, DONE);
     }
@@ -143,6 +160,7 @@ export class FileReader {
       const had = this.got[i];
       if (had !== undefined) {
         this.got[i] = undefined;
+        if (Buffer.isBuffer(had)) Atomics.sub(st, HELD, Math.ceil(had.length / 1024));
         return had;
       }
       // every earlier index is taken, so an unclaimed i is the next one
