@@ -37,14 +37,16 @@ function startWorker(script: URL, settings: RunSettings, jobs: FileJob[]): Promi
 }
 
 /**
- * Threads worth starting: one per core that is idle right now. On a
- * machine already busy with other work, extra threads only compete for
- * the same cores and add their start-up (measured: 2 threads on 2 cores
- * under a load of 15 took 1.8x the wall time of one).
+ * Lint threads worth starting: one per idle core, less one. The spare core
+ * goes to the file read-ahead thread and V8's background compiles, which
+ * every lint thread needs again for its own warm-up. Measured on 2 cores
+ * (bench/lint, 9,000 small files): 2 lint threads took 1.3 s wall against
+ * 1.1 s for one even at a load of 0.6, and 1.8x one thread's wall time at a
+ * load of 15.
  */
 export function idleCores(): number {
   const cores = availableParallelism();
-  return Math.max(1, Math.min(cores, Math.round(cores - loadavg()[0])));
+  return Math.max(1, Math.min(cores - 1, Math.round(cores - loadavg()[0]) - 1));
 }
 
 export interface WorkerReply {
