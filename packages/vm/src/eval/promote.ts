@@ -8,6 +8,8 @@ export function framedRegion(code: string): string {
 const SPILL = "/*spill*/";
 const RELOAD = "/*reload*/";
 const REGION = /\/\*spill\*\/[\s\S]*?\/\*reload\*\//g;
+/** REGION as a capture group: `split` keeps the regions, at odd indexes. */
+const REGION_SPLIT = new RegExp(`(${REGION.source})`);
 /** A suspension exit of a loop unit (jit.ts suspend): the continuation it
  * starts awaits before it touches the frame, so after the write-back. */
 const SUSPEND_EXIT = /return new Suspend\(.*?, [012]\);/g;
@@ -47,16 +49,15 @@ export function promoteSlots(lines: string[]): string[] | null {
   // loop (a labelled try, passed once early to give its stores type
   // feedback) cost 01, 05 and 07 10-25 ms of CPU in a fresh process.
   const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`, "try {"];
-  const spill = store;
   const reload = names.map((n) => `s${n} = s[${n}];`).join(" ") + " tk = interp.ticks;";
   for (const l of lines) {
     const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
     if (/interp\.ticks/.test(ticked.replace(REGION, "").replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
     // Outside framed regions, slots become locals and returns exits; a
     // region is kept as it is, between a spill and a reload.
-    const parts = ticked.split(/(\/\*spill\*\/[\s\S]*?\/\*reload\*\/)/);
+    const parts = ticked.split(REGION_SPLIT);
     const rewritten = parts.map((part, i) =>
-      i % 2 === 1 ? `${spill} ${part.slice(SPILL.length, -RELOAD.length)} ${reload}` : part.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`),
+      i % 2 === 1 ? `${store} ${part.slice(SPILL.length, -RELOAD.length)} ${reload}` : part.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`),
     );
     out.push(rewritten.join(""));
   }
