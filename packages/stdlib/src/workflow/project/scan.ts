@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import ignore, { type Ignore } from "ignore";
+import { isJsonObject } from "../../core/json";
 import { CATALOG, FRAMEWORK_DEPS, VENDOR_DIRS, type CatalogEntry } from "./catalog";
 
 export interface Evidence {
@@ -64,7 +65,7 @@ export function readJson(path: string): Record<string, unknown> | null {
   if (t === null) return null;
   try {
     const v: unknown = JSON.parse(t);
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return isJsonObject(v) ? v : null;
   } catch {
     return null;
   }
@@ -80,7 +81,7 @@ export function readTomlFile(path: string): Record<string, unknown> | null {
   }
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> => (isJsonObject(v) ? v : {});
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 /** Source files under `dir` with one of `exts` (relative, sorted), skipping vendor and hidden directories. */
