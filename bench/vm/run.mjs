@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The evaluator benchmark: each workload in workloads/ has a Harn script, a
-// CPython 3 twin and a plain-JS twin. Every program runs as a fresh process;
-// a runtime's net time is its best time on the workload minus its best
-// time on the empty program, both taken from the same rounds: each round runs
-// every runtime's empty program and then its workload, so a burst of someone
-// else's load hits start-up and workload alike instead of skewing one
-// subtraction for the whole run. Prints per-workload net times, the ratios harn/CPython and
-// harn/Node, and their geometric means.
+// CPython 3 twin and a plain-JS twin. Every program runs as a fresh process.
+// Each round runs every runtime's empty program and then its workload; a
+// runtime's net time is the median over rounds of (workload - empty) in the
+// same round. Pairing within a round means a burst of someone else's load
+// hits start-up and workload alike; the median (rather than best workload
+// minus best empty) keeps one lucky or unlucky start-up from deciding the
+// result, which matters for Node's twins: their net times (5-20 ms) are
+// smaller than the ~10 ms spread of Node's own start-up. Prints per-workload
+// net times, the ratios harn/CPython and harn/Node, and their geometric means.
 //
 //   node bench/vm/run.mjs [--runs N] [--filter SUBSTRING] [--harn PATH]
 //
@@ -32,7 +34,7 @@ const opt = (name, dflt) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const harn = opt("--harn", join(here, "..", "..", "cli", "bin", "harn.cjs"));
-const runs = Number(opt("--runs", "3"));
+const runs = Number(opt("--runs", "5"));
 const wall = args.includes("--wall");
 const filter = opt("--filter", "");
 
@@ -51,19 +53,25 @@ function once(cmd, argv) {
   return { ms: wall ? Number(m[1]) * 1000 : (Number(m[2]) + Number(m[3])) * 1000, out: r.stdout.trim() };
 }
 
-/** Best workload and best empty-program time per runtime, over interleaved rounds. */
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Per runtime: the median of per-round (workload - empty) times, and the workload's output. */
 function measure(base) {
   const r = {};
-  for (const name of Object.keys(runtimes)) r[name] = { ms: Infinity, empty: Infinity, out: "" };
+  for (const name of Object.keys(runtimes)) r[name] = { diffs: [], out: "" };
   for (let i = 0; i < runs; i++) {
     for (const [name, mk] of Object.entries(runtimes)) {
       const e = once(...mk(join(dir, "empty")));
       const w = once(...mk(base));
-      r[name].empty = Math.min(r[name].empty, e.ms);
-      r[name].ms = Math.min(r[name].ms, w.ms);
+      r[name].diffs.push(w.ms - e.ms);
       r[name].out = w.out;
     }
   }
+  for (const name of Object.keys(r)) r[name].net = median(r[name].diffs);
   return r;
 }
 
@@ -74,7 +82,7 @@ const names = [...new Set(readdirSync(dir).filter((f) => f.endsWith(".harn") && 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (x) => x.toFixed(1).padStart(8);
 const ratio = (x) => x.toFixed(2).padStart(7);
-console.log(`${wall ? "wall" : "cpu (user+sys)"} time, net of each runtime's empty program in the same rounds; best of ${runs}`);
+console.log(`${wall ? "wall" : "cpu (user+sys)"} time, median over ${runs} rounds of (workload - empty program) in the same round`);
 console.log(`${pad("workload", 20)} ${"harn ms".padStart(8)} ${"py ms".padStart(8)} ${"node ms".padStart(8)} ${"h/py".padStart(7)} ${"h/node".padStart(7)}`);
 const rp = [];
 const rn = [];
@@ -87,9 +95,9 @@ for (const n of names) {
     continue;
   }
   // Net times are floored at 0.5 ms so a ratio never divides by ~zero.
-  const h = Math.max(0.5, r.harn.ms - r.harn.empty);
-  const p = Math.max(0.5, r.python.ms - r.python.empty);
-  const j = Math.max(0.5, r.node.ms - r.node.empty);
+  const h = Math.max(0.5, r.harn.net);
+  const p = Math.max(0.5, r.python.net);
+  const j = Math.max(0.5, r.node.net);
   rp.push(h / p);
   rn.push(h / j);
   console.log(`${pad(n, 20)} ${num(h)} ${num(p)} ${num(j)} ${ratio(h / p)} ${ratio(h / j)}`);
