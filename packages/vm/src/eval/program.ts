@@ -183,7 +183,13 @@ export class ProgramRunner {
       const names = n.kind === "SelectiveImport" ? n.names : [...mod.exports.keys()];
       for (const name of names) {
         if (!mod.exports.has(name)) {
-          const text = mod.defined.has(name) ? `Import error: '${name}' is not exported by "${n.path}"` : `Import error: '${name}' is not defined in ${mod.key}`;
+          // A `pub import` of a name the module defines but does not export
+          // fails in the reference's re-export pass (core-gaps.md §7.10).
+          const text = !mod.defined.has(name)
+            ? `Import error: '${name}' is not defined in ${mod.key}`
+            : n.isPub
+              ? `Re-export error: '${name}' is not exported by '${mod.key}'`
+              : `Import error: '${name}' is not exported by "${n.path}"`;
           throw located(new CompileError(text, n.span, file));
         }
         const value = mod.exports.get(name)!;
