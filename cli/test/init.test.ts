@@ -24,6 +24,14 @@ describe("harn new / harn init", () => {
     expect(harn(["new", "hello"])).toMatchObject({ code: 1, stderr: "Directory 'hello' already exists\n" });
   });
 
+  it.runIf(existsSync("/proc/self"))("a directory that cannot be made is one line and exit 1 (procfs used to hang it)", () => {
+    expect(harn(["new", "/proc/harn-no-such"])).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "Cannot create '/proc/harn-no-such': No such file or directory (os error 2)\n",
+    });
+  });
+
   it("init without NAME fills the current directory, skipping files that exist", () => {
     const here = join(cli.dir, "here");
     mkdirSync(here);

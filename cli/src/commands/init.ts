@@ -7,21 +7,35 @@
  * (`  skip  {path} (already exists)`). `harn new package NAME` and
  * `harn new connector NAME` pick those templates.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { nextSteps, TEMPLATE_NAMES, TEMPLATES, type TemplateName } from "../templates";
 import type { SetExitCode } from "./index";
+import { makeDirsSync } from "@harn/stdlib";
+import { osErrorText } from "@harn/stdlib/oserror";
+
+/** A file system failure (no permission, a read-only or pseudo file system) is one line, not a stack. */
+function scaffold(name: string | undefined, template: TemplateName): number {
+  try {
+    return scaffoldFiles(name, template);
+  } catch (e) {
+    const path = (e as { path?: unknown }).path;
+    if (typeof path !== "string") throw e;
+    process.stderr.write(`Cannot create '${path}': ${osErrorText(e)}\n`);
+    return 1;
+  }
+}
 
 /** Where the project goes: a new directory NAME, or the current directory (null). */
-function scaffold(name: string | undefined, template: TemplateName): number {
+function scaffoldFiles(name: string | undefined, template: TemplateName): number {
   const root = name === undefined ? process.cwd() : resolve(name);
   if (name !== undefined) {
     if (existsSync(root)) {
       process.stderr.write(`Directory '${name}' already exists\n`);
       return 1;
     }
-    mkdirSync(root, { recursive: true });
+    makeDirsSync(root);
   }
   const project = basename(root);
   for (const file of TEMPLATES[template]) {
@@ -32,7 +46,7 @@ function scaffold(name: string | undefined, template: TemplateName): number {
       process.stdout.write(`  skip  ${shown} (already exists)\n`);
       continue;
     }
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirsSync(dirname(path));
     writeFileSync(path, file.text.replaceAll("{{name}}", project), { flag: "wx" });
     process.stdout.write(`  create  ${shown}\n`);
   }

@@ -7,7 +7,7 @@
  * Tab completes keywords and builtin names. Ctrl+C or Ctrl+D ends the
  * session with `Goodbye!`; `exit(n)` ends it with exit code n.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -17,6 +17,7 @@ import { loadEngine, type Engine } from "../engine";
 import { isComplete, ReplSession } from "../repl-session";
 import { VERSION } from "../version";
 import type { SetExitCode } from "./index";
+import { makeDirsSync } from "@harn/stdlib";
 
 const HISTORY_SIZE = 1000;
 
@@ -46,7 +47,7 @@ function saveHistory(rl: Interface): void {
   const history = (rl as Interface & { history?: string[] }).history;
   if (!history || history.length === 0) return;
   try {
-    mkdirSync(dirname(historyPath()), { recursive: true });
+    makeDirsSync(dirname(historyPath()));
     writeFileSync(historyPath(), [...history].slice(0, HISTORY_SIZE).reverse().join("\n") + "\n");
   } catch {
     // history is a convenience: a read-only home must not break the session

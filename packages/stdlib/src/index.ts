@@ -183,3 +183,4 @@ export async function startDeclaredMcpServers(rt: Runtime, entries: unknown[], l
   const { startDeclaredServers } = await import("./mcp/registry");
   await startDeclaredServers(rt, entries, log);
 }
+export { makeDirs, makeDirsSync } from "./core/make-dirs";

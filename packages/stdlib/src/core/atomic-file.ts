@@ -6,8 +6,9 @@
  * durable.ts, without its group commit: these files are written by one
  * runtime at a time and rarely). Failures carry the step that failed.
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { makeDirsSync } from "./make-dirs";
 
 export class AtomicWriteError {
   constructor(
@@ -29,7 +30,7 @@ function syncDir(dir: string): void {
 export function writeFileAtomicSync(path: string, text: string): void {
   const dir = dirname(path);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
   } catch (e) {
     throw new AtomicWriteError("mkdir", e, dir);
   }

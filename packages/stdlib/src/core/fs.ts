@@ -16,6 +16,7 @@ import { osErrorText } from "./oserror";
 import { resolvePath } from "./paths";
 import { lines } from "./text";
 import { builtinModule } from "../registry/define";
+import { makeDirsSync } from "./make-dirs";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -193,7 +194,7 @@ export const FS_BUILTINS = builtinModule("core/fs", (def) => {
   def("mkdir", (args, ctx) => {
     const path = resolvePath(ctx.runtime, strArg(args, 0));
     try {
-      fs.mkdirSync(path, { recursive: true });
+      makeDirsSync(path);
     } catch (e) {
       fail(`Failed to create directory ${path}`, e);
     }

@@ -14,10 +14,11 @@
  * harns reaping at once do not both act: each claims a record by renaming
  * it first.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { nodeOs } from "./node-builtins";
 import { commandLine, killProcessesWithEnv, processesWithEnv, startTicks } from "./proc";
+import { makeDirsSync } from "./make-dirs";
 
 /** What a run records about itself. */
 export interface RunInfo {
@@ -58,7 +59,7 @@ export class RunRecord {
     const dir = runsDir();
     const path = join(dir, `${info.cookie}.json`);
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirsSync(dir, 0o700);
       // whole or absent: a reaper never reads half a record
       const tmp = `${path}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(stored), { mode: 0o600 });

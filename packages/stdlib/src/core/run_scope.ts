@@ -25,12 +25,13 @@
  * Without /proc (macOS) the trees are not tracked: process groups remain
  * the only reach (docs/design.md).
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { RuntimeSlot, type Runtime } from "@harn/vm";
 import { nodeCrypto, nodeOs } from "./node-builtins";
 import { envValue, killProcessesWithEnv, processesWithEnv } from "./proc";
 import { RunRecord } from "./run_registry";
+import { makeDirsSync } from "./make-dirs";
 
 /** How often a wait for a tree to empty looks again: from the first to
  * the last value, doubling. */
@@ -63,7 +64,7 @@ export class RunScope {
   scratchDir(): string {
     this.register();
     this.scratch ??= this.scratchPath();
-    mkdirSync(this.scratch, { recursive: true, mode: 0o700 });
+    makeDirsSync(this.scratch, 0o700);
     return this.scratch;
   }
 

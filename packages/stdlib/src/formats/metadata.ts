@@ -10,13 +10,14 @@
  * namespace with the directory as it is now: the structure hash covers the
  * direct children's names and sizes, the content hash their mtimes too.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnError, HDict, RuntimeSlot, type CallContext, type Value } from "@harn/vm";
 import { parseJson, stringifyJson } from "../core/json";
 import { osErrorText } from "../core/oserror";
 import { findProjectRoot, sourceDir } from "../core/paths";
 import { builtinModule } from "../registry/define";
+import { makeDirsSync } from "../core/make-dirs";
 
 /** dir → namespace → fields */
 type Entries = Map<string, Map<string, HDict>>;
@@ -131,7 +132,7 @@ function stale(s: Store): HDict {
 function save(s: Store): void {
   if (!s.dirty) return;
   try {
-    mkdirSync(s.dir, { recursive: true });
+    makeDirsSync(s.dir);
     for (const [dir, nss] of s.entries) {
       const file = join(s.dir, `${fnv1a(dir)}.json`);
       const tmp = `${file}.tmp-${process.pid}`;

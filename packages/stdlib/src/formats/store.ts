@@ -5,7 +5,7 @@
  * use, saved after every change with an atomic write (temp file + rename),
  * created lazily on the first write. Values are stored as JSON.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HarnError, HDict, RuntimeSlot, type CallContext, type Value } from "@harn/vm";
 import { strArg } from "../core/args";
@@ -13,6 +13,7 @@ import { parseJson, stringifyJson } from "../core/json";
 import { osErrorText } from "../core/oserror";
 import { findProjectRoot, sourceDir } from "../core/paths";
 import { builtinModule } from "../registry/define";
+import { makeDirsSync } from "../core/make-dirs";
 
 interface Store {
   file: string | null;
@@ -66,7 +67,7 @@ function save(s: { data: Map<string, Value>; file: string }): void {
   const dir = s.file.slice(0, s.file.lastIndexOf("/"));
   const tmp = `${s.file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
     writeFileSync(tmp, stringifyJson(new HDict(s.data)));
     renameSync(tmp, s.file);
   } catch (e) {

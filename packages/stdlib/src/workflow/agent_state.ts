@@ -6,7 +6,7 @@
  * `.agent_state_meta/<key>.json`, which is what makes a second writer of
  * a key visible to the `conflict_policy`, across processes too.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { display, HDict, HarnError, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { fromJson, parseJson, stringifyJson, toJson } from "../core/json";
@@ -16,6 +16,7 @@ import { rfc3339 } from "../core/wait";
 import { builtinModule } from "../registry/define";
 import { newId } from "./artifacts/record";
 import { normalizeHandoff } from "./artifacts/handoff";
+import { makeDirsSync } from "../core/make-dirs";
 
 const HANDOFF_KEY = "__handoff.json";
 const META_DIR = ".agent_state_meta";
@@ -84,7 +85,7 @@ function handleArg(ctx: CallContext, builtin: string, v: Value | undefined): Han
 
 function atomicWrite(builtin: string, file: string, text: string): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeDirsSync(dirname(file));
     const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
     writeFileSync(tmp, text);
     renameSync(tmp, file);
@@ -133,7 +134,7 @@ const STALE_LOCK_MS = 30_000;
  */
 function withKeyLock<T>(builtin: string, h: Handle, key: string, body: () => T): T {
   const lock = `${metaFile(h, key)}.lock`;
-  mkdirSync(dirname(lock), { recursive: true });
+  makeDirsSync(dirname(lock));
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let attempt = 0; ; attempt++) {
     try {
@@ -201,7 +202,7 @@ export const AGENT_STATE_BUILTINS = builtinModule("workflow/agent_state", (def) 
     const session = str(opt(args[1], "session_id")) ?? newId(ctx.runtime, "session");
     const h = makeHandle(ctx.runtime, "__agent_state_init", root, checkSession("__agent_state_init", session), args[1]);
     try {
-      mkdirSync(join(resolvePath(ctx.runtime, root), session), { recursive: true });
+      makeDirsSync(join(resolvePath(ctx.runtime, root), session));
     } catch (e) {
       throw err(`__agent_state_init: failed to create ${join(root, session)}: ${osErrorText(e)}`);
     }

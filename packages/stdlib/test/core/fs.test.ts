@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -43,6 +43,14 @@ describe("files, resolved against the execution root", () => {
     );
   });
 
+  // Node's own recursive mkdir spins forever on procfs, which answers ENOENT
+  // for a new directory whose parent exists.
+  it.runIf(existsSync("/proc/self"))("mkdir under /proc fails with the OS error instead of hanging", async () => {
+    expect((await raised(() => r.call("mkdir", "/proc/harn-no-such/deep"))).caughtValue()).toBe(
+      "Failed to create directory /proc/harn-no-such/deep: No such file or directory (os error 2)",
+    );
+  });
+
   it("mkdir -p, list_dir sorted by code point, delete_file recursive", async () => {
     r.call("mkdir", "tree/sub/deep");
     r.call("mkdir", "tree/sub/deep");
@@ -52,6 +60,9 @@ describe("files, resolved against the execution root", () => {
     expect(r.call("list_dir", "tree")).toEqual([".hidden", "B", "b", "sub"]);
     r.call("write_file", "tree/file", "");
     expect((await raised(() => r.call("mkdir", "tree/file"))).caughtValue()).toBe(`Failed to create directory ${root}/tree/file: File exists (os error 17)`);
+    expect((await raised(() => r.call("mkdir", "tree/file/below"))).caughtValue()).toBe(
+      `Failed to create directory ${root}/tree/file/below: Not a directory (os error 20)`,
+    );
     r.call("delete_file", "tree");
     expect(r.call("file_exists", "tree")).toBe(false);
     expect((await raised(() => r.call("delete_file", "tree"))).caughtValue()).toBe(

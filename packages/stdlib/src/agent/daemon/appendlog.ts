@@ -14,6 +14,7 @@
 import { close, constants, fdatasync, ftruncate, open, promises as fsp, write } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE, tempPath } from "./durable";
+import { makeDirs } from "../../core/make-dirs";
 
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_TRUNC | constants.O_DSYNC;
 
@@ -50,7 +51,7 @@ async function fsyncDir(dir: string): Promise<void> {
  * temp file, made durable, renamed over `path`, directory fsynced. */
 async function replaceWith(path: string, text: string): Promise<number> {
   const tmp = tempPath(path);
-  await fsp.mkdir(join(path, ".."), { recursive: true, mode: DIR_MODE });
+  await makeDirs(join(path, ".."), DIR_MODE);
   // A stale temp file keeps its mode through O_TRUNC: start from none.
   await fsp.unlink(tmp).catch(() => undefined);
   const fd = await openFd(tmp);

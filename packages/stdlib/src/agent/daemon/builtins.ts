@@ -16,7 +16,6 @@
  */
 import { DAEMON_JOURNAL } from "./journal";
 import { existsSync, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { declaredTools, display, HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
@@ -34,6 +33,7 @@ import { daemonConnect, spawnShared, storeOf } from "./pg/spawn";
 import { builtinModule } from "../../registry/define";
 import { snapshotValue } from "./values";
 import { fromJson } from "../../core/json";
+import { makeDirs } from "../../core/make-dirs";
 
 function text(v: Value): string | null {
   if (v === null) return null;
@@ -86,7 +86,7 @@ async function daemonSpawn(args: Value[], ctx: CallContext): Promise<Value> {
   if (registry.runningFor(root)) throw HarnError.runtime(busy);
   await registry.released(root);
   try {
-    await mkdir(root, { recursive: true, mode: DIR_MODE });
+    await makeDirs(root, DIR_MODE);
   } catch (e) {
     throw fileError("meta", "mkdir", ioDetail(root, e));
   }

@@ -19,6 +19,7 @@ import { constants, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { HarnError } from "@harn/vm";
 import { osErrorText } from "../../core/oserror";
+import { makeDirs } from "../../core/make-dirs";
 
 /** Owner-only permissions for everything a daemon creates. */
 export const FILE_MODE = 0o600;
@@ -187,7 +188,7 @@ export class DirectoryWriter {
 
   private ensureDir(label: FileLabel): Promise<void> {
     if (this.dirReady === null) {
-      this.dirReady = fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE }).then(
+      this.dirReady = makeDirs(this.dir, DIR_MODE).then(
         () => undefined,
         (e: unknown) => {
           this.dirReady = null;

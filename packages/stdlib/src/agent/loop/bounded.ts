@@ -13,11 +13,12 @@
  * - for any other text: its head, cut on a character boundary, and a
  *   marker line naming the file.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Runtime } from "@harn/vm";
 import { runScope } from "../../core/run_scope";
 import { isJsonObject, type Json, type JsonObject } from "../../core/json";
+import { makeDirsSync } from "../../core/make-dirs";
 
 export const DEFAULT_FEEDBACK_MAX_BYTES = 50_000;
 
@@ -87,7 +88,7 @@ export class FeedbackBound {
 
   private save(text: string, name: string, ext: string): string {
     const dir = join(runScope(this.rt).scratchDir(), "results");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(dir, 0o700);
     const path = join(dir, `${safeName(name)}-${++this.files}.${ext}`);
     writeFileSync(path, text, { mode: 0o600 });
     return path;

@@ -18,9 +18,10 @@
  * absorbs them in microseconds.
  */
 import type { Hash } from "node:crypto";
-import { closeSync, createReadStream, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { nodeCrypto } from "../../core/node-builtins";
+import { makeDirsSync } from "../../core/make-dirs";
 
 export interface ArtifactPaths {
   readonly dir: string;
@@ -111,7 +112,7 @@ export class ArtifactWriter {
     readonly paths: ArtifactPaths,
     maxInlineBytes: number,
   ) {
-    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(paths.dir, 0o700);
     const open = (p: string) => openSync(p, "w", 0o600);
     this.fds = { stdout: open(paths.stdout), stderr: open(paths.stderr), combined: open(paths.combined) };
     this.out = new StreamState(maxInlineBytes);

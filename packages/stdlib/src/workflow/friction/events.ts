@@ -3,7 +3,7 @@
  * person down, normalised and redacted before it is stored in memory or
  * appended to a JSONL log.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import nodePath from "node:path";
 import { display, float, HDict, isNumeric, RuntimeSlot, toJsNumber, type Runtime, type Value } from "@harn/vm";
 import { stringifyJsonKeepingFloats, toJson } from "../../core/json";
@@ -11,6 +11,7 @@ import { osErrorText } from "../../core/oserror";
 import { resolvePath } from "../../core/paths";
 import { rfc3339 } from "../../core/wait";
 import { fail, newId } from "../artifacts/record";
+import { makeDirsSync } from "../../core/make-dirs";
 
 /** Events recorded in this runtime, in order. */
 export const FRICTION_EVENTS = new RuntimeSlot("workflow.frictionEvents", () => [] as HDict[]);
@@ -87,7 +88,7 @@ export function frictionRecord(rt: Runtime, payload: Value, options: Value): HDi
   if (path === null) return HDict.of({ recorded: true, sink: "memory", event });
   const full = resolvePath(rt, path);
   try {
-    mkdirSync(nodePath.dirname(full), { recursive: true });
+    makeDirsSync(nodePath.dirname(full));
     appendFileSync(full, stringifyJsonKeepingFloats(toJson(event)) + "\n");
   } catch (e) {
     throw fail(`friction_record: failed to write ${path}: ${osErrorText(e)}`);

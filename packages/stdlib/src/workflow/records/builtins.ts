@@ -2,7 +2,7 @@
  * The run-record builtins (spec/workflows.md §4.5): `run_record`, saving
  * and loading, replay fixtures, evaluation (one run, a suite) and diffs.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import nodePath from "node:path";
 import { display, HDict, type Runtime, type Value } from "@harn/vm";
 import { fromJson, parseJsonKeepingFloats, stringifyJsonKeepingFloats, toJson } from "../../core/json";
@@ -11,6 +11,7 @@ import { resolvePath } from "../../core/paths";
 import { builtinModule } from "../../registry/define";
 import { fail } from "../artifacts/record";
 import { artifactKinds, normalizeRun, observability, runFixture } from "./run_record";
+import { makeDirsSync } from "../../core/make-dirs";
 
 const dicts = (v: Value): HDict[] => (Array.isArray(v) ? v.filter((x): x is HDict => x instanceof HDict) : []);
 const text = (v: Value): string => (v === null ? "nil" : typeof v === "string" ? v : display(v));
@@ -170,7 +171,7 @@ export const RUN_RECORD_BUILTINS = builtinModule("workflow/run_records", (def, r
     const full = resolvePath(rt, path);
     const saved = normalizeRun(rt, run.with("persisted_path", path));
     try {
-      mkdirSync(nodePath.dirname(full), { recursive: true });
+      makeDirsSync(nodePath.dirname(full));
       writeFileSync(full, stringifyJsonKeepingFloats(toJson(saved), 2) + "\n");
     } catch (e) {
       throw fail(`run_record_save: failed to write ${path}: ${osErrorText(e)}`);

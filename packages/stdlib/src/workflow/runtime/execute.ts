@@ -4,7 +4,7 @@
  * checkpoints written to the persist path, deterministic replay, and the
  * trigger event.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import nodePath from "node:path";
 import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { uuidV7 } from "../../core/encoding";
@@ -18,6 +18,7 @@ import { loadRun } from "../records/builtins";
 import { normalizeRun, normalizeUsage } from "../records/run_record";
 import { executeNode } from "./nodes";
 import { callBuiltin, dict, list, str, type NodeResult, type StageEnv } from "./stage";
+import { makeDirsSync } from "../../core/make-dirs";
 
 const dicts = (v: Value): HDict[] => list(v).filter((x): x is HDict => x instanceof HDict);
 
@@ -66,7 +67,7 @@ class Run {
     this.set("persisted_path", this.path);
     const full = resolvePath(rt, this.path);
     try {
-      mkdirSync(nodePath.dirname(full), { recursive: true });
+      makeDirsSync(nodePath.dirname(full));
       writeFileSync(full, stringifyJsonKeepingFloats(toJson(normalizeRun(rt, this.record)), 2) + "\n");
     } catch (e) {
       throw fail(`workflow_execute: failed to persist run to ${this.path}: ${osErrorText(e)}`);
