@@ -221,7 +221,7 @@ describe("harn serve mcp of a file of pub fns (export mode)", () => {
     expect(stderr()).toBe("[harn] MCP workflow server ready on stdio\n");
   });
 
-  it("wants initialize with 2025-11-25 before anything but ping", async () => {
+  it("wants initialize with 2025-11-25 before anything but ping; a line that is not JSON gets -32700", async () => {
     const file = join(work.dir, "calc2.harn");
     writeFileSync(file, EXPORTS);
     const child = spawn(process.execPath, [harnBin, "serve", "mcp", file], { cwd: work.dir, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
@@ -232,6 +232,8 @@ describe("harn serve mcp of a file of pub fns (export mode)", () => {
     child.stdin.end(
       [
         JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        "not json",
+        "",
         JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
         init(3, "2024-11-05"),
         init(4, "2025-11-25"),
@@ -242,6 +244,9 @@ describe("harn serve mcp of a file of pub fns (export mode)", () => {
     const byId = new Map(out.trim().split("\n").map((l) => JSON.parse(l) as { id: number }).map((m) => [m.id, m]));
     expect(byId.get(1)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32002, message: "server not initialized" } });
     expect(byId.get(2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    // one reply for the bad line, none for the blank one
+    expect(out.trim().split("\n")).toHaveLength(6);
+    expect(byId.get(null as unknown as number)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: ./) } });
     expect(byId.get(3)).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Unsupported protocol version", data: { supported: ["2025-11-25"], requested: "2024-11-05" } } });
     expect(byId.get(4)).toMatchObject({ result: { protocolVersion: "2025-11-25", serverInfo: { name: "calc2" } } });
     // no arguments: add(a) without its a is a failed call, not a protocol error

@@ -34,6 +34,7 @@ interface Tool {
 }
 
 export class ExportServer implements Served {
+  readonly answersParseErrors = true;
   private readonly tools: Tool[] = [];
   private running = 0;
   private settled: (() => void) | null = null;

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { PassThrough } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -43,7 +44,7 @@ class HarnServer extends Server {
  * was already asked) or `stop` aborts. */
 export async function serveStdio(script: Served, stop: AbortSignal): Promise<void> {
   const server = new HarnServer(script);
-  await server.connect(new StdioServerTransport());
+  await server.connect(new StdioServerTransport(script.answersParseErrors ? answeringParseErrors() : process.stdin));
   await new Promise<void>((resolve) => {
     if (stop.aborted) return resolve();
     process.stdin.once("end", resolve);
@@ -52,6 +53,41 @@ export async function serveStdio(script: Served, stop: AbortSignal): Promise<voi
   });
   if (!stop.aborted) await script.idle();
   await server.close();
+}
+
+/**
+ * Stdin as the SDK's transport should see it in export mode (§4.7): a line
+ * that is not JSON is answered with a -32700 error here, and blank lines
+ * are skipped; every other line goes on to the SDK, which frames, checks
+ * and routes it. (The SDK itself drops what it cannot parse, which is
+ * script mode's behaviour.)
+ */
+function answeringParseErrors(): PassThrough {
+  const lines = new PassThrough();
+  let pending = "";
+  const take = (line: string) => {
+    const text = line.replace(/\r$/, "");
+    if (text.trim() === "") return;
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      const error = { code: -32700, message: `Parse error: ${(e as Error).message}` };
+      process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id: null, error })}\n`);
+      return;
+    }
+    lines.write(`${text}\n`);
+  };
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk: string) => {
+    const parts = (pending + chunk).split("\n");
+    pending = parts.pop()!;
+    for (const line of parts) take(line);
+  });
+  process.stdin.once("end", () => {
+    take(pending);
+    lines.end();
+  });
+  return lines;
 }
 
 export interface HttpOptions {

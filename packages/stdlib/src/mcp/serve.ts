@@ -27,6 +27,8 @@ export interface RequestExtra {
 /** A served file, script mode (here) or export mode (export.ts). */
 export interface Served {
   readonly name: string;
+  /** An unparsable stdio line gets a -32700 error (export mode, §4.7) rather than being dropped (script mode). */
+  readonly answersParseErrors: boolean;
   /** The request handler of one client session. */
   session(): (method: string, params: JsonObject, extra: RequestExtra) => Promise<JsonObject>;
   /** Resolves once no request is waiting or running. */
@@ -61,6 +63,7 @@ export class ServeSetupError extends Error {
 }
 
 export class ScriptServer implements Served {
+  readonly answersParseErrors = false;
   private readonly tools: ServedTool[] = [];
   private readonly regs: Registrations;
   private readonly ctx: CallContext;
