@@ -81,8 +81,11 @@ export class RunContext {
     readonly settings: RunSettings,
     /** The deepest tree this thread lints; deeper ones are deferred. */
     readonly maxDepth = MAIN_THREAD_DEPTH,
+    /** Files' bytes reach `graph.noteImportsAhead` before they are linted
+     * (ProjectOptions.importsAhead). */
+    importsAhead = false,
   ) {
-    this.graph = new ProjectGraph({ stdModules: new Map(settings.stdModules) });
+    this.graph = new ProjectGraph({ stdModules: new Map(settings.stdModules), importsAhead });
     this.builtins = new Set(settings.builtins);
   }
 
@@ -181,7 +184,7 @@ export class RunContext {
       outcome.diagnostics = parsed.errors.map(syntaxDiagnostic);
       return { outcome, parsed: null };
     }
-    this.graph.addFile(job.file, parsed.program);
+    this.graph.addFile(job.file, parsed.program, outcome.source);
     return { outcome, parsed };
   }
 

@@ -125,7 +125,12 @@ export class FileReader {
   private readonly got: (ReadResult | undefined)[];
   private posted = 0;
 
-  constructor(private readonly files: readonly string[]) {
+  /** `ahead`: given each file's bytes when they arrive from the helper,
+   * before they are read here (what comes ahead, for the module graph). */
+  constructor(
+    private readonly files: readonly string[],
+    private readonly ahead?: (bytes: Buffer) => void,
+  ) {
     const shared = new SharedArrayBuffer(6 * 4);
     this.st = new Int32Array(shared);
     this.got = new Array<ReadResult | undefined>(files.length);
@@ -183,7 +188,9 @@ export class FileReader {
       any = true;
       for (let k = b.start; k < b.end; k++) {
         const at = b.offsets[k - b.start]!;
-        this.got[k] = Buffer.from(b.bytes, at, b.offsets[k - b.start + 1]! - at);
+        const bytes = Buffer.from(b.bytes, at, b.offsets[k - b.start + 1]! - at);
+        this.got[k] = bytes;
+        this.ahead?.(bytes);
       }
       for (const [k, code, message] of b.errors) this.got[k] = { code, message };
     }

@@ -14,7 +14,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { FileReader, MIN_READ_AHEAD_FILES } from "./file-reader";
-import { RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
+import { MAIN_THREAD_DEPTH, RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 
 /** Below this much source text, threads cost more than they save. */
 const MIN_PARALLEL_BYTES = 512 * 1024;
@@ -102,10 +102,11 @@ export async function lintFiles(
   const parts = threads === 1 ? [jobs] : shares(jobs, sizes, threads);
   const [mine, ...theirs] = parts;
   const replies = theirs.map((part) => startWorker(script!, settings, part));
-  const ctx = new RunContext(settings);
-  const outcomes: FileOutcome[] = [];
   const own = mine ?? [];
-  const reader = own.length >= MIN_READ_AHEAD_FILES ? new FileReader(own.map((j) => j.file)) : null;
+  const readAhead = own.length >= MIN_READ_AHEAD_FILES;
+  const ctx = new RunContext(settings, MAIN_THREAD_DEPTH, readAhead);
+  const outcomes: FileOutcome[] = [];
+  const reader = readAhead ? new FileReader(own.map((j) => j.file), (bytes) => ctx.graph.noteImportsAhead(bytes)) : null;
   try {
     for (let i = 0; i < own.length; i++) outcomes.push(dropCleanSource(ctx.run(own[i]!, reader?.read(i))));
   } finally {
