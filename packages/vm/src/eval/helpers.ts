@@ -107,6 +107,19 @@ export function runBlock(stmts: Ev[], lastValue: boolean, fr: Frame): Result {
 /** The rest of a block after statement `i - 1` finished with `v` (a
  * statement of generated code that suspended, jit.ts): its result as the
  * block's closure would have returned it. */
+/** Continue the rest of an enclosing block after one of its statements
+ * finished asynchronously with `v`. */
+export type Link = (fr: Frame, v: Outcome) => Result;
+
+export async function chain(fr: Frame, p: Promise<Outcome>, links: Link[]): Promise<Outcome> {
+  let v = await p;
+  for (let i = 0; i < links.length; i++) {
+    const r = links[i]!(fr, v);
+    v = r instanceof Promise ? await r : r;
+  }
+  return v;
+}
+
 export function continueBlock(stmts: Ev[], i: number, lastValue: boolean, fr: Frame, v: Outcome): Result {
   if (v instanceof Ctl) return v;
   for (; i < stmts.length; i++) {

@@ -34,10 +34,11 @@
 import { type CpLengthMemo, HClosure, Tag, type Value, display, equals, truthy } from "../values";
 import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
-import { type LoopStep, Suspend } from "./compile/loops";
+import { AGAIN, type JitStep, ONCE, Suspend } from "./compile/loops";
 import { type Ev, type FnProto, Frame, type Outcome, type Result } from "./frame";
 import { BAIL, BAILX, type LeafFn, directBody, directEntry, leafEntry } from "./direct";
-import { continueBlock, located } from "./helpers";
+import { PURE_KINDS, type SlotStore, intSlots, isArith, isIntLiteral, leaveLoop } from "./exits";
+import { type Link, chain, continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
 import { framedRegion, promoteSlots } from "./promote";
@@ -47,24 +48,14 @@ export type JitMode = "off" | "auto" | "eager";
 
 const AUTO_BODY_THRESHOLD = 200;
 const AUTO_LOOP_THRESHOLD = 500;
+/** Exits a generated loop may take to the closure tier before it is
+ * generated again with every slow path inline (see Unit.exit). */
+const EXIT_LIMIT = 16;
 
 type BlockShape = Extract<Shape, { k: "block" }>;
 type WhileShape = Extract<Shape, { k: "while" }>;
 type CallShape = Extract<Shape, { k: "call" }>;
 type MethodShape = Extract<Shape, { k: "mcall" }>;
-
-/** Continue the rest of an enclosing block after one of its statements
- * finished asynchronously with `v`. */
-type Link = (fr: Frame, v: Outcome) => Result;
-
-async function chain(fr: Frame, p: Promise<Outcome>, links: Link[]): Promise<Outcome> {
-  let v = await p;
-  for (let i = 0; i < links.length; i++) {
-    const r = links[i]!(fr, v);
-    v = r instanceof Promise ? await r : r;
-  }
-  return v;
-}
 
 /** Everything generated code refers to besides its own constants. */
 interface Helpers {
@@ -83,8 +74,10 @@ interface Helpers {
   BAILX: typeof BAILX;
   cpMemo: CpLengthMemo;
   equals: typeof equals;
+  AGAIN: typeof AGAIN;
+  ONCE: typeof ONCE;
 }
-const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo", "equals"];
+const HELPER_NAMES = ["interp", "Ctl", "RET", "BRK", "CONT", "HClosure", "Frame", "Suspend", "truthy", "display", "chain", "BAIL", "BAILX", "cpMemo", "equals", "AGAIN", "ONCE"];
 
 type Factory = (K: unknown[], R: Helpers) => (fr: Frame) => unknown;
 
@@ -104,7 +97,7 @@ export class Jit {
   ) {
     this.bodyThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_BODY_THRESHOLD;
     this.loopThreshold = mode === "off" ? -1 : mode === "eager" ? 1 : AUTO_LOOP_THRESHOLD;
-    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo, equals };
+    this.helpers = { interp, Ctl, RET, BRK, CONT, HClosure, Frame, Suspend, truthy, display, chain, BAIL, BAILX, cpMemo: interp.rt.cpMemo, equals, AGAIN, ONCE };
   }
 
   /** The body a prototype starts with: the closure body behind a call
@@ -130,14 +123,22 @@ export class Jit {
     return this.instantiate<Ev>(u);
   }
 
-  compileLoop(shape: WhileShape): void {
-    const u = new Unit(this.interp, "loop");
+  /** Generate `shape`'s loop; `exits`: int paths leave the loop when
+   * they fail (Unit.exit), until the loop took EXIT_LIMIT exits. */
+  compileLoop(shape: WhileShape, exits = true): void {
+    const u = new Unit(this.interp, "loop", exits ? shape : null);
     if (!u.worthIt(shape.body) && !u.worthIt(shape.c)) {
       shape.loop.countdown = -1;
       return;
     }
     u.emitLoopUnit(shape);
-    shape.loop.jit = this.instantiate<(fr: Frame) => LoopStep>(u);
+    shape.loop.jit = this.instantiate<(fr: Frame) => JitStep>(u);
+  }
+
+  /** A generated loop left to the closure tier: past the limit, its
+   * replacement merges every slow path instead. */
+  exited(shape: WhileShape): void {
+    if (++shape.loop.exits === EXIT_LIMIT) this.compileLoop(shape, false);
   }
 
   /** The unit's function. Where types meet generated JS: a body unit is
@@ -195,10 +196,24 @@ class Unit {
   private path: PathEntry[] = [];
   /** Inside a loop unit's condition (suspensions resume at phase 1). */
   private inCond = false;
+  /** Whether what the current statement evaluated so far can be evaluated
+   * again without anyone noticing (no call, no closure statement): then a
+   * failing int path may exit and restart the statement (`exit`). */
+  private pure = false;
+  /** The current statement's operands known to hold ints (temps of exiting
+   * int paths, int literals), and the slot each slot-read temp holds. */
+  private num = new Set<string>();
+  private slotTemps = new Map<string, number>();
+  /** Every slot store of a loop unit: whether the value is an int, or a
+   * copy of which slot (-1: neither). */
+  private readonly stores: SlotStore[] = [];
 
   constructor(
     readonly interp: Interpreter,
     readonly kind: "body" | "loop",
+    /** The loop whose int paths exit instead of merging their slow path,
+     * or null. */
+    private readonly exitsOf: WhileShape | null = null,
   ) {}
 
   /** Whether generating code for `ev` saves anything: at least one shaped
@@ -253,7 +268,10 @@ class Unit {
       // The yield is built by the interpreter: a `new` that never ran before
       // V8 optimized this loop would deoptimize it at the first yield, and
       // every later entry would start over in the interpreter.
-      body.push("if (++interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); if (y !== undefined) return y; }");
+      // After a tick the unit returns to be called again: V8 then compiles
+      // it as a function, whose loop variables can stay unboxed, where code
+      // compiled for on-stack replacement starts from tagged values.
+      body.push("if (++interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); if (y !== undefined) return y; return AGAIN; }");
       const steps: Step[] = [];
       this.ntemps = 0;
       this.inCond = true;
@@ -271,7 +289,7 @@ class Unit {
     // compiled again. Not the first back-edge: V8 allocates a function's
     // type feedback only after some bytecode has run, and what ran before
     // that left none.
-    const promoted = promoteSlots(body);
+    const promoted = promoteSlots(body, intSlots(this.stores));
     this.out.push(
       "let cold = true;",
       "function main(fr) {",
@@ -282,6 +300,17 @@ class Unit {
       ...(promoted ?? body),
       "}",
     );
+  }
+
+  /**
+   * The code a failing int path runs instead of its slow path, or null:
+   * in a loop unit, when everything the statement evaluated before can be
+   * evaluated again, leave the loop there (exits.ts leaveLoop).
+   */
+  private exit(): string | null {
+    const shape = this.exitsOf;
+    if (shape === null || this.inCond || !this.pure || this.path.length === 0) return null;
+    return `return ${this.k(leaveLoop(this.path, shape, this.interp.jit))}(fr);`;
   }
 
   private withOut(buf: string[], f: () => void): void {
@@ -386,6 +415,8 @@ class Unit {
     }
     const sh = shapeOf(ev);
     this.ntemps = 0;
+    this.num.clear();
+    this.slotTemps.clear();
     const steps: Step[] = [];
     switch (sh?.k) {
       case "block":
@@ -395,6 +426,7 @@ class Unit {
         const v = this.emitExpr(sh.value, steps);
         this.renderSteps(steps, `s[${sh.slot}] = ${v}; return null;`);
         this.out.push(`s[${sh.slot}] = ${v};`);
+        this.stores.push({ slot: sh.slot, num: this.num.has(v) || isIntLiteral(v), from: this.slotTemps.get(v) ?? -1 });
         if (target) this.out.push(`${target} = null;`);
         return;
       }
@@ -405,8 +437,13 @@ class Unit {
         if (hasIntPath(sh.op)) {
           const c = this.temp();
           const x = this.temp();
-          this.out.push(`${c} = s[${sh.slot}];`, emitBinary(sh.op, c, v, x, `${x} = ${this.k(sh.slow)}(${c}, ${v});`), `s[${sh.slot}] = ${x};`);
-        } else this.out.push(`${upd}(fr, ${v});`);
+          const exit = isArith(sh.op) ? this.exit() : null;
+          this.out.push(`${c} = s[${sh.slot}];`, emitBinary(sh.op, c, v, x, exit ?? `${x} = ${this.k(sh.slow)}(${c}, ${v});`), `s[${sh.slot}] = ${x};`);
+          this.stores.push({ slot: sh.slot, num: exit !== null, from: -1 });
+        } else {
+          this.out.push(`${upd}(fr, ${v});`);
+          this.stores.push({ slot: sh.slot, num: false, from: -1 });
+        }
         if (target) this.out.push(`${target} = null;`);
         return;
       }
@@ -454,6 +491,7 @@ class Unit {
       }
     }
     // A statement the generator does not know: call its closure.
+    this.pure = false;
     const r = this.temp();
     this.out.push(`${r} = ${this.k(ev)}(fr);`, `if (${r} instanceof Promise) ${this.suspend(r)}`, `if (${r} instanceof Ctl) { ${this.ctl(r)} }`);
     if (target) this.out.push(`${target} = ${r};`);
@@ -463,10 +501,13 @@ class Unit {
     const n = sh.evs.length;
     for (let i = 0; i < n; i++) {
       this.path.push({ block: sh, index: i });
+      const pure = this.pure;
+      this.pure = true;
       try {
         this.emitStmt(sh.evs[i]!, i === n - 1 && sh.useLast ? target : null);
       } finally {
         this.path.pop();
+        this.pure = pure;
       }
     }
     if (target && !sh.useLast) this.out.push(`${target} = null;`);
@@ -480,12 +521,20 @@ class Unit {
     if (ev === NIL_EV) return "null";
     const sh = shapeOf(ev);
     if (sh === undefined) return this.opaque(ev, steps);
+    const t = this.emitShaped(ev, sh, steps);
+    // What may have effects, or call code that does.
+    if (!PURE_KINDS.has(sh.k)) this.pure = false;
+    return t;
+  }
+
+  private emitShaped(ev: Ev, sh: Shape, steps: Step[]): string {
     switch (sh.k) {
       case "lit":
         return this.literal(sh.v);
       case "slot": {
         const t = this.temp();
         steps.push(js(`${t} = s[${sh.slot}];`));
+        this.slotTemps.set(t, sh.slot);
         return t;
       }
       case "sync": {
@@ -497,7 +546,9 @@ class Unit {
         const a = this.emitExpr(sh.l, steps);
         const b = this.emitExpr(sh.r, steps);
         const t = this.temp();
-        steps.push(js(emitBinary(sh.op, a, b, t, `${t} = ${this.k(sh.slow)}(${a}, ${b});`)));
+        const exit = isArith(sh.op) ? this.exit() : null;
+        steps.push(js(emitBinary(sh.op, a, b, t, exit ?? `${t} = ${this.k(sh.slow)}(${a}, ${b});`)));
+        if (exit !== null) this.num.add(t);
         return t;
       }
       case "op": {
@@ -620,6 +671,7 @@ class Unit {
   }
 
   private opaque(ev: Ev, steps: Step[]): string {
+    this.pure = false;
     const t = this.temp();
     steps.push({ t: "susp", tmp: t, js: `${t} = ${this.k(ev)}(fr);` });
     return t;

@@ -13,6 +13,9 @@ const REGION_SPLIT = new RegExp(`(${REGION.source})`);
 /** A suspension exit of a loop unit (jit.ts suspend): the continuation it
  * starts awaits before it touches the frame, so after the write-back. */
 const SUSPEND_EXIT = /return new Suspend\(.*?, [012]\);/g;
+/** An exit of a failing int path (jit.ts Unit.exit): it runs the rest of
+ * the iteration in the closure tier, after the write-back. */
+const INT_EXIT = /return k\d+\(fr\);/g;
 
 /**
  * A loop unit's lines with its frame slots kept in JS locals (`s3` for
@@ -24,13 +27,19 @@ const SUSPEND_EXIT = /return new Suspend\(.*?, [012]\);/g;
  * framed regions and suspension exits (no `fr` besides the tick): then
  * nothing but these lines reads or writes the slots while the locals are
  * live. Null when the lines do not qualify.
+ *
+ * `ints`: slots the lines only ever store ints in. Unless a framed region
+ * (whose callee might store anything) is among the lines, the unit checks
+ * on entry that they hold ints, declining the iteration (ONCE) when one
+ * does not, and converts them (`+s3`): with every value flowing into them
+ * a number, V8 keeps them unboxed.
  */
-export function promoteSlots(lines: string[]): string[] | null {
+export function promoteSlots(lines: string[], ints: number[] = []): string[] | null {
   const tick = "interp.tickLoop(fr.task)";
   const slots = new Set<number>();
   for (const line of lines) {
     const l = line.replace(REGION, "");
-    if (/\bfr\b/.test(l.split(tick).join("").replace(SUSPEND_EXIT, ""))) return null;
+    if (/\bfr\b/.test(l.split(tick).join("").replace(SUSPEND_EXIT, "").replace(INT_EXIT, ""))) return null;
     // A string constant that looks like code would be rewritten too.
     for (const str of l.match(/"(?:[^"\\]|\\.)*"/g) ?? []) if (str.includes("s[") || str.includes("return")) return null;
     for (const m of l.matchAll(/\bs\[(\d+)\]/g)) slots.add(Number(m[1]));
@@ -48,7 +57,10 @@ export function promoteSlots(lines: string[]): string[] | null {
   // Each exit stores the locals itself: one shared write-back after the
   // loop (a labelled try, passed once early to give its stores type
   // feedback) cost 01, 05 and 07 10-25 ms of CPU in a fresh process.
-  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`, "try {"];
+  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`];
+  const guarded = lines.some((l) => l.includes(SPILL)) ? [] : ints.filter((n) => slots.has(n));
+  if (guarded.length > 0) out.push(`if (${guarded.map((n) => `typeof s${n} !== "number"`).join(" || ")}) return ONCE;`, guarded.map((n) => `s${n} = +s${n};`).join(" "));
+  out.push("try {");
   const reload = names.map((n) => `s${n} = s[${n}];`).join(" ") + " tk = interp.ticks;";
   for (const l of lines) {
     const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);

@@ -12,7 +12,7 @@
  */
 import type { Span } from "@harn/parser";
 import type { HClosure, Value } from "../values";
-import type { LoopStep } from "./compile/loops";
+import type { JitStep, LoopStep } from "./compile/loops";
 import type { Async, Ev, FnProto, Frame, Result, Site } from "./frame";
 
 /** What a call site saw in the closure tier: the one simple prototype it
@@ -40,7 +40,9 @@ export class LoopState {
    * failed or is off. */
   countdown: number;
   /** The generated loop: same contract as the closure loop at phase 0. */
-  jit: ((fr: Frame) => LoopStep) | null = null;
+  jit: ((fr: Frame) => JitStep) | null = null;
+  /** Exits the generated loop took to the closure tier (jit.ts). */
+  exits = 0;
   constructor(countdown: number) {
     this.countdown = countdown;
   }

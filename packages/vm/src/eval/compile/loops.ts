@@ -32,7 +32,13 @@ function loopWhile(interp: Interpreter, cond: Ev, body: Ev): Ev {
   const run = (fr: Frame, phase: number, v: unknown): LoopStep => {
     for (;;) {
       if (phase === 0) {
-        if (loop.jit !== null) return loop.jit(fr);
+        if (loop.jit !== null) {
+          const r = loop.jit(fr);
+          if (r === AGAIN) continue;
+          if (r !== ONCE) return r;
+          // The generated loop declined this iteration: it runs here.
+          interp.jit.exited(shape);
+        }
         const c = cond(fr);
         if (c instanceof Promise) return new Suspend(c, 1);
         v = c;
@@ -158,6 +164,15 @@ export class Suspend {
 /** What a resumable loop step returns: the loop's outcome, or where it
  * waits. */
 export type LoopStep = Outcome | Suspend;
+
+/** A generated loop (jit.ts) returns these besides a `LoopStep`: `AGAIN`
+ * at a back-edge, where it leaves to be called again (after a tick, or
+ * after an exit finished the iteration in the closure tier); `ONCE` when
+ * it declines to run the next iteration (a slot it keeps as a number holds
+ * something else), which the closure loop then runs. */
+export const AGAIN: unique symbol = Symbol("again");
+export const ONCE: unique symbol = Symbol("once");
+export type JitStep = LoopStep | typeof AGAIN | typeof ONCE;
 
 export async function drive(first: Suspend, resume: (phase: number, v: unknown) => LoopStep): Promise<Outcome> {
   let s = first;
