@@ -131,8 +131,10 @@ export function handleVisitors(ctx: RuleContext): Visitors {
     let flag: Flag | null = null;
     if (callee !== null) flag = classifyOptions(n.args, lookup);
     // a call of a function that returns a handle it started: worked out
-    // only for names a summary could exist for
-    else if (n.kind === "FunctionCall" && (ctx.project.importedHandles.has(n.name) || topLevelFns(ctx).has(n.name)) && summaries(ctx).get(n.name)?.returnsHandle) flag = "true";
+    // only for names a summary could exist for, and this file's own
+    // functions summarised only for a call of one of them (their names
+    // hide imported ones)
+    else if (n.kind === "FunctionCall" && (topLevelFns(ctx).has(n.name) ? summaries(ctx) : ctx.project.importedHandles).get(n.name)?.returnsHandle) flag = "true";
     if (!flag) return;
     inp.flags.set(n, { flag, callee: callee ?? (n as FunctionCall).name });
     inp.owners.add(owner);
