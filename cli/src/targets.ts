@@ -51,10 +51,28 @@ export function collectHarnFilesSorted(targets: readonly string[]): string[] {
     if (!exists) missing.push(target);
   }
   for (const f of collectHarnFiles(targets.filter((t) => !missing.includes(t)))) found.add(f);
+  const all = [...found, ...missing.filter((m) => !found.has(m))];
+  // paths without empty components compare as strings in which `/` sorts
+  // first; splitting 9,000 paths was most of sorting them (already in
+  // order, as a walk of one directory lists them)
+  if (all.every((p) => !p.includes("//") && !p.endsWith("/"))) return all.sort(compareNormalPaths);
   // each path split into its components once, not at every comparison
-  const keyed = [...found, ...missing.filter((m) => !found.has(m))].map((path) => ({ path, parts: components(path) }));
+  const keyed = all.map((path) => ({ path, parts: components(path) }));
   keyed.sort((a, b) => compareComponents(a.parts, b.parts));
   return keyed.map((k) => k.path);
+}
+
+/** `comparePaths` for paths whose components are all non-empty (but for
+ * a leading `/`): a component that ends where another goes on is the
+ * smaller, so `/` is below every other character. */
+function compareNormalPaths(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x === 47 ? -1 : y === 47 ? 1 : x - y;
+  }
+  return a.length - b.length;
 }
 
 /** Real paths already visited. */
