@@ -45,11 +45,14 @@ export const BAIL: unique symbol = Symbol("direct-bail");
  * values: its value, or it throws BAILX (leafEntry). */
 export type LeafFn = (...args: Value[]) => Value;
 export type DirectEntry = (fr: Frame, site: Site, fn: HClosure, ...args: Value[]) => Async<Value>;
-/** `call(task, ...args)`, for a body that calls nothing: its value, or BAIL
- * when the direct code gave up (the caller then makes the call framed).
- * No frame, no call site, no closure: a generated loop calls it with its
- * slots in JS locals, spilling them only around the framed call. */
-export type DirectCall = (task: Task, ...args: Value[]) => Value | typeof BAIL;
+/** `call(task, ...args)`, for a body that calls nothing: its value, or
+ * undefined when the direct code gave up or the prototype stopped using it
+ * (the caller then makes the call framed; undefined, not BAIL, as V8
+ * compares a value with it by pointer, where it called its StrictEqual
+ * builtin for a symbol). No frame, no call site, no closure: a generated
+ * loop calls it with its slots in JS locals, spilling them only around the
+ * framed call. */
+export type DirectCall = (task: Task, ...args: Value[]) => Value | undefined;
 
 /** Thrown inside direct code: abandon this call (retry framed). */
 export const BAILX = { bail: true };
@@ -277,14 +280,14 @@ class DirectGen {
         : [
             `function call(task${args.map((a) => `, ${a}`).join("")}) {`,
             "const d = task.depth + 1;",
-            `if (d < ${this.maxFrames}) {`,
+            `if (d < ${this.maxFrames} && P.direct !== null) {`,
             `try { return D(task, d${args.map((a) => `, ${a}`).join("")}); }`,
             "catch (e) {",
             "if (e instanceof RangeError) P.direct = null;",
             "else if (e !== BAILX) throw e;",
             "}",
             "}",
-            "return BAIL;",
+            "return undefined;",
             "}",
           ].join("\n"),
       "return { entry, body, call };",

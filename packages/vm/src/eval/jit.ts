@@ -188,6 +188,8 @@ function T(x: string): string {
 class Unit {
   readonly consts: unknown[] = [];
   private readonly constIndex = new Map<unknown, number>();
+  /** Mutable cells of the unit (`var cN_;`), shared by its calls. */
+  private ncells = 0;
   /** Where emitted lines go (the main function's body while it is built). */
   private out: string[] = [];
   private readonly conts: string[] = [];
@@ -242,6 +244,9 @@ class Unit {
   source(): string {
     const lines: string[] = ['"use strict";', `const { ${HELPER_NAMES.join(", ")} } = R;`];
     for (let i = 0; i < this.consts.length; i++) lines.push(`const k${i} = K[${i}];`);
+    // Undefined, which no Harn value is; `var`, as a `let` the unit's
+    // functions share is checked for its temporal dead zone at each use.
+    for (let i = 0; i < this.ncells; i++) lines.push(`var c${i}_;`);
     lines.push(...this.out, ...this.conts, "return main;");
     return lines.join("\n");
   }
@@ -699,15 +704,24 @@ class Unit {
     const names = this.interp.lateNames;
     const late = sh.special ? "null" : names.has(sh.name) ? lookup : `(interp.lateNames.version === ${names.version} ? null : ${lookup})`;
     const resolve = late === "null" ? `${f} = null;` : framedRegion(`${f} = ${late};`);
-    steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (!(${f} instanceof HClosure)) { ${resolve} }` : resolve));
+    const ic = sh.ic;
+    const p = ic.proto !== null && !ic.poly && ic.proto.simple ? ic.proto : null;
+    // A callee that calls nothing runs its frameless code right here (no
+    // frame, no call context, nothing of the caller's frame), and only
+    // when that gives up does the call run framed, in a framed region (a
+    // loop keeps its slots in JS locals around it).
+    const call = p !== null && sh.args.length === p.paramSlots.length && directEntry(this.interp, p, MAX_FRAMES) !== null ? p.directCall : null;
+    // The closure that last passed the checks of such a call (a closure's
+    // prototype is fixed): a loop calling the same function skips them.
+    const cell = call !== null ? `c${this.ncells++}_` : null;
+    const resolved = cell !== null ? `${f} !== ${cell} && !(${f} instanceof HClosure)` : `!(${f} instanceof HClosure)`;
+    steps.push(js(sh.slot >= 0 ? `${f} = s[${sh.slot}]; if (${resolved}) { ${resolve} }` : resolve));
     const args = sh.args.map((a) => this.emitExpr(a, steps));
     const t = this.temp();
     const generic = `${t} = ${this.k(sh.call)}(fr, ${f}, [${args.join(", ")}]);`;
     const site = this.k(sh.site);
-    const ic = sh.ic;
     let code = generic;
-    if (ic.proto !== null && !ic.poly && ic.proto.simple) {
-      const p = ic.proto;
+    if (p !== null) {
       const P = this.k(p);
       const slots: string[] = [];
       for (let i = 0; i < p.nslots; i++) slots.push("null");
@@ -721,11 +735,6 @@ class Unit {
       // way, its entry falling back to a framed call itself; the framed
       // code here runs once the prototype stopped using direct code.
       const direct = args.length === p.paramSlots.length && directEntry(this.interp, p, MAX_FRAMES) !== null;
-      // A callee that calls nothing runs its frameless code right here (no
-      // frame, no call context, nothing of the caller's frame), and only
-      // when that gives up (BAIL) does the call run framed, in a framed
-      // region (a loop keeps its slots in JS locals around it).
-      const call = direct ? p.directCall : null;
       code = [
         `if (${f} !== null && ${f}.impl.proto === ${P}) {`,
         direct && call === null ? `if (${P}.direct !== null) ${t} = ${P}.direct(fr, ${site}, ${f}${args.map((a) => `, ${a}`).join("")}); else {` : "{",
@@ -752,9 +761,10 @@ class Unit {
       ]
         .filter((l) => l !== "")
         .join("\n");
-      if (call !== null) {
-        const fast = `if (${f} !== null && ${f}.impl.proto === ${P} && ${P}.direct !== null) ${t} = ${this.k(call)}(task${args.map((a) => `, ${a}`).join("")}); else ${t} = BAIL;`;
-        code = `${fast}\nif (${t} === BAIL) { ${framedRegion(code)} }`;
+      if (call !== null && cell !== null) {
+        const dc = `${t} = ${this.k(call)}(task${args.map((a) => `, ${a}`).join("")});`;
+        const fast = `if (${f} === ${cell}) ${dc} else if (${f} !== null && ${f}.impl.proto === ${P} && ${P}.direct !== null) { ${cell} = ${f}; ${dc} } else ${t} = undefined;`;
+        code = `${fast}\nif (${t} === undefined) { ${framedRegion(code)} }`;
       }
     } else if (ic.builtin && !ic.poly && ic.proto === null) {
       const b = this.interp.builtinFor(sh.name);
