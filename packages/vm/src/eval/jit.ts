@@ -48,6 +48,8 @@ export type JitMode = "off" | "auto" | "eager";
 
 const AUTO_BODY_THRESHOLD = 200;
 const AUTO_LOOP_THRESHOLD = 500;
+/** Back-edges a generated loop runs per call at most (see emitLoopUnit). */
+const RUN_LENGTH = 128;
 /** Exits a generated loop may take to the closure tier before it is
  * generated again with every slow path inline (see Unit.exit). */
 const EXIT_LIMIT = 16;
@@ -273,10 +275,14 @@ class Unit {
       // The yield is built by the interpreter: a `new` that never ran before
       // V8 optimized this loop would deoptimize it at the first yield, and
       // every later entry would start over in the interpreter.
-      // After a tick the unit returns to be called again: V8 then compiles
-      // it as a function, whose loop variables can stay unboxed, where code
-      // compiled for on-stack replacement starts from tagged values.
-      body.push("if (++interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); if (y !== undefined) return y; return AGAIN; }");
+      // Every RUN_LENGTH back-edges (and at each tick) the unit returns to be
+      // called again (`lim`, set on entry). V8 then compiles it as a
+      // function, once, and runs that code from the next call on; a unit
+      // that ran long in unoptimized code was compiled again for on-stack
+      // replacement, whose loop starts from tagged values (boxing the ints
+      // the function's code keeps unboxed). The tick and the return share
+      // one exit: code V8 saw run before it optimized the loop.
+      body.push("if (++interp.ticks >= lim) { if (interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); return y === undefined ? AGAIN : y; } return AGAIN; }");
       const steps: Step[] = [];
       this.ntemps = 0;
       this.inCond = true;
@@ -302,6 +308,7 @@ class Unit {
       "const task = fr.task;",
       this.tempDecl(),
       "if (cold) { cold = false; if (interp.ticks < 768) interp.ticks = 768; }",
+      `const lim = interp.ticks < ${1024 - RUN_LENGTH} ? interp.ticks + ${RUN_LENGTH} : 1024;`,
       ...(promoted ?? body),
       "}",
     );

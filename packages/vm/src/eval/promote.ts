@@ -63,7 +63,7 @@ export function promoteSlots(lines: string[], ints: number[] = []): string[] | n
   out.push("try {");
   const reload = names.map((n) => `s${n} = s[${n}];`).join(" ") + " tk = interp.ticks;";
   for (const l of lines) {
-    const ticked = l.replace(`++interp.ticks >= 1024) { const y = ${tick};`, `++tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
+    const ticked = l.replace(`++interp.ticks >= lim) { if (interp.ticks >= 1024) { const y = ${tick};`, `++tk >= lim) { if (tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
     if (/interp\.ticks/.test(ticked.replace(REGION, "").replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
     // Outside framed regions, slots become locals and returns exits; a
     // region is kept as it is, between a spill and a reload.
