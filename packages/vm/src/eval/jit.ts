@@ -36,11 +36,12 @@ import { BRK, CONT, Ctl, RET } from "./control";
 import { NIL_EV } from "./compile/base";
 import { AGAIN, type JitStep, ONCE, Suspend } from "./compile/loops";
 import { type Ev, type FnProto, Frame, type Outcome, type Result } from "./frame";
-import { BAIL, BAILX, type LeafFn, directBody, directEntry, leafEntry } from "./direct";
+import { BAIL, BAILX, directBody, directEntry } from "./direct";
 import { PURE_KINDS, type SlotStore, intSlots, isArith, isIntLiteral, leaveLoop } from "./exits";
 import { type Link, chain, continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
 import { emitBinary, hasIntPath } from "./optable";
+import { emitMethodCall } from "./jit-methods";
 import { framedRegion, promoteSlots } from "./promote";
 import { type Shape, shapeOf } from "./shape";
 
@@ -57,7 +58,7 @@ const EXIT_LIMIT = 16;
 type BlockShape = Extract<Shape, { k: "block" }>;
 type WhileShape = Extract<Shape, { k: "while" }>;
 type CallShape = Extract<Shape, { k: "call" }>;
-type MethodShape = Extract<Shape, { k: "mcall" }>;
+export type MethodShape = Extract<Shape, { k: "mcall" }>;
 
 /** Everything generated code refers to besides its own constants. */
 interface Helpers {
@@ -162,7 +163,7 @@ export class Jit {
 /** Straight-line code of one statement, in evaluation order. `susp` steps
  * produce a value that may be a promise (the statement suspends there);
  * `br` steps are the branches of `&&`, `||`, `??` and `?:`. */
-type Step = { t: "js"; js: string } | { t: "susp"; tmp: string; js: string } | { t: "br"; cond: string; a: Step[]; b: Step[] };
+export type Step = { t: "js"; js: string } | { t: "susp"; tmp: string; js: string } | { t: "br"; cond: string; a: Step[]; b: Step[] };
 
 /** Where a statement sits: the enclosing blocks of the unit (outermost
  * first) and its index in each. */
@@ -237,7 +238,7 @@ class Unit {
     return `k${i}`;
   }
 
-  private temp(): string {
+  temp(): string {
     const t = `t${this.ntemps++}`;
     if (this.ntemps > this.maxTemps) this.maxTemps = this.ntemps;
     return t;
@@ -529,7 +530,7 @@ class Unit {
 
   /** Emit the steps computing `ev`; returns a JS operand (a temp or a
    * literal) holding its value. */
-  private emitExpr(ev: Ev, steps: Step[]): string {
+  emitExpr(ev: Ev, steps: Step[]): string {
     if (ev === NIL_EV) return "null";
     const sh = shapeOf(ev);
     if (sh === undefined) return this.opaque(ev, steps);
@@ -676,7 +677,7 @@ class Unit {
       case "call":
         return this.call(sh, steps);
       case "mcall":
-        return this.methodCall(sh, steps);
+        return emitMethodCall(this, sh, steps);
       default:
         return this.opaque(ev, steps);
     }
@@ -795,113 +796,5 @@ class Unit {
     }
     steps.push({ t: "susp", tmp: t, js: code });
     return t;
-  }
-
-  /** A method call: list and string receivers go straight to the method
-   * table entry (the tables are fixed once the stdlib is installed), the
-   * rest through the closure tier's dispatch. */
-  private methodCall(sh: MethodShape, steps: Step[]): string {
-    const o = this.emitExpr(sh.obj, steps);
-    const fused = this.fusedCallback(sh);
-    // A fused loop runs before the callback closure exists; the closure is
-    // created (an effect-free snapshot of the same slots) only when the
-    // loop gives way to the method.
-    const args = fused !== null ? [this.temp()] : sh.args.map((a) => this.emitExpr(a, steps));
-    const t = this.temp();
-    const argList = `[${args.join(", ")}]`;
-    const generic = `${t} = ${this.k(sh.invoke)}(fr, ${o}, ${argList});`;
-    const methods = this.interp.rt.methods;
-    const listM = methods.get("list")?.get(sh.name);
-    const strM = methods.get("string")?.get(sh.name);
-    let code = generic;
-    if (listM !== undefined || strM !== undefined) {
-      const m = this.temp();
-      const site = this.k(sh.site);
-      const span = sh.span;
-      const interp = this.interp;
-      const fail = this.k((e: unknown, fr: Frame) => interp.methodError(e, fr, span));
-      const pick = [
-        listM !== undefined ? `Array.isArray(${o}) ? ${this.k(listM)}` : "",
-        strM !== undefined ? `typeof ${o} === "string" ? ${this.k(strM)}` : "",
-      ]
-        .filter((x) => x !== "")
-        .join(" : ");
-      code = [
-        `${m} = ${pick} : null;`,
-        `if (${m} !== null) {`,
-        `try { ${t} = ${m}(${o}, ${argList}, interp.ctx(fr, ${site})); } catch (e) { throw ${fail}(e, fr); }`,
-        `if (${t} instanceof Promise) ${t} = interp.guardMethod(${t}, fr, ${this.k(span)});`,
-        `} else ${generic}`,
-      ].join("\n");
-    }
-    if (sh.name === "contains" && listM !== undefined && args.length === 1 && fused === null) {
-      // `list.contains(int)` as a loop here (stdlib.md: true when an item
-      // == the value; an int is == only to the same int or an equal
-      // float, semantics.md §2.5), the method itself for anything else.
-      const a = args[0]!;
-      code = [
-        `if (Array.isArray(${o}) && typeof ${a} === "number") {`,
-        `${t} = false;`,
-        `for (let cq = 0; cq < ${o}.length; cq++) { const ce = ${o}[cq]; if (ce === ${a} || (typeof ce !== "number" && equals(ce, ${a}))) { ${t} = true; break; } }`,
-        `} else { ${framedRegion(code)} }`,
-      ].join("\n");
-    }
-    if (sh.optional) code = `if (${o} === null) ${t} = null; else {\n${code}\n}`;
-    if (fused !== null) code = this.fusedLoop(fused, sh, o, t, args[0]!, code);
-    steps.push({ t: "susp", tmp: t, js: code });
-    return t;
-  }
-
-  /** `list.filter({ x -> … })` and `list.map({ x -> … })` with a closure
-   * literal whose body direct.ts can turn into a plain function: the
-   * callback's prototype and that function, or null. */
-  private fusedCallback(sh: MethodShape): { proto: FnProto; leaf: LeafFn; make: Ev } | null {
-    if ((sh.name !== "filter" && sh.name !== "map") || sh.args.length !== 1 || sh.optional) return null;
-    if (this.interp.rt.methods.get("list")?.get(sh.name) === undefined) return null;
-    const make = sh.args[0]!;
-    const ash = shapeOf(make);
-    if (ash?.k !== "sync" || ash.proto === undefined) return null;
-    const leaf = leafEntry(ash.proto);
-    return leaf === null ? null : { proto: ash.proto, leaf, make };
-  }
-
-  /**
-   * The loop of the list method inline, calling the callback body as a
-   * plain function (stdlib.md: `filter` keeps the items whose callback
-   * result is truthy, `map` collects the results, both in order). The
-   * callback has no effects, so when its function bails (anything but a
-   * plain value), a tick is due, or the call would need a stack hop or
-   * pass the frame limit, the loop's work is dropped and `methodCode`
-   * runs the method itself from the start.
-   */
-  private fusedLoop(f: { proto: FnProto; leaf: LeafFn; make: Ev }, sh: MethodShape, o: string, t: string, a0: string, methodCode: string): string {
-    const L = this.k(f.leaf);
-    const caps = f.proto.captureFrom.map((slot, i) => `fx_c${i} = s[${slot}]`);
-    const callArgs = ["fx_x", ...f.proto.captureFrom.map((_, i) => `fx_c${i}`)].join(", ");
-    const isMap = sh.name === "map";
-    return [
-      `${t} = BAIL;`,
-      `if (Array.isArray(${o}) && ((fr.task.depth + 1) & 63) !== 0) {`,
-      caps.length > 0 ? `const ${caps.join(", ")};` : "",
-      `const fx_n = ${o}.length;`,
-      `const fx_out = ${isMap ? "new Array(fx_n)" : "[]"};`,
-      "let fx_i = 0;",
-      "try {",
-      "for (; fx_i < fx_n; fx_i++) {",
-      "if ((++interp.ticks & 1023) === 0 && !interp.directTick(fr.task)) break;",
-      `const fx_x = ${o}[fx_i];`,
-      `const fx_r = ${L}(${callArgs});`,
-      isMap ? "fx_out[fx_i] = fx_r;" : "if (fx_r === true || (fx_r !== false && truthy(fx_r))) fx_out.push(fx_x);",
-      "}",
-      "} catch (e) { if (e !== BAILX) throw e; fx_i = -1; }",
-      `if (fx_i === fx_n) ${t} = fx_out;`,
-      "}",
-      `if (${t} === BAIL) {`,
-      `${a0} = ${this.k(f.make)}(fr);`,
-      methodCode,
-      "}",
-    ]
-      .filter((l) => l !== "")
-      .join("\n");
   }
 }
