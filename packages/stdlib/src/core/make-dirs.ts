@@ -9,38 +9,29 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
-const isMissing = (e: unknown): boolean => (e as { code?: unknown }).code === "ENOENT";
-const isExisting = (e: unknown): boolean => (e as { code?: unknown }).code === "EEXIST";
-
-/** The path's missing ancestors and itself, outermost first. */
-function missingSync(path: string): string[] {
-  const out: string[] = [];
-  for (let p = resolve(path); ; ) {
-    try {
-      statSync(p);
-      break;
-    } catch (e) {
-      if (!isMissing(e)) throw e;
-    }
-    out.push(p);
+export function makeDirsSync(path: string, mode?: number): void {
+  // The path's missing ancestors and itself, innermost first; an existing
+  // one ends the walk (a component that is not a directory throws ENOTDIR).
+  const missing: string[] = [];
+  let p = resolve(path);
+  let found = statSync(p, { throwIfNoEntry: false });
+  while (found === undefined) {
+    missing.push(p);
     const up = dirname(p);
     if (up === p) break;
     p = up;
+    found = statSync(p, { throwIfNoEntry: false });
   }
-  return out.reverse();
-}
-
-export function makeDirsSync(path: string, mode?: number): void {
-  for (const dir of missingSync(path)) {
+  // A file in the place of the directory fails as `mkdir -p` does (EEXIST).
+  if (missing.length === 0 && !found!.isDirectory()) mkdirSync(p);
+  for (let i = missing.length - 1; i >= 0; i--) {
     try {
-      mkdirSync(dir, mode === undefined ? undefined : { mode });
+      mkdirSync(missing[i]!, mode === undefined ? undefined : { mode });
     } catch (e) {
       // Another process made it between our stat and mkdir.
-      if (!isExisting(e)) throw e;
+      if ((e as { code?: unknown }).code !== "EEXIST") throw e;
     }
   }
-  // An existing non-directory in the way fails like `mkdir -p` does.
-  if (!statSync(path).isDirectory()) mkdirSync(path);
 }
 
 /** The promise form, for async callers; the few stat/mkdir calls run synchronously. */
