@@ -1,7 +1,7 @@
 /** The work behind `harn lint` (registered in lint.ts, loaded on first use). */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { checkStructure, parse, type Diagnostic } from "@harn/parser";
+import { checkStructure, type Diagnostic } from "@harn/parser";
 import {
   applyFixes,
   ConfigError,
@@ -12,6 +12,7 @@ import {
   lintFiles,
   MAIN_THREAD_DEPTH,
   renderReport,
+  parseForLint,
   RunContext,
   unusedFunctionName,
   hashText,
@@ -279,7 +280,7 @@ export async function runLint(targets: string[], flags: LintFlags): Promise<numb
           if (fixed.applied === 0) break;
           // A fix that breaks the syntax is a linter bug, and the user's file
           // must not pay for it: such a text is never written.
-          const again = parse(fixed.text, { file: o.file, flatChains: true });
+          const again = parseForLint(fixed.text, o.file);
           if (again.errors.length > 0) {
             broken = again.errors[0]!.message;
             break;

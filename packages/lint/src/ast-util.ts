@@ -2,7 +2,7 @@
  * Small questions about AST nodes that several rules ask: children as the
  * reference sees them, purity, leaf equality, identifier mentions.
  */
-import { walkChildren, type ChildVisitor, type Node, type Program, type Span } from "@harn/parser";
+import { parse, walkChildren, type ChildVisitor, type Node, type ParseResult, type Program, type Span } from "@harn/parser";
 
 /** Call `fn` on every direct child node, in source order, as the reference
  * sees the tree: statement lists flattened, and neither interpolation
@@ -161,4 +161,11 @@ export function joinSpans(a: Span, b: Span): Span {
 export function unwrapAttributes(n: Node): Node {
   while (n.kind === "AttributedDecl") n = n.inner;
   return n;
+}
+
+/** A file as a lint run parses it: long flat chains (`a + b + …`) as one
+ * node, so they do not nest thousands deep. The module graph's deferred
+ * summaries parse again this way, so they see the tree the run saw. */
+export function parseForLint(source: string, file: string): ParseResult {
+  return parse(source, { file, flatChains: true });
 }

@@ -6,12 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import type { ReadResult } from "./file-reader";
-import { parse, syntaxDiagnostic, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
+import { syntaxDiagnostic, type Diagnostic, type ParseResult, type Program } from "@harn/parser";
 import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
 import { FileHasher } from "./cache";
 import { Linter } from "./linter";
 import { ProjectGraph } from "./project";
+import { parseForLint } from "./ast-util";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -178,7 +179,7 @@ export class RunContext {
       return notText("stream did not contain valid UTF-8");
     }
     // generated code may chain thousands of terms (MAX_CHAIN)
-    const parsed = parse(outcome.source, { file: job.file, flatChains: true });
+    const parsed = parseForLint(outcome.source, job.file);
     if (parsed.errors.length > 0) {
       outcome.fatal = true;
       outcome.diagnostics = parsed.errors.map(syntaxDiagnostic);

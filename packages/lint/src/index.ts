@@ -40,6 +40,7 @@ export {
   type LintConfig,
 } from "./config";
 export { ProjectGraph, moduleExports, resolveImport, type ProjectOptions } from "./project";
+export { parseForLint } from "./ast-util";
 export { MAIN_THREAD_DEPTH, RunContext, type FileJob, type FileOutcome, type RunSettings } from "./batch";
 export { lintFiles, shares, type PoolOptions } from "./worker-pool";
 export { FileHasher, hashBytes, hashText, LintCache, type CacheEntry } from "./cache";

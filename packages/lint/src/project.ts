@@ -7,7 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve, sep } from "node:path";
 import { parse } from "@harn/parser";
 import type { Node, Program } from "@harn/parser";
-import { unwrapAttributes, patternNames } from "./ast-util";
+import { parseForLint, unwrapAttributes, patternNames } from "./ast-util";
 import { handleSummaries, importedSummaries, type HandleSummary } from "./handles/summaries";
 import type { ModuleFacts } from "./types";
 
@@ -180,8 +180,7 @@ export class ProjectGraph {
     const source = this.deferred.get(key);
     if (source === undefined) return null;
     this.deferred.delete(key);
-    // parsed as the lint run parsed it (batch.ts), so the tree is the same
-    const program = parse(source, { file: key, flatChains: true }).program;
+    const program = parseForLint(source, key).program;
     const summaries = handleSummaries(program, this.importedHandles(key, program));
     this.summaries.set(key, summaries);
     return summaries;
