@@ -26,16 +26,6 @@ type WhileShape = Extract<Shape, { k: "while" }>;
  * evaluating them twice is the same as once. */
 export const PURE_KINDS: ReadonlySet<string> = new Set(["lit", "slot", "bin", "op", "and", "or", "coalesce", "ternary", "not", "neg", "prop", "index"]);
 
-/** Operators whose int path gives an int (not a bool): where exits go. */
-export function isArith(op: string): boolean {
-  return op === "+" || op === "-" || op === "*" || op === "/" || op === "%";
-}
-
-/** An int literal as the generator writes it (`(3)`, `(-3)`). */
-export function isIntLiteral(x: string): boolean {
-  return /^\(-?\d+\)$/.test(x);
-}
-
 /** A slot store in a loop unit: whether the value is an int (an int path
  * that exits, an int literal), or a copy of which slot (-1: neither). */
 export interface SlotStore {

@@ -37,10 +37,10 @@ import { NIL_EV } from "./compile/base";
 import { AGAIN, type JitStep, ONCE, Suspend } from "./compile/loops";
 import { type Ev, type FnProto, Frame, type Outcome, type Result } from "./frame";
 import { BAIL, BAILX, directBody, directEntry } from "./direct";
-import { PURE_KINDS, type SlotStore, intSlots, isArith, isIntLiteral, leaveLoop } from "./exits";
+import { PURE_KINDS, type SlotStore, intSlots, leaveLoop } from "./exits";
 import { type Link, chain, continueBlock, located } from "./helpers";
 import { type Interpreter, MAX_FRAMES } from "./interpreter";
-import { emitBinary, hasIntPath } from "./optable";
+import { emitBinary, hasIntPath, intPathGivesInt, isNumLiteral } from "./optable";
 import { emitMethodCall } from "./jit-methods";
 import { framedRegion, promoteSlots } from "./promote";
 import { type Shape, shapeOf } from "./shape";
@@ -439,7 +439,7 @@ class Unit {
         const v = this.emitExpr(sh.value, steps);
         this.renderSteps(steps, `s[${sh.slot}] = ${v}; return null;`);
         this.out.push(`s[${sh.slot}] = ${v};`);
-        this.stores.push({ slot: sh.slot, num: this.num.has(v) || isIntLiteral(v), from: this.slotTemps.get(v) ?? -1 });
+        this.stores.push({ slot: sh.slot, num: this.num.has(v) || isNumLiteral(v), from: this.slotTemps.get(v) ?? -1 });
         if (target) this.out.push(`${target} = null;`);
         return;
       }
@@ -450,7 +450,7 @@ class Unit {
         if (hasIntPath(sh.op)) {
           const c = this.temp();
           const x = this.temp();
-          const exit = isArith(sh.op) ? this.exit() : null;
+          const exit = intPathGivesInt(sh.op) ? this.exit() : null;
           this.out.push(`${c} = s[${sh.slot}];`, emitBinary(sh.op, c, v, x, exit ?? `${x} = ${this.k(sh.slow)}(${c}, ${v});`), `s[${sh.slot}] = ${x};`);
           this.stores.push({ slot: sh.slot, num: exit !== null, from: -1 });
         } else {
@@ -559,7 +559,7 @@ class Unit {
         const a = this.emitExpr(sh.l, steps);
         const b = this.emitExpr(sh.r, steps);
         const t = this.temp();
-        const exit = isArith(sh.op) ? this.exit() : null;
+        const exit = intPathGivesInt(sh.op) ? this.exit() : null;
         steps.push(js(emitBinary(sh.op, a, b, t, exit ?? `${t} = ${this.k(sh.slow)}(${a}, ${b});`)));
         if (exit !== null) this.num.add(t);
         return t;

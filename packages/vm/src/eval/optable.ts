@@ -20,6 +20,9 @@ export interface IntPath {
   /** The result may leave the safe-int range: the slow path takes over
    * when it does (ints widen to BigInt there). */
   checked: boolean;
+  /** The result is an int (arithmetic), not a bool (a comparison): a
+   * generated loop may leave where such a path fails (exits.ts). */
+  givesInt: boolean;
 }
 
 export interface Operator {
@@ -29,20 +32,20 @@ export interface Operator {
   int?: IntPath;
 }
 
-const arith = (op: string): IntPath => ({ expr: (a, b) => `${a} ${op} ${b}`, checked: true });
-const compare = (op: string): IntPath => ({ expr: (a, b) => `${a} ${op} ${b}`, checked: false });
+const arith = (op: string): IntPath => ({ expr: (a, b) => `${a} ${op} ${b}`, checked: true, givesInt: true });
+const compare = (op: string): IntPath => ({ expr: (a, b) => `${a} ${op} ${b}`, checked: false, givesInt: false });
 // In int32 range a double quotient truncates exactly; `+ 0` turns -0 into 0.
 const int32 = (x: string): string => `(${x} | 0) === ${x}`;
 
 export const OPERATORS: Readonly<Record<string, Operator>> = {
   "+": { slow: ops.add, int: arith("+") },
   "-": { slow: ops.sub, int: arith("-") },
-  "*": { slow: ops.mul, int: { expr: (a, b) => `${a} * ${b} + 0`, checked: true } },
+  "*": { slow: ops.mul, int: { expr: (a, b) => `${a} * ${b} + 0`, checked: true, givesInt: true } },
   "/": {
     slow: ops.div,
-    int: { expr: (a, b) => `Math.trunc(${a} / ${b}) + 0`, when: (a, b) => `${b} !== 0 && ${int32(a)} && ${int32(b)}`, checked: false },
+    int: { expr: (a, b) => `Math.trunc(${a} / ${b}) + 0`, when: (a, b) => `${b} !== 0 && ${int32(a)} && ${int32(b)}`, checked: false, givesInt: true },
   },
-  "%": { slow: ops.mod, int: { expr: (a, b) => `${a} % ${b} + 0`, when: (_a, b) => `${b} !== 0`, checked: false } },
+  "%": { slow: ops.mod, int: { expr: (a, b) => `${a} % ${b} + 0`, when: (_a, b) => `${b} !== 0`, checked: false, givesInt: true } },
   "**": { slow: ops.pow },
   "==": { slow: (a, b) => equals(a, b), int: compare("===") },
   "!=": { slow: (a, b) => !equals(a, b), int: compare("!==") },
@@ -65,8 +68,13 @@ export function hasIntPath(op: string): boolean {
   return OPERATORS[op]?.int !== undefined;
 }
 
-/** A JS number literal as the emitters write them (`3`, `(-3)`). */
-function isNumLiteral(x: string): boolean {
+/** Whether `op` has an int fast path whose result is an int. */
+export function intPathGivesInt(op: string): boolean {
+  return OPERATORS[op]?.int?.givesInt === true;
+}
+
+/** A JS int literal as the emitters write them (`3`, `(-3)`). */
+export function isNumLiteral(x: string): boolean {
   return /^\(?-?\d+\)?$/.test(x);
 }
 
