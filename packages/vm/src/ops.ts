@@ -97,8 +97,9 @@ function intPow(base: Int, exp: number): Int {
   return normBig(r);
 }
 
-/** Float base, int exponent within ±2^31: binary exponentiation (§4.4). */
-function floatPowInt(b: number, n: number): number {
+/** Float base, int exponent within ±2^31: binary exponentiation (§4.4),
+ * which can differ from `Math.pow` in the last digit; `pow` uses it too. */
+export function floatPowInt(b: number, n: number): number {
   let r = 1.0;
   let e = Math.abs(n);
   while (e > 0) {

@@ -2,7 +2,7 @@
  * Math builtins and the `pi` / `e` globals (spec/stdlib.md §10). Unless an
  * error is listed, a non-numeric argument yields nil.
  */
-import { float, HarnError, HFloat, normBig, truthy, type Int, type Value } from "@harn/vm";
+import { float, HarnError, HFloat, normBig, ops, truthy, type Int, type Value } from "@harn/vm";
 import { arg } from "./args";
 import { intPowChecked } from "./numeric";
 import { builtinModule, type Define } from "../registry/define";
@@ -31,19 +31,6 @@ function floatToInt(x: number): Int {
 export function roundHalfAway(x: number): number {
   const t = Math.trunc(x);
   return Math.abs(x - t) >= 0.5 ? t + Math.sign(x) : t;
-}
-
-/** Float base, int exponent by binary exponentiation (semantics.md §4.4),
- * which can differ from `Math.pow` in the last digit. */
-export function powFloatInt(b: number, n: number): number {
-  let r = 1.0;
-  let e = Math.abs(n);
-  while (e > 0) {
-    if (e % 2 === 1) r *= b;
-    b *= b;
-    e = Math.floor(e / 2);
-  }
-  return n < 0 ? 1 / r : r;
 }
 
 function rounding(def: Define, name: string, f: (x: number) => number): void {
@@ -151,7 +138,7 @@ export const MATH_BUILTINS = builtinModule("core/math", (def, rt) => {
         }
         return float(Math.pow(Number(b), exp));
       }
-      if (Math.abs(exp) <= 2147483647) return float(powFloatInt(b.v, exp));
+      if (Math.abs(exp) <= 2147483647) return float(ops.floatPowInt(b.v, exp));
     }
     return float(Math.pow(jsNum(b), jsNum(n)));
   });

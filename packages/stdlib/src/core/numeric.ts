@@ -1,28 +1,12 @@
 /**
- * Number helpers for the stdlib: wrapping 64-bit int arithmetic and the
- * int/float promotion rules of spec/semantics.md §4.4, as far as builtins
- * (sum, pow, abs, …) need them.
+ * Number helpers for the stdlib beyond the vm's int arithmetic (`ops`):
+ * checked powers and the int/float promotion of running sums
+ * (spec/semantics.md §4.4).
  */
-import { HFloat, normBig, type Int, type Value } from "@harn/vm";
+import { HFloat, normBig, ops, type Int, type Value } from "@harn/vm";
 
 function big(v: Int): bigint {
   return typeof v === "bigint" ? v : BigInt(v);
-}
-
-export function intAdd(a: Int, b: Int): Int {
-  if (typeof a === "number" && typeof b === "number") {
-    const r = a + b;
-    if (Number.isSafeInteger(r)) return r;
-  }
-  return normBig(big(a) + big(b));
-}
-
-export function intMul(a: Int, b: Int): Int {
-  if (typeof a === "number" && typeof b === "number") {
-    const r = a * b;
-    if (Number.isSafeInteger(r)) return r;
-  }
-  return normBig(big(a) * big(b));
 }
 
 /** Exact `base ** exp` for 0 <= exp, or null when it overflows i64. */
@@ -51,7 +35,7 @@ export class NumberSum {
 
   add(v: Value): boolean {
     if (typeof v === "number" || typeof v === "bigint") {
-      if (this.flt === null) this.int = intAdd(this.int, v);
+      if (this.flt === null) this.int = ops.intAdd(this.int, v);
       else this.flt += Number(v);
       return true;
     }

@@ -2,7 +2,7 @@
  * The host-library error dicts `{kind, builtin, message}` (agents.md §0.3,
  * §6.2), thrown by the command tools and the cancel/read requests.
  */
-import { HarnError, HDict, Tag, type Value } from "@harn/vm";
+import { HarnError, HDict, Tag, typeOf, type Value } from "@harn/vm";
 
 export type HostlibErrorKind = "missing_parameter" | "invalid_parameter" | "backend_error" | "unimplemented";
 
@@ -30,30 +30,15 @@ export function hostlibError(kind: HostlibErrorKind, builtin: string, param = ""
   return HarnError.thrown(HDict.of({ kind, builtin, message }));
 }
 
+/** The types parameter errors name as themselves (§6.2); any other is
+ * `other`. */
+const PARAM_TYPES = new Set(["int", "float", "string", "bytes", "bool", "nil", "list", "dict", "set"]);
+
 /** `<type>` in parameter errors: int, float, string, bytes, bool, nil,
- * list, dict, set or other (§6.2). */
+ * list, dict, set or other (§6.2). An opaque value says `other` whatever
+ * its type's name. */
 export function typeName(v: Value): string {
-  switch (typeof v) {
-    case "number":
-    case "bigint":
-      return "int";
-    case "string":
-      return "string";
-    case "boolean":
-      return "bool";
-  }
-  if (v === null) return "nil";
-  if (Array.isArray(v)) return "list";
-  switch (v.tag) {
-    case Tag.Float:
-      return "float";
-    case Tag.Bytes:
-      return "bytes";
-    case Tag.Dict:
-      return "dict";
-    case Tag.Set:
-      return "set";
-    default:
-      return "other";
-  }
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && v.tag === Tag.Opaque) return "other";
+  const t = typeOf(v);
+  return PARAM_TYPES.has(t) ? t : "other";
 }
