@@ -178,6 +178,23 @@ export function isNativeTool(t: LlmToolDefinition): boolean {
   return t.type !== undefined;
 }
 
+/** Function tools in the Chat Completions shape (`{type: "function",
+ * function: {name, description?, parameters}}`), which OpenAI-compatible
+ * servers and Ollama share; native tools are left out (neither has tool
+ * search). */
+export function chatFunctionTools(tools: readonly LlmToolDefinition[]): Record<string, unknown>[] {
+  return tools
+    .filter((t) => !isNativeTool(t))
+    .map((t) => ({
+      type: "function",
+      function: {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        parameters: toolSchema(t),
+      },
+    }));
+}
+
 /** `defer_loading` / `namespace` of a function tool, where set. */
 export function searchFlags(t: LlmToolDefinition): Record<string, unknown> {
   return { ...(t.defer_loading ? { defer_loading: true } : {}), ...(t.namespace ? { namespace: t.namespace } : {}) };

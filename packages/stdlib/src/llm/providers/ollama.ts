@@ -7,7 +7,7 @@
  * same way for the streaming and the single-object transport.
  */
 
-import { argumentsObject, canonicalize, hasTools, imageParts, isNativeTool, partsText, setDefined, stopList, toolSchema } from "../messages";
+import { argumentsObject, canonicalize, chatFunctionTools, hasTools, imageParts, partsText, setDefined, stopList } from "../messages";
 import { stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -43,16 +43,7 @@ export class OllamaProvider extends HttpProvider {
     const body: Record<string, unknown> = { model: req.model, messages, stream: streaming };
     // Ollama has no tool_choice; "none" means: do not offer the tools.
     if (hasTools(req.tools) && req.tool_choice !== "none") {
-      body.tools = req.tools
-        .filter((t) => !isNativeTool(t))
-        .map((t) => ({
-        type: "function",
-        function: {
-          name: t.name,
-          ...(t.description !== undefined ? { description: t.description } : {}),
-          parameters: toolSchema(t),
-        },
-      }));
+      body.tools = chatFunctionTools(req.tools);
     }
     const options: Record<string, unknown> = {};
     setDefined(options, {

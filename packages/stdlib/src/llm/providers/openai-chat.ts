@@ -6,7 +6,7 @@
  * `data: [DONE]`.
  */
 
-import { argumentsString, canonicalize, hasTools, imageParts, imageUrl, isNativeTool, partsText, setDefined, toolSchema } from "../messages";
+import { argumentsString, canonicalize, chatFunctionTools, hasTools, imageParts, imageUrl, partsText, setDefined } from "../messages";
 import { jsonNumber, stringifyJsonKeepingFloats } from "../../core/json";
 import { parseFrame, type HttpExchange } from "../transport";
 import type { LlmEvent, LlmRequest } from "../types";
@@ -56,16 +56,7 @@ export class OpenAiChatProvider extends HttpProvider {
     }
     const body: Record<string, unknown> = { model: req.model, messages };
     if (hasTools(req.tools)) {
-      body.tools = req.tools
-        .filter((t) => !isNativeTool(t))
-        .map((t) => ({
-        type: "function",
-        function: {
-          name: t.name,
-          ...(t.description !== undefined ? { description: t.description } : {}),
-          parameters: toolSchema(t),
-        },
-      }));
+      body.tools = chatFunctionTools(req.tools);
       const choice = req.tool_choice;
       if (typeof choice === "string") body.tool_choice = choice;
       else if (choice && typeof choice === "object") body.tool_choice = { type: "function", function: { name: choice.name } };
