@@ -2,11 +2,12 @@
  * Collection builtins, function form (spec/stdlib.md §7): chunk, window,
  * group_by, partition, dedup_by, flat_map, keys, values, entries.
  */
-import { HarnError, HDict, identityKey, truthy, typeOf, type CallContext, type Value } from "@harn/vm";
+import { HarnError, HDict, identityKey, typeOf, type Value } from "@harn/vm";
 import { arg, isCallableValue, smallIntArg } from "./args";
 import { chunk, entries, flattenOnce, groupBy, values, windows } from "./collections";
-import { andThen, loop, mapN } from "./maybe";
+import { andThen } from "./maybe";
 import { builtinModule } from "../registry/define";
+import { mapList, partitionList } from "../methods/list";
 
 /** The checks shared by the callback helpers (§7 "Errors for these five"). */
 function listAndCallback(name: string, args: Value[]): [Value[], Value] {
@@ -26,36 +27,23 @@ function listOnly(name: string, args: Value[]): Value[] {
   return xs;
 }
 
-function mapAll(xs: Value[], f: Value, ctx: CallContext) {
-  return mapN(xs.length, (i) => ctx.call(f, [xs[i]!]));
-}
-
 export const LISTS_BUILTINS = builtinModule("core/lists", (def) => {
   def("chunk", (args) => chunk(listOnly("chunk", args), smallIntArg(args, 1) ?? 1));
   def("window", (args) => windows(listOnly("window", args), smallIntArg(args, 1) ?? 2, smallIntArg(args, 2) ?? 1));
 
   def("group_by", (args, ctx) => {
     const [xs, f] = listAndCallback("group_by", args);
-    return andThen(mapAll(xs, f, ctx), (keys) => groupBy(xs, keys));
+    return andThen(mapList(xs, f, ctx), (keys) => groupBy(xs, keys));
   });
 
   def("partition", (args, ctx) => {
     const [xs, f] = listAndCallback("partition", args);
-    const yes: Value[] = [];
-    const no: Value[] = [];
-    return andThen(
-      loop(xs.length, (i) =>
-        andThen(ctx.call(f, [xs[i]!]), (k) => {
-          (truthy(k) ? yes : no).push(xs[i]!);
-        }),
-      ),
-      () => HDict.of({ match: yes, no_match: no }),
-    );
+    return andThen(partitionList(xs, f, ctx), ([yes, no]) => HDict.of({ match: yes, no_match: no }));
   });
 
   def("dedup_by", (args, ctx) => {
     const [xs, f] = listAndCallback("dedup_by", args);
-    return andThen(mapAll(xs, f, ctx), (keys) => {
+    return andThen(mapList(xs, f, ctx), (keys) => {
       const seen = new Set<string | Value>();
       const out: Value[] = [];
       for (let i = 0; i < xs.length; i++) {
@@ -70,7 +58,7 @@ export const LISTS_BUILTINS = builtinModule("core/lists", (def) => {
 
   def("flat_map", (args, ctx) => {
     const [xs, f] = listAndCallback("flat_map", args);
-    return andThen(mapAll(xs, f, ctx), flattenOnce);
+    return andThen(mapList(xs, f, ctx), flattenOnce);
   });
 
   def("keys", (args) => {

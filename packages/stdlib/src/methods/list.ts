@@ -9,7 +9,7 @@ import { compare, HDict, isPromise, truthy, type CallContext, type Callback, typ
 import { arg, isCallableValue, smallIntArg, strArg } from "../core/args";
 import { chunk, flattenOnce, groupBy, indexOfEqual, tally, uniqueByKey, windows } from "../core/collections";
 import { iterList } from "../core/iter";
-import { loop, andThen, type Maybe } from "../core/maybe";
+import { andThen, type Maybe } from "../core/maybe";
 import { NumberSum } from "../core/numeric";
 import { joinDisplay } from "../core/strings";
 
@@ -40,6 +40,17 @@ async function mapRest(xs: Value[], cb: Callback, out: Value[], i: number, pendi
     out[i] = isPromise(r) ? await r : r;
   }
   return out;
+}
+
+/** The items whose callback result is truthy, and the others, in order
+ * (the method's pair and the builtin's `{match, no_match}`). */
+export function partitionList(xs: Value[], f: Value, ctx: CallContext): Maybe<[Value[], Value[]]> {
+  return andThen(mapList(xs, f, ctx), (keys) => {
+    const yes: Value[] = [];
+    const no: Value[] = [];
+    for (let i = 0; i < xs.length; i++) (truthy(keys[i]!) ? yes : no).push(xs[i]!);
+    return [yes, no];
+  });
 }
 
 /** Items whose callback result is truthy (`keep`) or falsy (`!keep`). */
@@ -166,19 +177,7 @@ const METHODS: Record<string, ListMethod> = {
   all: (xs, a, ctx) => withCallback(xs, arg(a, 0), true, (f) => andThen(findIndex(xs, f, ctx, false), (i) => i < 0)),
   none: (xs, a, ctx) => withCallback(xs, arg(a, 0), xs.length === 0, (f) => andThen(findIndex(xs, f, ctx), (i) => i < 0)),
   flat_map: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => andThen(mapList(xs, f, ctx), flattenOnce)),
-  partition: (xs, a, ctx) =>
-    withCallback(xs, arg(a, 0), null, (f) => {
-      const yes: Value[] = [];
-      const no: Value[] = [];
-      return andThen(
-        loop(xs.length, (i) =>
-          andThen(ctx.call(f, [xs[i]!]), (k) => {
-            (truthy(k) ? yes : no).push(xs[i]!);
-          }),
-        ),
-        () => [yes, no],
-      );
-    }),
+  partition: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => partitionList(xs, f, ctx)),
   group_by: (xs, a, ctx) => withCallback(xs, arg(a, 0), null, (f) => andThen(mapList(xs, f, ctx), (keys) => groupBy(xs, keys))),
   sort_by: (xs, a, ctx) =>
     withCallback(xs, arg(a, 0), null, (f) =>
