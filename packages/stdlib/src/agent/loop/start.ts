@@ -8,7 +8,7 @@ import { normalizePolicy } from "../permissions/command_policy";
 import { HarnError, HDict, type CallContext, type Runtime, type Value } from "@harn/vm";
 import { parsePermissions } from "../permissions/dynamic";
 import { PermissionGate } from "../permissions/gate";
-import { enterGovernance, governanceOf, intersect, parsePolicy, PolicyParseError, type Governance } from "../permissions/policy";
+import { enterGovernance, governanceOf, intersectFor, parsePolicy, PolicyParseError, type Governance } from "../permissions/policy";
 import { DEFAULT_RETRY_BUDGET_MS, RetryBudget } from "../../llm/retry";
 import { StickyFallback } from "../../llm/fallback";
 import { longRunState, type HandleRecord } from "../../longrun/index";
@@ -159,13 +159,7 @@ function loopGovernance(ctx: CallContext, options: HDict): Governance {
       throw e;
     }
   }
-  let policy;
-  try {
-    policy = intersect(outer.policy, requested);
-  } catch (reason) {
-    if (typeof reason === "string") throw HarnError.runtime(`agent_loop: ${reason}`);
-    throw reason;
-  }
+  const policy = intersectFor("agent_loop", outer.policy, requested);
   const own = parsePermissions(options.get("permissions"), "agent_loop");
   const commands = options.get("command_policy");
   return {

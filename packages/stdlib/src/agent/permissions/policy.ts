@@ -11,7 +11,7 @@
  * concurrent loops never see each other's policies, and a background
  * worker keeps the ceiling captured when it was created.
  */
-import { display, HDict, RuntimeSlot, typeOf, type Runtime, type Value } from "@harn/vm";
+import { display, HarnError, HDict, RuntimeSlot, typeOf, type Runtime, type Value } from "@harn/vm";
 import type { PermissionPolicy } from "./dynamic";
 
 export interface CapabilityPolicy {
@@ -132,6 +132,17 @@ function meetTools(a: string[], b: string[]): string[] {
 /** `p` restricted to `tools` as well (no ceiling error: both are requests). */
 export function narrowTools(p: CapabilityPolicy, tools: string[]): CapabilityPolicy {
   return { ...p, tools: meetTools(p.tools, tools) };
+}
+
+/** `intersect` for builtin `who`: a request beyond the ceiling is a
+ * runtime error `WHO: reason`. */
+export function intersectFor(who: string, ceiling: CapabilityPolicy | null, requested: CapabilityPolicy | null): CapabilityPolicy | null {
+  try {
+    return intersect(ceiling, requested);
+  } catch (reason) {
+    if (typeof reason === "string") throw HarnError.runtime(`${who}: ${reason}`);
+    throw reason;
+  }
 }
 
 /**

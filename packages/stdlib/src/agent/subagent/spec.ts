@@ -6,7 +6,7 @@
 import { display, HarnError, HDict, type CallContext, type Value } from "@harn/vm";
 import { uuidV7 } from "../../core/encoding";
 import { parsePermissions } from "../permissions/dynamic";
-import { governanceOf, intersect, narrowTools, parsePolicy, policyDict, PolicyParseError, toolsPolicy, type CapabilityPolicy } from "../permissions/policy";
+import { governanceOf, intersectFor, narrowTools, parsePolicy, policyDict, PolicyParseError, toolsPolicy, type CapabilityPolicy } from "../permissions/policy";
 import { isRegistry } from "../tools/spec";
 
 /** Everything one run of a sub-agent needs; also what a `sub_agent`
@@ -88,13 +88,7 @@ export function subAgentSpec(ctx: CallContext, taskArg: Value | undefined, optio
   if (fallback !== null && !["allow", "allow_once", "reject"].includes(fallback as string)) {
     throw fail(`sub_agent_run: native_tool_fallback must be one of allow, allow_once, reject; got \`${display(fallback)}\``);
   }
-  let policy: CapabilityPolicy | null;
-  try {
-    policy = intersect(governanceOf(ctx.runtime, ctx.sessionId).policy, requested);
-  } catch (reason) {
-    if (typeof reason === "string") throw fail(`spawn_agent: ${reason}`);
-    throw reason;
-  }
+  const policy = intersectFor("spawn_agent", governanceOf(ctx.runtime, ctx.sessionId).policy, requested);
   const sid = o.get("session_id");
   const sessionId = typeof sid === "string" && sid !== "" ? sid : `sub_agent_session_${uuidV7(ctx.runtime)}`;
   const name = o.get("name");

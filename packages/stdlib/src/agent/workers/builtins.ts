@@ -18,7 +18,7 @@ import { display, HarnError, HDict, isPromise, raceSignal, type CallContext, typ
 import { dataOnly, fromJson, type Json, stringifyJson } from "../../core/json";
 import { backgroundPool } from "../background/pool";
 import { compactMessages, messageList } from "../loop/compaction";
-import { PolicyParseError, parsePolicy, policyDict, toolsPolicy, intersect, governanceOf, type CapabilityPolicy } from "../permissions/policy";
+import { PolicyParseError, parsePolicy, policyDict, toolsPolicy, intersect, intersectFor, governanceOf, type CapabilityPolicy } from "../permissions/policy";
 import { agentSessions } from "../sessions";
 import { runSubAgent } from "../subagent/run";
 import { subAgentSpec, wantsJson, type SubAgentSpec } from "../subagent/spec";
@@ -306,13 +306,7 @@ async function spawnAgent(args: Value[], ctx: CallContext): Promise<Value> {
       throw e;
     }
   }
-  let policy: CapabilityPolicy | null;
-  try {
-    policy = intersect(governanceOf(ctx.runtime, ctx.sessionId).policy, requested);
-  } catch (reason) {
-    if (typeof reason === "string") throw fail(`spawn_agent: ${reason}`);
-    throw reason;
-  }
+  const policy = intersectFor("spawn_agent", governanceOf(ctx.runtime, ctx.sessionId).policy, requested);
   const carry = carryPolicy(carryRaw);
   if (policy !== null) carry.policy = policyDict(policy);
   const mode: WorkerMode = graph !== null ? "workflow" : "stage";
