@@ -139,6 +139,41 @@ println(apply(count, 600))
     expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 4)");
   });
 
+  it("gives way alike at even and odd depths (the body's two copies, D and D2)", async () => {
+    // The recursive body is generated twice, each copy calling the other;
+    // every bail-out must work from either copy.
+    const r = await same(`
+fn grow(n, top) {
+  if n == 0 { return top }
+  return grow(n - 1, top) + 1
+}
+fn tag(n, x) {
+  if n == 0 { return x + 1 }
+  return tag(n - 1, x) + 1
+}
+var i = 0
+var t = 0
+while i < 300 {
+  t = t + grow(i % 3, 1) + tag(i % 4, 0)
+  i = i + 1
+}
+println(t)
+println(grow(40, 9007199254740960))
+println(grow(41, 9007199254740960))
+println(grow(40, 9007199254740970))
+println(grow(41, 9007199254740970))
+println(tag(40, 1.5))
+println(tag(41, 1.5))
+println(grow(510, 0))
+println(grow(511, 0))
+println(tag(41, "s"))
+`);
+    expect(r.out).toBe(
+      `${[...Array(300).keys()].reduce((a, i) => a + (i % 3) + 1 + (i % 4) + 1, 0)}\n9007199254741000\n9007199254741001\n9007199254741010\n9007199254741011\n42.5\n43.5\n510\n`,
+    );
+    expect(r.error).toBe("Runtime error: Stack overflow: too many nested calls (line 4)");
+  });
+
   it("stays interruptible in a long recursion", async () => {
     // Where the cancellation lands depends on timing, so only the error is
     // compared.

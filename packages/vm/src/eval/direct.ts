@@ -207,11 +207,7 @@ class DirectGen {
     for (let i = 0; i < this.maxTemps; i++) temps.push(`t${i}`);
     const name = JSON.stringify(this.selfName ?? "");
     const args = params.map((_, i) => `a${i}`);
-    return [
-      '"use strict";',
-      "const { interp, HClosure, Frame, RET, truthy, BAIL, BAILX, BAIL_OFF, P, framed, demote } = R;",
-      "function bail() { throw BAILX; }",
-      `function D(task, depth${params.map((x) => `, ${x}`).join("")}) {`,
+    const body = [
       locals.length > 0 ? `let ${locals.join(", ")};` : "",
       temps.length > 0 ? `let ${temps.join(", ")};` : "",
       "let r = null;",
@@ -229,6 +225,17 @@ class DirectGen {
       p.returnsLast ? "return r;" : "return null;",
       this.tailJumps ? "}" : "",
       "}",
+    ].join("\n");
+    const fn = (name: string, callee: string): string =>
+      `function ${name}(task, depth${params.map((x) => `, ${x}`).join("")}) {\n${body.split(SELF).join(callee)}`;
+    return [
+      '"use strict";',
+      "const { interp, HClosure, Frame, RET, truthy, BAIL, BAILX, BAIL_OFF, P, framed, demote } = R;",
+      "function bail() { throw BAILX; }",
+      // A recursive body is written twice, D calling D2 and D2 calling D:
+      // TurboFan does not inline a function into itself but does inline
+      // its twin, so half the levels of a recursion make no real call.
+      this.selfName === null ? fn("D", "D") : fn("D", "D2") + "\n" + fn("D2", "D"),
       `function entry(fr, site, fn${args.map((a) => `, ${a}`).join("")}) {`,
       "const task = fr.task; const d = task.depth + 1;",
       `if (d < ${this.maxFrames}) {`,
@@ -441,7 +448,7 @@ class DirectGen {
       case "call": {
         const args = sh.args.map((a) => this.expr(a));
         const t = this.temp();
-        this.out.push(`if (depth + 1 >= ${this.maxFrames}) throw BAIL_OFF;`, `${t} = D(task, depth + 1${args.map((a) => `, ${a}`).join("")});`);
+        this.out.push(`if (depth + 1 >= ${this.maxFrames}) throw BAIL_OFF;`, `${t} = ${SELF}(task, depth + 1${args.map((a) => `, ${a}`).join("")});`);
         return t;
       }
       default:
@@ -449,6 +456,10 @@ class DirectGen {
     }
   }
 }
+
+/** Where the direct code calls itself; source() names the callee (a
+ * control character: no literal's JSON text contains one). */
+const SELF = "\u0001";
 
 /** `truthy(x)` with the bool cases inline. */
 function T(x: string): string {
