@@ -236,7 +236,15 @@ class DirectGen {
       // TurboFan does not inline a function into itself but does inline
       // its twin, so half the levels of a recursion make no real call.
       this.selfName === null ? fn("D", "D") : fn("D", "D2") + "\n" + fn("D2", "D"),
+      // Entries 33 to 64 (framed or not) make the first call of each copy
+      // (D, D2) tick:
+      // V8 then has seen both tick paths run when it optimizes them (a
+      // copy optimized without is deoptimized at its first tick, and
+      // compiled again). Not the first entries: V8 allocates a function's
+      // type feedback only after it ran a while.
+      this.selfName === null ? "" : "let warm = 64;",
       `function entry(fr, site, fn${args.map((a) => `, ${a}`).join("")}) {`,
+      this.selfName === null ? "" : "if (warm > 0 && --warm < 32) interp.ticks = 1022 + (warm & 1);",
       "const task = fr.task; const d = task.depth + 1;",
       `if (d < ${this.maxFrames}) {`,
       // Resolve the recursive name as the callee's first frame would
@@ -264,6 +272,7 @@ class DirectGen {
       // counted already (task.depth is its depth).
       "let calls = 0, bails = 0;",
       "function body(fr) {",
+      this.selfName === null ? "" : "if (warm > 0 && --warm < 32) interp.ticks = 1022 + (warm & 1);",
       this.selfName === null
         ? "{"
         : [

@@ -276,14 +276,18 @@ class Unit {
       // The yield is built by the interpreter: a `new` that never ran before
       // V8 optimized this loop would deoptimize it at the first yield, and
       // every later entry would start over in the interpreter.
-      // Every RUN_LENGTH back-edges (and at each tick) the unit returns to be
-      // called again (`lim`, set on entry). V8 then compiles it as a
-      // function, once, and runs that code from the next call on; a unit
-      // that ran long in unoptimized code was compiled again for on-stack
-      // replacement, whose loop starts from tagged values (boxing the ints
-      // the function's code keeps unboxed). The tick and the return share
-      // one exit: code V8 saw run before it optimized the loop.
-      body.push("if (++interp.ticks >= lim) { if (interp.ticks >= 1024) { const y = interp.tickLoop(fr.task); return y === undefined ? AGAIN : y; } return AGAIN; }");
+      // Every RUN_LENGTH back-edges the unit returns to be called again
+      // (`run`, a local countdown), and ticks RUN_LENGTH at once. V8 then
+      // compiles it as a function, once, and runs that code from the next
+      // call on; a unit that ran long in unoptimized code was compiled
+      // again for on-stack replacement, whose loop starts from tagged
+      // values (boxing the ints the function's code keeps unboxed). The
+      // tick and the return share one exit: code V8 saw run before it
+      // optimized the loop. The run length is not read off the shared
+      // counter: a frameless call in the body resets that counter at each
+      // of its own ticks, and a unit waiting for it to pass a mark ran for
+      // a whole quantum.
+      body.push(`if (--run === 0) { if ((interp.ticks += ${RUN_LENGTH}) >= 1024) { const y = interp.tickLoop(fr.task); return y === undefined ? AGAIN : y; } return AGAIN; }`);
       const steps: Step[] = [];
       this.ntemps = 0;
       this.inCond = true;
@@ -294,7 +298,7 @@ class Unit {
       this.emitStmt(sh.body, null);
       body.push("}");
     });
-    // An early back-edge of the unit's first run (the 256th at most) takes
+    // The first run's last back-edge (the RUN_LENGTH-th) takes
     // the tick path, so V8 has seen it run before it optimizes the loop;
     // otherwise the first preemption yield (or a yield a frameless call
     // left due) deoptimizes the whole loop, and it runs unoptimized until
@@ -308,8 +312,8 @@ class Unit {
       "const s = fr.s;",
       "const task = fr.task;",
       this.tempDecl(),
-      "if (cold) { cold = false; if (interp.ticks < 768) interp.ticks = 768; }",
-      `const lim = interp.ticks < ${1024 - RUN_LENGTH} ? interp.ticks + ${RUN_LENGTH} : 1024;`,
+      `if (cold) { cold = false; if (interp.ticks < ${1024 - RUN_LENGTH}) interp.ticks = ${1024 - RUN_LENGTH}; }`,
+      `let run = ${RUN_LENGTH};`,
       ...(promoted ?? body),
       "}",
     );

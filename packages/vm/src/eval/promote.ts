@@ -50,24 +50,19 @@ export function promoteSlots(lines: string[], ints: number[] = []): string[] | n
   }
   if (slots.size === 0) return null;
   const names = [...slots].sort((a, b) => a - b);
-  // The preemption counter is a local too (nothing else ticks while the
-  // loop runs): a read-modify-write of `interp.ticks` per back-edge was a
-  // tenth of a simple loop's instructions.
-  const store = names.map((n) => `s[${n}] = s${n};`).join(" ") + " interp.ticks = tk;";
+  const store = names.map((n) => `s[${n}] = s${n};`).join(" ");
   // Each exit stores the locals itself: one shared write-back after the
   // loop (a labelled try, passed once early to give its stores type
   // feedback) cost 01, 05 and 07 10-25 ms of CPU in a fresh process.
-  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")}, tk = interp.ticks;`];
+  const out = [`let ${names.map((n) => `s${n} = s[${n}]`).join(", ")};`];
   const guarded = lines.some((l) => l.includes(SPILL)) ? [] : ints.filter((n) => slots.has(n));
   if (guarded.length > 0) out.push(`if (${guarded.map((n) => `typeof s${n} !== "number"`).join(" || ")}) return ONCE;`, guarded.map((n) => `s${n} = +s${n};`).join(" "));
   out.push("try {");
-  const reload = names.map((n) => `s${n} = s[${n}];`).join(" ") + " tk = interp.ticks;";
+  const reload = names.map((n) => `s${n} = s[${n}];`).join(" ");
   for (const l of lines) {
-    const ticked = l.replace(`++interp.ticks >= lim) { if (interp.ticks >= 1024) { const y = ${tick};`, `++tk >= lim) { if (tk >= 1024) { interp.ticks = tk; const y = ${tick}; tk = interp.ticks;`);
-    if (/interp\.ticks/.test(ticked.replace(REGION, "").replace(/interp\.ticks = tk;|tk = interp\.ticks;/g, ""))) return null;
     // Outside framed regions, slots become locals and returns exits; a
     // region is kept as it is, between a spill and a reload.
-    const parts = ticked.split(REGION_SPLIT);
+    const parts = l.split(REGION_SPLIT);
     const rewritten = parts.map((part, i) =>
       i % 2 === 1 ? `${store} ${part.slice(SPILL.length, -RELOAD.length)} ${reload}` : part.replace(/\bs\[(\d+)\]/g, "s$1").replace(/\breturn ([^;]*);/g, `{ ${store} return $1; }`),
     );
