@@ -24,6 +24,7 @@ import type {
 import { forEachTypeName } from "@harn/parser";
 import { patternNames, rootName } from "./ast-util";
 import type { Visitors } from "./types";
+import { clearArray, clearSet } from "./reuse";
 
 export interface BindingFact {
   name: string;
@@ -65,18 +66,18 @@ export class Facts {
 
   /** Empty for the next file (a linter reuses one Facts). */
   clear(): void {
-    this.references.clear();
-    this.assignments.clear();
-    this.bindings.length = 0;
-    this.params.length = 0;
-    this.functions.length = 0;
-    this.knownFunctions.clear();
-    this.callableVariables.clear();
-    this.calls.length = 0;
-    this.typeRefs.clear();
-    this.types.length = 0;
-    this.selectiveImports.length = 0;
-    this.wildcardImports.length = 0;
+    clearSet(this.references);
+    clearSet(this.assignments);
+    clearArray(this.bindings);
+    clearArray(this.params);
+    clearArray(this.functions);
+    clearSet(this.knownFunctions);
+    clearSet(this.callableVariables);
+    clearArray(this.calls);
+    clearSet(this.typeRefs);
+    clearArray(this.types);
+    clearArray(this.selectiveImports);
+    clearArray(this.wildcardImports);
   }
 }
 

@@ -242,6 +242,8 @@ export function lintProgram(program: Program, options: LintOptions = {}): Diagno
 
 /** Stable sort by line, column, then rule id (lint.md §1.4). */
 export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
+  // most files have no findings: no arrays for them
+  if (ds.length < 2) return ds.slice();
   return ds
     .map((d, i) => ({ d, i }))
     .sort(

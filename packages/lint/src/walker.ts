@@ -10,6 +10,7 @@
  */
 import { walkChildren, type ChildVisitor, type Node, type Program } from "@harn/parser";
 import type { AnyNode, BlockInfo, BlockRole, Visitors } from "./types";
+import { clearArray } from "./reuse";
 
 type Handler = (node: never) => void;
 
@@ -56,7 +57,7 @@ export class Dispatch {
   reset(): void {
     const filled = this.filled;
     for (let i = 0; i < filled.length; i++) filled[i]!.n = 0;
-    filled.length = 0;
+    clearArray(filled);
     this.adds = 0;
   }
 
@@ -166,7 +167,7 @@ export class Walker {
 
   /** Forget the last file (a walk a stack overflow ended leaves nodes). */
   reset(): void {
-    this.stack.length = 0;
+    clearArray(this.stack);
     this.statement = null;
   }
 

@@ -33,8 +33,9 @@ import { forEachChild as forEachChildShallow, mentions, patternNames, unwrapAttr
 import type { CallNode, Cfg, CfgElem, CfgOwner, ScopeFrame } from "../cfg/cfg";
 import { solveForward, replay, type ForwardAnalysis } from "../cfg/dataflow";
 import { ADOPTING_BUILTINS, classifyOptions, startingCallee, type Flag } from "../long-running-calls";
-import type { MessageTemplate, Report, Rule, RuleContext, Severity, Visitors } from "../types";
+import type { BlockInfo, MessageTemplate, Report, Rule, RuleContext, Severity, Visitors } from "../types";
 import { handleSummaries, settlesArg, type HandleSummary, type SettlesArg } from "./summaries";
+import { clearArray } from "../reuse";
 
 export const WITHOUT_CLEANUP = "long-running-without-cleanup";
 export const DISCARDED = "long-running-handle-discarded";
@@ -115,12 +116,18 @@ function topLevelFns(ctx: RuleContext): ReadonlySet<string> {
 export function handleVisitors(ctx: RuleContext): Visitors {
   let inp = input(ctx);
   const owners: CfgOwner[] = [];
-  /** Lexical constants: name -> value (null: not known). */
-  const consts: Map<string, Node | null>[] = [];
+  /** The blocks open at this point, and in each the constants bound so
+   * far (name -> value, null: not known; a map only once a block binds
+   * one). Parameters and loop variables are read from the block's owner
+   * when a name is looked up: few files start anything long-running, so
+   * scopes are built for the lookups, not for every block. */
+  const blocks: BlockInfo[] = [];
+  const consts: (Map<string, Node | null> | null)[] = [];
   const lookup = (name: string): Node | null | undefined => {
-    for (let i = consts.length - 1; i >= 0; i--) {
+    for (let i = blocks.length - 1; i >= 0; i--) {
       const m = consts[i]!;
-      if (m.has(name)) return m.get(name);
+      if (m !== null && m.has(name)) return m.get(name);
+      if (bindsName(blocks[i]!, name)) return null;
     }
     return undefined;
   };
@@ -140,8 +147,10 @@ export function handleVisitors(ctx: RuleContext): Visitors {
     inp.owners.add(owner);
   };
   const bind = (pattern: Pattern, value: Node): void => {
-    const m = consts[consts.length - 1];
-    if (!m) return;
+    const top = consts.length - 1;
+    if (top < 0) return;
+    let m = consts[top]!;
+    if (m === null) consts[top] = m = new Map();
     if (pattern.kind === "ident") m.set(pattern.name, value);
     else for (const name of patternNames(pattern)) m.set(name, null);
   };
@@ -149,19 +158,18 @@ export function handleVisitors(ctx: RuleContext): Visitors {
     // made once per run (meta.reusable): a file starts afresh
     Program() {
       inp = input(ctx);
-      owners.length = 0;
-      consts.length = 0;
+      clearArray(owners);
+      clearArray(blocks);
+      clearArray(consts);
     },
     Block(b) {
-      const m = new Map<string, Node | null>();
-      consts.push(m);
+      blocks.push(b);
+      consts.push(null);
       const o = b.owner;
       if (b.role === "program" || b.role === "parallel" || (b.role === "body" && OWNER_KINDS.has(o.kind))) owners.push(o as CfgOwner);
-      if (b.role === "body" && (o.kind === "FnDecl" || o.kind === "ToolDecl" || o.kind === "Closure")) for (const p of o.params) m.set(p.name, null);
-      if (b.role === "body" && o.kind === "Pipeline") for (const p of o.params) m.set(p, null);
-      if (b.role === "loop" && o.kind === "ForIn") for (const n of patternNames(o.pattern)) m.set(n, null);
     },
     "Block:exit"(b) {
+      blocks.pop();
       consts.pop();
       const o = b.owner;
       if (b.role === "program" || b.role === "parallel" || (b.role === "body" && OWNER_KINDS.has(o.kind))) owners.pop();
@@ -175,6 +183,16 @@ export function handleVisitors(ctx: RuleContext): Visitors {
       for (const f of results(ctx)) if (f.rule === WITHOUT_CLEANUP) ctx.report(f.report);
     },
   };
+}
+
+/** Does block `b` bind `name` on entry (a parameter, a loop variable)?
+ * Such names hold no known constant. */
+function bindsName(b: BlockInfo, name: string): boolean {
+  const o = b.owner;
+  if (b.role === "body" && (o.kind === "FnDecl" || o.kind === "ToolDecl" || o.kind === "Closure")) return o.params.some((p) => p.name === name);
+  if (b.role === "body" && o.kind === "Pipeline") return o.params.includes(name);
+  if (b.role === "loop" && o.kind === "ForIn") return patternNames(o.pattern).includes(name);
+  return false;
 }
 
 /** A rule that reports its share of the analysis (the analysis runs with

@@ -1,5 +1,6 @@
 /** `break-outside-loop` (lint.md §3.2): the only error-severity rule. */
 import type { Rule } from "../types";
+import { clearArray } from "../reuse";
 
 export const breakOutsideLoop: Rule = {
   id: "break-outside-loop",
@@ -32,7 +33,7 @@ export const breakOutsideLoop: Rule = {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
         depth = 0;
-        saved.length = 0;
+        clearArray(saved);
       },
       FnDecl: enterFn,
       "FnDecl:exit": exitFn,

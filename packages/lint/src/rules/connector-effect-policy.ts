@@ -1,6 +1,7 @@
 /** `connector-effect-policy` (lint.md §3.38). */
 import type { FnDecl } from "@harn/parser";
 import type { Rule } from "../types";
+import { clearArray } from "../reuse";
 
 const EXPORTS = new Set(["normalize_inbound", "poll_tick", "call", "activate"]);
 
@@ -110,7 +111,7 @@ export const connectorEffectPolicy: Rule = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        exports.length = 0;
+        clearArray(exports);
       },
       FnDecl(n: FnDecl) {
         if (EXPORTS.has(n.name)) exports.push(n.name);

@@ -5,6 +5,7 @@
  */
 import type { AttributedDecl, FnDecl, Node, ToolDecl } from "@harn/parser";
 import type { Rule } from "../types";
+import { clearArray } from "../reuse";
 
 function allowsComplexity(a: AttributedDecl): boolean {
   return a.attributes.some(
@@ -52,9 +53,9 @@ export const cyclomaticComplexity: Rule<{ threshold: number }> = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        scores.length = 0;
+        clearArray(scores);
         allowed = 0;
-        allowStack.length = 0;
+        clearArray(allowStack);
       },
       AttributedDecl(n) {
         const a = allowsComplexity(n);

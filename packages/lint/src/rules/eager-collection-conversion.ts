@@ -6,6 +6,7 @@
 import type { Node, TypeExpr } from "@harn/parser";
 import { insertAfter } from "../fix-edits";
 import type { Rule, RuleContext } from "../types";
+import { clearArray } from "../reuse";
 
 const ITERATOR_METHODS = new Set([
   "iter",
@@ -81,7 +82,7 @@ export const eagerCollectionConversion: Rule = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        returnTypes.length = 0;
+        clearArray(returnTypes);
       },
       FnDecl: push,
       "FnDecl:exit": pop,

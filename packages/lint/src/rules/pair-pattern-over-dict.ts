@@ -13,6 +13,7 @@
  */
 import type { ForIn, LetBinding, Node, TypeExpr } from "@harn/parser";
 import type { Rule } from "../types";
+import { clearArray } from "../reuse";
 
 const isDictType = (t: TypeExpr | null): boolean =>
   t !== null && (t.kind === "Dict" || t.kind === "Shape" || (t.kind === "Named" && t.name === "dict"));
@@ -49,7 +50,7 @@ export const pairPatternOverDict: Rule = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        byName.length = 0;
+        clearArray(byName);
       },
       ForIn(n) {
         if (n.pattern.kind !== "pair") return;

@@ -10,6 +10,7 @@ import type { CfgOwner } from "../cfg/cfg";
 import { replay, solveForward, type ForwardAnalysis } from "../cfg/dataflow";
 import { literalString } from "../long-running-calls";
 import type { Rule } from "../types";
+import { clearArray } from "../reuse";
 
 const SCAN_TOOLS = new Set(["harn.secret_scan", "harn::secret_scan"]);
 const PR_TOOLS = new Set(["git::push_pr", "git.push_pr", "create_pr"]);
@@ -62,7 +63,7 @@ export const prOpenWithoutSecretScan: Rule = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        owners.length = 0;
+        clearArray(owners);
         marked.clear();
       },
       Pipeline: enter,

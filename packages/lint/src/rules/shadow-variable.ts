@@ -5,6 +5,7 @@
 import type { Node, Span } from "@harn/parser";
 import { patternNames } from "../ast-util";
 import type { BlockRole, Rule } from "../types";
+import { clearArray } from "../reuse";
 
 /** Block roles that open a scope (lint.md §1.7). */
 const SCOPED: ReadonlySet<BlockRole> = new Set<BlockRole>([
@@ -78,9 +79,9 @@ export const shadowVariable: Rule = {
     return {
       // made once per run (meta.reusable): a file starts afresh
       Program() {
-        scopes.length = 0;
+        clearArray(scopes);
         scopes.push(new Set());
-        pushed.length = 0;
+        clearArray(pushed);
       },
       Block(b) {
         const opens = SCOPED.has(b.role) || (b.role === "body" && SCOPED_BODIES.has(b.owner.kind));
