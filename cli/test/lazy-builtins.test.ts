@@ -50,14 +50,15 @@ describe("lazily loaded builtins", () => {
 
 type Metafile = { outputs: Record<string, { inputs: Record<string, unknown> }> };
 
-/** The chunks a `harn run` of an empty script loads (as the chunk loader
- * reports them), each with the sources bundled into it (from the build's
- * metafile) and whether V8 accepted its code cache. */
-function chunksLoadedByRun(): { chunk: string; sources: string[]; cache: string }[] {
+/** The chunks `harn ARGS` loads (as the chunk loader reports them; by
+ * default a `harn run` of an empty script), each with the sources bundled
+ * into it (from the build's metafile) and whether V8 accepted its code
+ * cache. */
+function chunksLoadedByRun(args = ["run", "empty.harn"]): { chunk: string; sources: string[]; cache: string }[] {
   const meta = JSON.parse(readFileSync(join(repoRoot, "cli/dist/meta.json"), "utf8")) as Metafile;
   const sourcesByChunk = new Map(Object.entries(meta.outputs).map(([out, o]) => [basename(out), Object.keys(o.inputs)]));
   file("empty.harn", "");
-  const r = runCli(cli.bin, ["run", "empty.harn"], { cwd: cli.dir, env: harnEnv("inherit", { HARN_CODE_CACHE: "report" }), timeout: 50_000 });
+  const r = runCli(cli.bin, args, { cwd: cli.dir, env: harnEnv("inherit", { HARN_CODE_CACHE: "report" }), timeout: 50_000 });
   expect(r.code, r.stderr).toBe(0);
   const loaded = [...r.stderr.matchAll(/^harn code cache: (\S+) (\w+)$/gm)].map((m) => ({ chunk: m[1]!, cache: m[2]! }));
   expect(loaded.length).toBeGreaterThan(1);
@@ -85,6 +86,19 @@ describe("the start-up bundle", () => {
       "packages/stdlib/src/formats/builtins.ts",
     ]) {
       expect(eager, entry).not.toContain(entry);
+    }
+  });
+});
+
+describe("commands that run no script", () => {
+  // The evaluator and the stdlib are most of the bundle: a static import
+  // of the stdlib's index from any command module (init.ts once imported
+  // makeDirsSync so) loads them for every command, lint included.
+  it.each([["--version"], ["lint", "empty.harn"], ["check", "empty.harn"], ["fmt", "--check", "empty.harn"]])("`harn %s` loads neither the evaluator nor the stdlib", (...args) => {
+    const loaded = chunksLoadedByRun(args).flatMap((c) => c.sources);
+    expect(loaded).toContain("cli/src/main.ts");
+    for (const entry of ["packages/stdlib/src/index.ts", "packages/vm/src/index.ts", "packages/vm/src/eval/interpreter.ts", "cli/src/host.ts"]) {
+      expect(loaded, entry).not.toContain(entry);
     }
   });
 });

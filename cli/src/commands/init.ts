@@ -12,7 +12,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { nextSteps, TEMPLATE_NAMES, TEMPLATES, type TemplateName } from "../templates";
 import type { SetExitCode } from "./index";
-import { makeDirsSync } from "@harn/stdlib";
+import { makeDirsSync } from "@harn/stdlib/make-dirs";
 import { osErrorText } from "@harn/stdlib/oserror";
 
 /** A file system failure (no permission, a read-only or pseudo file system) is one line, not a stack. */

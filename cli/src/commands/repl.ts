@@ -17,7 +17,7 @@ import { loadEngine, type Engine } from "../engine";
 import { isComplete, ReplSession } from "../repl-session";
 import { VERSION } from "../version";
 import type { SetExitCode } from "./index";
-import { makeDirsSync } from "@harn/stdlib";
+import { makeDirsSync } from "@harn/stdlib/make-dirs";
 
 const HISTORY_SIZE = 1000;
 
