@@ -42,14 +42,15 @@ export const blankLineBetweenItems: Rule = {
     return {
       Program(p) {
         const src = ctx.sourceText!;
-        const { kind } = src.lines();
+        // worked out only when a gap between two items is looked at
+        let kind: Uint8Array | null = null;
         for (let i = 0; i + 1 < p.items.length; i++) {
           const a = p.items[i]!;
           const b = p.items[i + 1]!;
           if (!(isItem(a) || isImport(a)) || !(isItem(b) || isImport(b)) || (isImport(a) && isImport(b))) continue;
           // doc comments directly above an item stay glued to it
           let start = b.span.line;
-          while (start - 1 > a.span.endLine && kind[start - 1] === LineKind.Comment) start--;
+          while (start - 1 > a.span.endLine && (kind ??= src.lines().kind)[start - 1] === LineKind.Comment) start--;
           if (start > a.span.endLine + 1) continue;
           const at = src.lineStart(a.span.endLine + 1);
           ctx.report({

@@ -67,6 +67,8 @@ export const legacyDocComment: Rule = {
 
 function check(ctx: RuleContext, line: number): void {
   const src = ctx.sourceText!;
+  // what is collected below starts on the line above, with a `//`
+  if (!src.opensWithLineComment(line - 1)) return;
   const { kind, leadingComment } = src.lines();
   const collected: Comment[] = [];
   let firstLine = line;

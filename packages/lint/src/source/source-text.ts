@@ -79,6 +79,17 @@ export class SourceText {
     return this.text.slice(this.lineStart(line), this.lineEnd(line));
   }
 
+  /** Does 1-based `line`'s first content (past blanks) start with `//`?
+   * A line that `lines()` finds led by a line comment does: asking this
+   * first spares most files working out `lines()` at all. */
+  opensWithLineComment(line: number): boolean {
+    if (line < 1 || line > this.lineCount) return false;
+    const to = this.lineEnd(line);
+    let i = this.lineStart(line);
+    while (i < to && isBlank(this.text, i, i + 1)) i++;
+    return i < to && this.text.startsWith("//", i);
+  }
+
   /** 1-based line holding `offset`. */
   lineOf(offset: number): number {
     const s = this.lineStarts();
