@@ -7,9 +7,11 @@
  *
  * Files are taken in order by whichever thread gets there first: both
  * claim indexes from a shared counter, the helper a batch at a time, this
- * thread one file at a time. So until the helper has started (or when it
- * gets no core on a busy machine) this thread reads for itself, and it
- * only ever waits for a batch the helper is in the middle of reading.
+ * thread one file at a time. So until the helper has started this thread
+ * reads for itself, and it never waits: a file of a batch the helper is
+ * still reading (on two cores the helper shares its core with V8's
+ * compiler threads, and falls behind at times) is read here too, and the
+ * helper's copy dropped when it comes.
  */
 import { readBytes } from "./batch";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
@@ -30,14 +32,10 @@ const AHEAD_KIB = 64 * 1024;
 /** A batch is posted in parts of about this size, so large files do not
  * pile up in one message. */
 const PART_BYTES = 8 << 20;
-/** A wait for a batch the helper is reading that lasts this long (the
- * helper thread died, or the machine is swamped) ends with this thread
- * reading the file itself. */
-const WAIT_MS = 2000;
 
 // shared counters (Int32Array over a SharedArrayBuffer)
 const NEXT = 0; // the first file no thread has claimed
-const POSTED = 1; // batches the helper has posted
+// 1: unused
 const DONE = 2; // files this thread has taken (the helper stays AHEAD of it)
 const STOP = 3; // set when this thread needs no more
 const WAITING = 4; // set by the helper when it waits for this thread to catch up
@@ -64,8 +62,6 @@ function post(start, end, parts, errors, size) {
   }
   offsets[parts.length] = at;
   port.postMessage({ start, end, bytes, offsets, errors }, [bytes]);
-  Atomics.add(st, ${POSTED}, 1);
-  Atomics.notify(st, ${POSTED});
 }
 for (;;) {
   for (;;) {
@@ -123,7 +119,9 @@ export class FileReader {
   private readonly worker: Worker | null;
   /** Results received and not yet taken, by file index. */
   private readonly got: (ReadResult | undefined)[];
-  private posted = 0;
+  /** Every file before this one has been taken: bytes that come for
+   * them later (read here meanwhile) are dropped. */
+  private taken = 0;
 
   /** `ahead`: given each file's bytes when they arrive from the helper,
    * before they are read here (what comes ahead, for the module graph). */
@@ -161,21 +159,18 @@ export class FileReader {
       Atomics.store(st, WAITING, 0);
       Atomics.notify(st, DONE);
     }
-    for (let waited = 0; ; ) {
+    this.taken = i;
+    for (;;) {
       const had = this.got[i];
       if (had !== undefined) {
         this.got[i] = undefined;
         if (Buffer.isBuffer(had)) Atomics.sub(st, HELD, Math.ceil(had.length / 1024));
         return had;
       }
-      // every earlier index is taken, so an unclaimed i is the next one
-      if (Atomics.compareExchange(st, NEXT, i, i + 1) === i) return readBytes(this.files[i]!);
-      if (this.drain()) continue;
-      // the helper is reading the batch that holds i
-      if (waited >= WAIT_MS) return readBytes(this.files[i]!);
-      const t0 = Date.now();
-      Atomics.wait(st, POSTED, this.posted, 20);
-      waited += Date.now() - t0 + 1;
+      // every earlier index is taken, so an unclaimed i is the next one;
+      // one the helper claimed and has not posted is read here all the same
+      Atomics.compareExchange(st, NEXT, i, i + 1);
+      if (!this.drain()) return readBytes(this.files[i]!);
     }
   }
 
@@ -184,15 +179,19 @@ export class FileReader {
     let any = false;
     for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
       const b = m.message as Batch;
-      this.posted++;
       any = true;
       for (let k = b.start; k < b.end; k++) {
         const at = b.offsets[k - b.start]!;
-        const bytes = Buffer.from(b.bytes, at, b.offsets[k - b.start + 1]! - at);
+        const size = b.offsets[k - b.start + 1]! - at;
+        if (k < this.taken) {
+          Atomics.sub(this.st, HELD, Math.ceil(size / 1024));
+          continue;
+        }
+        const bytes = Buffer.from(b.bytes, at, size);
         this.got[k] = bytes;
         this.ahead?.(bytes);
       }
-      for (const [k, code, message] of b.errors) this.got[k] = { code, message };
+      for (const [k, code, message] of b.errors) if (k >= this.taken) this.got[k] = { code, message };
     }
     return any;
   }
