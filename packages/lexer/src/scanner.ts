@@ -253,7 +253,7 @@ class Scanner {
         continue;
       }
       if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
-        if (c === 114 /* r */ && src.charCodeAt(i + 1) === 34 /* " */) {
+        if (c === 114 /* r */ && i + 1 < len && src.charCodeAt(i + 1) === 34 /* " */) {
           const m = matchRawString(src, i)!;
           const r = this.fromPayload(m[0], m.payload, i);
           if (r !== null) return r;
@@ -262,7 +262,7 @@ class Scanner {
         }
         let j = i + 1;
         while (j < len && isAsciiIdentRest(src.charCodeAt(j))) j++;
-        if (src.charCodeAt(j) >= 128) j = i + matchIdentifier(src, i)![0].length;
+        if (j < len && src.charCodeAt(j) >= 128) j = i + matchIdentifier(src, i)![0].length;
         const keyword = keywordAt(src, i, j);
         if (keyword !== null) this.push(keyword, keyword, null, i, j);
         else {
@@ -278,14 +278,14 @@ class Scanner {
         i += m[0].length;
         continue;
       }
-      const two = twoChar(c, src.charCodeAt(i + 1));
+      const two = i + 1 < len ? twoChar(c, src.charCodeAt(i + 1)) : null;
       if (two !== null) {
         this.push(two, two, null, i, i + 2);
         i += 2;
         continue;
       }
       if (c === 47 /* / */) {
-        const d = src.charCodeAt(i + 1);
+        const d = i + 1 < len ? src.charCodeAt(i + 1) : 0;
         if (d === 47) {
           let j = src.indexOf("\n", i);
           if (j === -1) j = len;
@@ -318,7 +318,7 @@ class Scanner {
         i += m[0].length;
         continue;
       }
-      if (c === 92 /* \ */ && src.charCodeAt(i + 1) === 10) {
+      if (c === 92 /* \ */ && i + 1 < len && src.charCodeAt(i + 1) === 10) {
         // line continuation: no token, but the line counter advances
         i += 2;
         this.line++;

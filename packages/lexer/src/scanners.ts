@@ -103,26 +103,29 @@ const ALNUM = /[\p{Alphabetic}\p{N}]/u;
 
 /** Rust's `char::is_alphanumeric` for the code point at `i` (false at end). */
 function isAlphanumericAt(text: string, i: number): boolean {
+  if (i >= text.length) return false;
   const c = text.charCodeAt(i);
-  if (Number.isNaN(c)) return false;
   if (c < 128) return isAsciiDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
   return ALNUM.test(String.fromCodePoint(text.codePointAt(i)!));
 }
 
 export function matchNumber(text: string, offset: number): Match | null {
+  // reads stop at the end of the text: a read past it (a number that ends
+  // an interpolation, `${n + 1}`) would send V8's optimised code back
+  const len = text.length;
   let i = offset;
-  while (isAsciiDigit(text.charCodeAt(i))) i++;
+  while (i < len && isAsciiDigit(text.charCodeAt(i))) i++;
   if (i === offset) return null;
   // A `.` belongs to the number only when a digit follows it directly.
-  if (text.charCodeAt(i) === 46 && isAsciiDigit(text.charCodeAt(i + 1))) {
+  if (i + 1 < len && text.charCodeAt(i) === 46 && isAsciiDigit(text.charCodeAt(i + 1))) {
     i += 2;
-    while (isAsciiDigit(text.charCodeAt(i))) i++;
+    while (i < len && isAsciiDigit(text.charCodeAt(i))) i++;
     const image = text.slice(offset, i);
     return match(image, { kind: "float", value: Number(image) });
   }
   const digits = text.slice(offset, i);
-  const c = text.charCodeAt(i);
-  if (c === 109 /* m */ && text.charCodeAt(i + 1) === 115 /* s */) {
+  const c = i < len ? text.charCodeAt(i) : 0;
+  if (c === 109 /* m */ && i + 1 < len && text.charCodeAt(i + 1) === 115 /* s */) {
     // `ms` always wins, whatever follows (`5msx` is 5ms then `x`).
     return match(text.slice(offset, i + 2), { kind: "duration", ms: BigInt(digits) });
   }
