@@ -298,26 +298,21 @@ class Unit {
       this.emitStmt(sh.body, null);
       body.push("}");
     });
-    // The last back-edge (the RUN_LENGTH-th) of each of the unit's first
-    // 16 runs takes the tick path, so V8 has seen that path run, and the
-    // interpreter's early yield (its 16th tickLoop) has happened, before
-    // V8 optimizes the loop; otherwise the first preemption yield (or a
-    // yield a frameless call left due) deoptimizes the whole loop, and it
-    // runs unoptimized until compiled again. One such run was not enough
-    // when the body calls a frameless recursion: that resets the counter
-    // at its own ticks, the loop's later runs rarely reached 1024, and
-    // the early yield came after V8 compiled the loop (11_recursion_args
-    // compiled it twice). Not the first back-edge: V8 allocates a
-    // function's type feedback only after some bytecode has run, and what
-    // ran before that left none.
+    // The first run's last back-edge (the RUN_LENGTH-th) takes
+    // the tick path, so V8 has seen it run before it optimizes the loop;
+    // otherwise the first preemption yield (or a yield a frameless call
+    // left due) deoptimizes the whole loop, and it runs unoptimized until
+    // compiled again. Not the first back-edge: V8 allocates a function's
+    // type feedback only after some bytecode has run, and what ran before
+    // that left none.
     const promoted = promoteSlots(body, intSlots(this.stores));
     this.out.push(
-      "let cold = 16;",
+      "let cold = true;",
       "function main(fr) {",
       "const s = fr.s;",
       "const task = fr.task;",
       this.tempDecl(),
-      `if (cold > 0) { cold--; if (interp.ticks < ${1024 - RUN_LENGTH}) interp.ticks = ${1024 - RUN_LENGTH}; }`,
+      `if (cold) { cold = false; if (interp.ticks < ${1024 - RUN_LENGTH}) interp.ticks = ${1024 - RUN_LENGTH}; }`,
       `let run = ${RUN_LENGTH};`,
       ...(promoted ?? body),
       "}",
