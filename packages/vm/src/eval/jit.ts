@@ -276,17 +276,13 @@ class Unit {
       // The yield is built by the interpreter: a `new` that never ran before
       // V8 optimized this loop would deoptimize it at the first yield, and
       // every later entry would start over in the interpreter.
-      // Every RUN_LENGTH back-edges the unit returns to be called again
-      // (`run`, a local countdown), and ticks RUN_LENGTH at once. V8 then
-      // compiles it as a function, once, and runs that code from the next
-      // call on; a unit that ran long in unoptimized code was compiled
-      // again for on-stack replacement, whose loop starts from tagged
-      // values (boxing the ints the function's code keeps unboxed). The
-      // tick and the return share one exit: code V8 saw run before it
-      // optimized the loop. The run length is not read off the shared
-      // counter: a frameless call in the body resets that counter at each
-      // of its own ticks, and a unit waiting for it to pass a mark ran for
-      // a whole quantum.
+      // Every RUN_LENGTH back-edges (`run`, a local countdown: a frameless
+      // call in the body resets the shared counter at its own ticks) the
+      // unit ticks RUN_LENGTH at once and returns to be called again. V8
+      // then compiles it once as a function; a unit that ran long in
+      // unoptimized code was compiled again for on-stack replacement,
+      // whose loop starts from tagged values (boxing the ints). The tick
+      // and the return share one exit, which V8 saw run before optimizing.
       body.push(`if (--run === 0) { if ((interp.ticks += ${RUN_LENGTH}) >= 1024) { const y = interp.tickLoop(fr.task); return y === undefined ? AGAIN : y; } return AGAIN; }`);
       const steps: Step[] = [];
       this.ntemps = 0;
