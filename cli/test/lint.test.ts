@@ -145,10 +145,12 @@ describe("targets", () => {
     file("deep/chain.harn", `pipeline main() {\n  let x = ${Array.from({ length: 10_000 }, () => "1").join(" + ")}\n  log(x)\n}\n`);
     const arms = Array.from({ length: 1999 }, (_, i) => ` else if v == ${i + 1} { log(${i}) }`).join("");
     file("deep/elif.harn", `pipeline main() {\n  let v = 3\n  if v == 0 { log(0) }${arms} else { log(-1) }\n}\n`);
+    // in a function, whose handle summary the module graph works out too
+    file("deep/fn_chain.harn", `/** The sum. */\npub fn total() {\n  return ${Array.from({ length: 10_000 }, () => "1").join(" + ")}\n}\n`);
     file("deep/parens.harn", `pipeline main() {\n  log(${"(".repeat(5000)}1${")".repeat(5000)})\n}\n`);
     const r = harn(["lint", "deep"]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe("deep/chain.harn: no issues found\ndeep/elif.harn: no issues found\n");
+    expect(r.stdout).toBe("deep/chain.harn: no issues found\ndeep/elif.harn: no issues found\ndeep/fn_chain.harn: no issues found\n");
     expect(r.stderr).toMatch(/^error: nesting too deep\n  --> deep\/parens\.harn:2:\d+\n/);
   });
 

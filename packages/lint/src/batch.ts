@@ -185,7 +185,10 @@ export class RunContext {
       outcome.diagnostics = parsed.errors.map(syntaxDiagnostic);
       return { outcome, parsed: null };
     }
-    this.graph.addFile(job.file, parsed.program, outcome.source);
+    // The graph's summaries walk the tree recursively too: a tree too deep
+    // for this thread goes into the graph of the deep-stack thread that
+    // lints it (its imported names come back with that thread's reply).
+    if (parsed.depth <= this.maxDepth) this.graph.addFile(job.file, parsed.program, outcome.source);
     return { outcome, parsed };
   }
 

@@ -289,6 +289,9 @@ export class ProjectGraph {
     this.exports.set(path, null); // cycles end here
     let program: Program | null = null;
     try {
+      // Not parseForLint: MAX_NESTING keeps a module read here within what
+      // this thread's recursive walks (summaries, facts) can take; a
+      // longer chain is an unknown module, as one that does not parse.
       const r = parse(this.readFile(path), { file: path });
       if (r.errors.length === 0) program = r.program;
     } catch {
