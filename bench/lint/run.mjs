@@ -46,20 +46,25 @@ import { unit } from "./units.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
-const { values } = parseArgs({
-  options: {
-    runs: { type: "string", default: "5" },
-    files: { type: "string" },
-    shape: { type: "string", default: "large" },
-    eslint: { type: "string" },
-    lines: { type: "string", default: "100000" },
-    /** Only generate the project into this directory (for profiling). */
-    out: { type: "string" },
-    /** --shape small: another build's `harn` (e.g. a copy of an older
-     * cli/bin + cli/dist) timed in turn with this one. */
-    baseline: { type: "string" },
-  },
-});
+const OPTIONS = {
+  runs: { type: "string", default: "5" },
+  files: { type: "string" },
+  shape: { type: "string", default: "large" },
+  eslint: { type: "string" },
+  lines: { type: "string", default: "100000" },
+  /** Only generate the project into this directory (for profiling). */
+  out: { type: "string" },
+  /** --shape small: another build's `harn` (e.g. a copy of an older
+   * cli/bin + cli/dist) timed in turn with this one. */
+  baseline: { type: "string" },
+};
+let values;
+try {
+  ({ values } = parseArgs({ options: OPTIONS }));
+} catch (e) {
+  console.error(`bench/lint: ${e.message}\nusage: node bench/lint/run.mjs [--shape large|small] [--runs N] [--files N] [--lines N] [--out DIR] [--eslint DIR] [--baseline HARN]`);
+  process.exit(2);
+}
 const runs = Math.max(1, Number(values.runs));
 const small = values.shape === "small";
 if (!small && values.shape !== "large") {
