@@ -38,7 +38,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runSmall } from "./small.mjs";
@@ -95,7 +95,7 @@ function generate(dir) {
 }
 
 if (small) {
-  await runSmall({ harnBin, files: fileCount, runs, eslint: values.eslint ?? null, out: values.out ?? null, baseline: values.baseline ?? null });
+  await runSmall({ harnBin, files: fileCount, runs, eslint: values.eslint ?? null, out: values.out ?? null, baseline: values.baseline ? resolve(values.baseline) : null });
   process.exit(0);
 }
 
