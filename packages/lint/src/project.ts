@@ -125,6 +125,12 @@ export class ProjectGraph {
    * since files are added one at a time, never while another loads; only
    * the file itself was not, and `summariesOf` does not see it either. */
   private readonly deferred = new Map<string, string>();
+  /** Linted files without imports that no import path seen so far can
+   * name (most of a large run): their text, and nothing else yet. What
+   * the graph knows of such a file (exports, facts, summaries) depends on
+   * its text alone, so it is worked out the same on first use (`load`)
+   * as when the file was added. */
+  private readonly unread = new Map<string, string>();
   /** With `importsAhead`: the stems (`stem`) of every import path seen so
    * far, in files parsed or noted ahead; null once one could not be told. */
   private importedStems: Set<string> | null = new Set();
@@ -154,17 +160,23 @@ export class ProjectGraph {
    * what it imports. */
   addFile(file: string, program: Program, source?: string): void {
     const key = absolute(file);
-    if (this.exports.get(key)) return;
-    this.exports.set(key, moduleExports(program));
-    this.scanImports(key, program);
-    this.facts.set(key, this.factsOf(key, program));
+    if (this.exports.get(key) || this.unread.has(key)) return;
     // another linted file may import this one. Most files of a large run
     // are imported by none, and summaries were an eighth of linting 9,000
     // small ones: when no import path seen so far, up to a thousand files
     // ahead, can name this file, it is summarised only if one later does
-    // (parsed again then).
+    // (parsed again then), and without imports of its own nothing else
+    // about it is worked out either.
     const stems = this.importedStems;
-    if (this.options.importsAhead && source !== undefined && stems !== null && !stems.has(stem(key) ?? "")) {
+    const later = this.options.importsAhead === true && source !== undefined && stems !== null && !stems.has(stem(key) ?? "");
+    if (later && !hasImports(program)) {
+      this.unread.set(key, source);
+      return;
+    }
+    this.exports.set(key, moduleExports(program));
+    this.scanImports(key, program);
+    this.facts.set(key, this.factsOf(key, program));
+    if (later) {
       this.deferred.set(key, source);
       return;
     }
@@ -287,16 +299,10 @@ export class ProjectGraph {
     const known = this.exports.get(path);
     if (known !== undefined) return known;
     this.exports.set(path, null); // cycles end here
-    let program: Program | null = null;
-    try {
-      // Not parseForLint: MAX_NESTING keeps a module read here within what
-      // this thread's recursive walks (summaries, facts) can take; a
-      // longer chain is an unknown module, as one that does not parse.
-      const r = parse(this.readFile(path), { file: path });
-      if (r.errors.length === 0) program = r.program;
-    } catch {
-      program = null;
-    }
+    const text = this.unread.get(path);
+    if (text !== undefined) this.unread.delete(path);
+    // a linted file parsed, within this thread's depth (addFile)
+    const program = text !== undefined ? parseForLint(text, path).program : this.readModule(path);
     const names = program ? moduleExports(program) : null;
     this.exports.set(path, names);
     if (program) {
@@ -305,6 +311,20 @@ export class ProjectGraph {
       this.summaries.set(path, handleSummaries(program, this.importedHandles(path, program)));
     }
     return names;
+  }
+
+  /** A module no file of the run lints, read from disk; null when it
+   * cannot be read or does not parse. */
+  private readModule(path: string): Program | null {
+    try {
+      // Not parseForLint: MAX_NESTING keeps a module read here within what
+      // this thread's recursive walks (summaries, facts) can take; a
+      // longer chain is an unknown module, as one that does not parse.
+      const r = parse(this.readFile(path), { file: path });
+      return r.errors.length === 0 ? r.program : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Handle summaries of the functions `file` imports, by the names it
