@@ -8,6 +8,7 @@ export type {
   FixEdit,
   MessageTemplate,
   RuleMeta,
+  RuleTriggers,
   RuleSetting,
   ProjectFacts,
   Diagnostic,

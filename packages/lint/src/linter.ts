@@ -13,6 +13,7 @@ import { renderMessage } from "./messages";
 import { applySuppressions } from "./suppressions";
 import type { AnyNode, Diagnostic, LintOptions, ProjectFacts, Report, Rule, RuleContext, RuleSetting, Severity, Visitors } from "./types";
 import { Dispatch, Walker } from "./walker";
+import { Gates } from "./gates";
 
 const RULE_IDS: ReadonlySet<string> = new Set(RULES_BY_ID.keys());
 const NO_SETTING: RuleSetting = {};
@@ -160,13 +161,18 @@ export class Linter {
 
     const plan = this.planFor(options.rules);
     const hasSource = source !== null;
+    const { gates } = plan;
+    // the gated rules that may report here (gates.ts)
+    const open = gates === null ? 0 : gates.open(options.tokens ?? src?.tokens() ?? null, project);
     // the fact collector and the reusable rules first, in catalogue order,
     // then the rules made for this file (findings are sorted afterwards)
-    const reused = (plan.reused[hasSource ? 1 : 0] ??= this.reusedOf(plan, hasSource, f));
+    const byOpen = plan.reused[hasSource ? 1 : 0];
+    let reused = byOpen.get(open);
+    if (reused === undefined) byOpen.set(open, (reused = this.reusedOf(plan, hasSource, open, f)));
     for (const c of reused.contexts) c.bind(f);
     dispatch.begin(reused.visitors);
     for (const p of plan.perFile) {
-      if (p.rule.meta.needsSource && !hasSource) continue;
+      if ((p.rule.meta.needsSource && !hasSource) || (gates !== null && !gates.runs(p.rule, open))) continue;
       dispatch.add(p.rule.create(new Context(f, p.rule, p.options, p.configured)));
     }
 
@@ -179,11 +185,11 @@ export class Linter {
     return sortDiagnostics(out);
   }
 
-  private reusedOf(plan: Plan, hasSource: boolean, f: FileState): Reused {
+  private reusedOf(plan: Plan, hasSource: boolean, open: number, f: FileState): Reused {
     const contexts: Context[] = [];
     const visitors: Visitors[] = [this.collector.visitors];
     for (const p of plan.reusable) {
-      if (p.rule.meta.needsSource && !hasSource) continue;
+      if ((p.rule.meta.needsSource && !hasSource) || (plan.gates !== null && !plan.gates.runs(p.rule, open))) continue;
       const ctx = new Context(f, p.rule, p.options, p.configured);
       contexts.push(ctx);
       visitors.push(p.rule.create(ctx));
@@ -202,7 +208,8 @@ interface PlanEntry {
 }
 
 /** The reusable rules' contexts and the visitors the walk starts with
- * (the fact collector's and theirs), made on a configuration's first file. */
+ * (the fact collector's and theirs), made on a configuration's first file
+ * with the same gated rules open. */
 interface Reused {
   contexts: Context[];
   visitors: Visitors[];
@@ -215,9 +222,11 @@ interface Plan {
   perFile: PlanEntry[];
   /** Rules whose findings are kept (for suppressions: what ran). */
   active: Set<string>;
+  /** Which gated rules may report in a file; null when none runs. */
+  gates: Gates | null;
   /** By whether the file has source text (without, needsSource rules do
-   * not run). */
-  reused: [Reused | undefined, Reused | undefined];
+   * not run), then by the gated rules open. */
+  reused: [Map<number, Reused>, Map<number, Reused>];
 }
 
 function planOf(settings: Map<string, RuleSetting>): Plan {
@@ -233,7 +242,8 @@ function planOf(settings: Map<string, RuleSetting>): Plan {
     const options = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
     (meta.reusable ? reusable : perFile).push({ rule, options, configured });
   }
-  return { reusable, perFile, active, reused: [undefined, undefined] };
+  const gates = new Gates([...reusable, ...perFile].map((p) => p.rule));
+  return { reusable, perFile, active, gates: gates.all === 0 ? null : gates, reused: [new Map(), new Map()] };
 }
 
 export function lintProgram(program: Program, options: LintOptions = {}): Diagnostic[] {

@@ -4,6 +4,7 @@
  */
 import type { DictLiteral, FunctionCall, Node } from "@harn/parser";
 import { isStringLiteralNode } from "./ast-util";
+import type { RuleTriggers } from "./types";
 
 /** Builtins that run in the background when asked to (`find_text` is our
  * extension, agents.md §1.6). */
@@ -76,6 +77,12 @@ function isHostCancel(n: FunctionCall): boolean {
   const tool = literalString(n.args[0]);
   return tool !== null && CANCEL_HOST_TOOLS.has(tool);
 }
+
+/** What a file must mention for a handle rule to find anything there
+ * (gates.ts): a site is a call of a starting builtin, of `host_tool_call`
+ * or through `tools`, or of a function that returns a handle, which in
+ * turn makes such a call or calls an imported function that returns one. */
+export const HANDLE_TRIGGERS: RuleTriggers = { words: [...LONG_RUNNING_BUILTINS, "host_tool_call", "tools"], importedHandles: true };
 
 /** Builtins that settle a handle passed to them: cancel it or wait for it. */
 export const SETTLING_BUILTINS: ReadonlySet<string> = new Set(["cancel_handle", "hostlib_tools_cancel_handle", "handle_wait"]);

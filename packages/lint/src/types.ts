@@ -85,11 +85,23 @@ export interface RuleMeta<O extends object = object> {
    * and configuration and reuses the visitors for every file (set-up was
    * most of linting a small file). */
   reusable?: boolean;
+  /** Names without which the rule cannot report in a file (the builtins
+   * it looks for): a file where none occurs as an identifier or keyword
+   * (or as a word inside `${…}`) is not shown to the rule at all
+   * (gates.ts). */
+  triggers?: RuleTriggers;
   /** Every message the rule reports, by id. */
   messages: Readonly<Record<string, MessageTemplate>>;
   /** The rule's options with their defaults (`[lint.options.ID]` in
    * harn.toml). */
   defaultOptions?: O;
+}
+
+export interface RuleTriggers {
+  words: readonly string[];
+  /** Also run the rule when a function the file imports returns a handle
+   * (`ProjectFacts.importedHandles`). */
+  importedHandles?: boolean;
 }
 
 export interface Rule<O extends object = object> {

@@ -61,9 +61,11 @@ export class Dispatch {
     this.adds = 0;
   }
 
-  /** The visitors every file of a run starts with, and how full each
-   * slot was after them: given the same array again, `begin` restores
-   * that state instead of adding them one by one. */
+  /** The visitors the last file started with, and how full each slot was
+   * after them: given the same array again, `begin` restores that state
+   * instead of adding them one by one. (One only: the slots' handler
+   * arrays hold one set at a time. A file that runs other rules, gates.ts,
+   * adds them afresh.) */
   private prefix: { visitors: readonly Visitors[]; slots: Slot[]; counts: number[] } | null = null;
 
   /** Start a file: empty every slot, then add `visitors` (the same array

@@ -32,7 +32,7 @@ import type { ForIn, FunctionCall, Node, Pattern } from "@harn/parser";
 import { forEachChild as forEachChildShallow, mentions, patternNames, unwrapAttributes } from "../ast-util";
 import type { CallNode, Cfg, CfgElem, CfgOwner, ScopeFrame } from "../cfg/cfg";
 import { solveForward, replay, type ForwardAnalysis } from "../cfg/dataflow";
-import { ADOPTING_BUILTINS, classifyOptions, startingCallee, type Flag } from "../long-running-calls";
+import { ADOPTING_BUILTINS, classifyOptions, HANDLE_TRIGGERS, startingCallee, type Flag } from "../long-running-calls";
 import type { BlockInfo, MessageTemplate, Report, Rule, RuleContext, Severity, Visitors } from "../types";
 import { handleSummaries, settlesArg, type HandleSummary, type SettlesArg } from "./summaries";
 import { clearArray } from "../reuse";
@@ -200,7 +200,7 @@ function bindsName(b: BlockInfo, name: string): boolean {
 function reportingRule(id: string, description: string, messages: Readonly<Record<string, MessageTemplate>>): Rule {
   return {
     id,
-    meta: { severity: "warning", description, fixable: false, messages, reusable: true },
+    meta: { severity: "warning", description, fixable: false, messages, reusable: true, triggers: HANDLE_TRIGGERS },
     create(ctx) {
       return {
         finalize() {

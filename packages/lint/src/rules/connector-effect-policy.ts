@@ -98,6 +98,8 @@ export const connectorEffectPolicy: Rule = {
     severity: "warning",
     description: "A connector export calls a builtin that its effect class does not allow",
     fixable: false,
+    // only inside a connector export
+    triggers: { words: [...EXPORTS] },
     messages: {
       disallowed: {
         message: "connector export `{export}` calls disallowed builtin `{builtin}`: {reason}",

@@ -64,6 +64,7 @@ export const eagerCollectionConversion: Rule = {
     severity: "warning",
     description: "An iterator chain assigned or returned where a list/set/dict is declared",
     fixable: true,
+    triggers: { words: [...ITERATOR_METHODS] },
     messages: {
       iterator: {
         message: "expression is an iterator; expected {coll}. Add .{sink}() to materialize.",

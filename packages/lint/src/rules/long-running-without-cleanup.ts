@@ -7,6 +7,7 @@
  * `--checked-handles` and `checked_handles` are accepted and change nothing.)
  */
 import { handleVisitors, LEAK_MESSAGES, WITHOUT_CLEANUP } from "../handles/checked-handles";
+import { HANDLE_TRIGGERS } from "../long-running-calls";
 import type { Rule } from "../types";
 
 export const longRunningWithoutCleanup: Rule = {
@@ -15,6 +16,7 @@ export const longRunningWithoutCleanup: Rule = {
     severity: "warning",
     description: "Long-running work whose handle some path leaves running (no cancel, wait or hand-over before the body exits)",
     fixable: false,
+    triggers: HANDLE_TRIGGERS,
     messages: LEAK_MESSAGES,
     reusable: true,
   },

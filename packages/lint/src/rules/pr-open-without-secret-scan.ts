@@ -44,6 +44,8 @@ export const prOpenWithoutSecretScan: Rule = {
     severity: "warning",
     description: "A PR-open tool call not preceded by `secret_scan(..)` on every path",
     fixable: false,
+    // the PR-open calls (isPrOpen)
+    triggers: { words: ["mcp_call", "host_tool_call"] },
     messages: {
       unscanned: {
         message: "PR-open flow calls `git::push_pr` without a preceding `secret_scan(...)` in the same handler",

@@ -8,6 +8,7 @@ export const promptInjectionRisk: Rule = {
     severity: "warning",
     description: "Interpolated system prompt (2nd argument) of `llm_call`",
     fixable: false,
+    triggers: { words: ["llm_call"] },
     messages: {
       interpolated: {
         message: "interpolated data in the `llm_call` system prompt can smuggle untrusted instructions",

@@ -9,6 +9,7 @@ export const redundantClone: Rule = {
     severity: "warning",
     description: "`f(v.clone())`: a clone passed straight to a call",
     fixable: true,
+    triggers: { words: ["clone"] },
     messages: {
       dropped: { message: "cloned value is immediately dropped", help: "drop the original value directly" },
       passed: {

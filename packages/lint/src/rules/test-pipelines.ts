@@ -36,6 +36,7 @@ export const assertOutsideTest: Rule = {
     severity: "warning",
     description: "`assert`/`assert_eq`/`assert_ne` outside a test pipeline",
     fixable: false,
+    triggers: { words: [...ASSERTS] },
     messages: {
       assert: {
         message: "`{name}` is intended for test pipelines, not production control flow",
@@ -64,6 +65,7 @@ export const requireInTest: Rule = {
     severity: "warning",
     description: "A `require` statement inside a test pipeline",
     fixable: false,
+    triggers: { words: ["require"] },
     messages: {
       require: {
         message: "`require` in a test pipeline should usually be an assertion",

@@ -32,6 +32,7 @@ export const unhandledApprovalResult: Rule = {
     reusable: true,
     severity: "warning",
     description: "`request_approval(..)` used as a statement whose result is discarded",
+    triggers: { words: ["request_approval"] },
     fixable: false,
     messages: {
       discarded: {

@@ -25,6 +25,7 @@ export const unnecessaryCast: Rule = {
     severity: "warning",
     description: "`to_string(\"lit\")`, `to_int(3)`, `to_string(to_string(x))`, ...",
     fixable: true,
+    triggers: { words: [...TARGETS.keys()] },
     messages: {
       noop: {
         message: "`{name}` is a no-op here \u2014 its argument is already {article} {target}",
