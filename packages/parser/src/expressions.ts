@@ -83,125 +83,89 @@ function parseTernary(p: ParserState): Node {
   return { kind: "Ternary", condition, thenExpr, elseExpr, span: p.spanFrom(start) };
 }
 
+/**
+ * Levels 4-11 of the precedence table (§5.1), the one operator table of the
+ * language: the level of each binary operator token, doubled, plus one if
+ * the operator may begin a continuation line ("Lead-NL"). `not in` is the
+ * word `not` directly before `in` (level 7, same line).
+ */
+const BINARY_LEVELS: ReadonlyMap<TokenKind, number> = new Map<TokenKind, number>([
+  ["||", 4 * 2 + 1],
+  ["&&", 5 * 2 + 1],
+  ["==", 6 * 2 + 1],
+  ["!=", 6 * 2 + 1],
+  ["<", 7 * 2 + 1],
+  [">", 7 * 2 + 1],
+  ["<=", 7 * 2 + 1],
+  [">=", 7 * 2 + 1],
+  ["in", 7 * 2],
+  ["+", 8 * 2 + 1],
+  ["-", 8 * 2],
+  ["??", 9 * 2 + 1],
+  ["*", 10 * 2 + 1],
+  ["/", 10 * 2 + 1],
+  ["%", 10 * 2 + 1],
+  ["**", 11 * 2 + 1],
+]);
+
+const LOWEST_BINARY = 4;
+const POWER = 11;
+
 // level 4: ||
 export function parseLogicalOr(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseLogicalAnd(p);
-  while (p.eatPastNL("||")) {
-    const t = operator(p);
-    left = binary(p, start, "||", t, left, parseLogicalAnd(p));
-  }
-  return p.endChain(depth, peak, left);
+  return parseBinary(p, LOWEST_BINARY);
 }
 
-// level 5: &&
-function parseLogicalAnd(p: ParserState): Node {
+/**
+ * The binary operators of levels `min` to 11 after one operand, by
+ * precedence climbing: the tree, spans and depth accounting are those of a
+ * ladder of one function per level (each level a left-deep chain whose
+ * links count from the operand where all the levels start), which this
+ * loop walks in one frame: operators met here come in falling levels (a
+ * higher one went into the right operand), and a new level starts its
+ * chain count again from the first operand's.
+ */
+function parseBinary(p: ParserState, min: number): Node {
   const start = p.pos;
   const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseEquality(p);
-  while (p.eatPastNL("&&")) {
-    const t = operator(p);
-    left = binary(p, start, "&&", t, left, parseEquality(p));
-  }
-  return p.endChain(depth, peak, left);
-}
-
-// level 6: == !=
-function parseEquality(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseComparison(p);
+  const chain = p.chain;
+  const saved = p.beginChain();
+  let left = parseUnary(p);
+  let level = 0;
   for (;;) {
-    let op: "==" | "!=";
-    if (p.eatPastNL("==")) op = "==";
-    else if (p.eatPastNL("!=")) op = "!=";
-    else return p.endChain(depth, peak, left);
-    const t = operator(p);
-    left = binary(p, start, op, t, left, parseComparison(p));
-  }
-}
-
-// level 7: < > <= >= (Lead-NL), in / not in (same line only)
-function parseComparison(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseAdditive(p);
-  for (;;) {
+    const t = p.tok;
     let op: BinaryOperator;
-    if (p.at("in")) op = "in";
-    else if (p.atWord("not") && p.peek(1) === "in") {
+    let code: number | undefined;
+    if (t.kind === "NL") {
+      // Only a Lead-NL operator on the next line continues the chain.
+      const i = p.nextSignificant();
+      const next = p.toks[i]!.kind;
+      code = BINARY_LEVELS.get(next);
+      if (code === undefined || (code & 1) === 0 || code >> 1 < min) break;
+      p.pos = i;
+      op = next as BinaryOperator;
+    } else if (t.kind === "Ident") {
+      if (t.value !== "not" || min > 7 || p.peek(1) !== "in") break;
       p.advance();
       op = "not_in";
-    } else if (p.eatPastNL("<")) op = "<";
-    else if (p.eatPastNL(">")) op = ">";
-    else if (p.eatPastNL("<=")) op = "<=";
-    else if (p.eatPastNL(">=")) op = ">=";
-    else return p.endChain(depth, peak, left);
-    const t = operator(p);
-    left = binary(p, start, op, t, left, parseAdditive(p));
+      code = 7 * 2;
+    } else {
+      code = BINARY_LEVELS.get(t.kind);
+      if (code === undefined || code >> 1 < min) break;
+      op = t.kind as BinaryOperator;
+    }
+    const opLevel = code >> 1;
+    if (opLevel !== level) {
+      // The ladder's levels above this one ended: their links are closed.
+      p.chain = chain;
+      level = opLevel;
+    }
+    const opTok = operator(p);
+    // `**` is right associative: its right operand starts at its own level.
+    const right = parseBinary(p, opLevel === POWER ? POWER : opLevel + 1);
+    left = binary(p, start, op, opTok, left, right);
   }
-}
-
-// level 8: + (Lead-NL), - (same line only)
-function parseAdditive(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseNilCoalesce(p);
-  for (;;) {
-    let op: "+" | "-";
-    if (p.at("-")) op = "-";
-    else if (p.eatPastNL("+")) op = "+";
-    else return p.endChain(depth, peak, left);
-    const t = operator(p);
-    left = binary(p, start, op, t, left, parseNilCoalesce(p));
-  }
-}
-
-// level 9: ?? (between additive and multiplicative)
-function parseNilCoalesce(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parseMultiplicative(p);
-  while (p.eatPastNL("??")) {
-    const t = operator(p);
-    left = binary(p, start, "??", t, left, parseMultiplicative(p));
-  }
-  return p.endChain(depth, peak, left);
-}
-
-// level 10: * / %
-function parseMultiplicative(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  let left = parsePower(p);
-  for (;;) {
-    let op: "*" | "/" | "%";
-    if (p.eatPastNL("*")) op = "*";
-    else if (p.eatPastNL("/")) op = "/";
-    else if (p.eatPastNL("%")) op = "%";
-    else return p.endChain(depth, peak, left);
-    const t = operator(p);
-    left = binary(p, start, op, t, left, parsePower(p));
-  }
-}
-
-// level 11: ** (right associative; unary minus binds tighter)
-function parsePower(p: ParserState): Node {
-  const start = p.pos;
-  const depth = p.depth;
-  const peak = p.beginChain();
-  const left = parseUnary(p);
-  if (!p.eatPastNL("**")) return p.endChain(depth, peak, left);
-  const t = operator(p);
-  return p.endChain(depth, peak, binary(p, start, "**", t, left, parsePower(p)));
+  return p.endChain(depth, saved, left);
 }
 
 // level 12: prefix ! and - (no newline after the operator)
