@@ -12,6 +12,7 @@
  * runs both over a corpus and requires identical token streams.
  */
 import {
+  blockCommentEnd,
   matchBlockComment,
   matchIdentifier,
   matchNumber,
@@ -21,7 +22,7 @@ import {
   type RawSegment,
   type ScanPayload,
 } from "./scanners";
-import { keywordAt, Token, type LexError, type StringSegment, type TokenKind } from "./token";
+import { keywordAt, ONE_CHAR_PUNCTUATION, Token, TWO_CHAR_PUNCTUATION, type LexError, type StringSegment, type TokenKind } from "./token";
 
 export interface ScanOrigin {
   offset: number;
@@ -35,45 +36,24 @@ export interface ScanResult {
 }
 
 /** Kinds of the one-character punctuation, by char code. */
-const ONE_CHAR: (TokenKind | undefined)[] = [];
-for (const p of ["=", "!", ".", "+", "-", "*", "/", "%", "<", ">", "?", "|", "{", "}", "(", ")", "[", "]", ",", ":", ";", "@"] as const) {
-  ONE_CHAR[p.charCodeAt(0)] = p;
+const ONE_CHAR: (TokenKind | undefined)[] = new Array(128);
+for (const p of ONE_CHAR_PUNCTUATION) ONE_CHAR[p.charCodeAt(0)] = p;
+
+/** Kinds of the two-character operators (§1.11), at `pair(c, d)`: one
+ * array read where a switch per first character cost TurboFan a large
+ * inlined body in the scanner loop. */
+const TWO_CHAR: (TokenKind | undefined)[] = new Array(128 * 128);
+for (const p of TWO_CHAR_PUNCTUATION) TWO_CHAR[pair(p.charCodeAt(0), p.charCodeAt(1))] = p;
+
+/** 1 for the ASCII characters that continue an identifier (§1.5). */
+const IDENT_PART = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57)) IDENT_PART[c] = 1;
 }
 
-/** The two-character operator `c` `d`, if any (§1.11). */
-function twoChar(c: number, d: number): TokenKind | null {
-  switch (c) {
-    case 61: // =
-      return d === 61 ? "==" : null;
-    case 33: // !
-      return d === 61 ? "!=" : null;
-    case 38: // &
-      return d === 38 ? "&&" : null;
-    case 124: // |
-      return d === 124 ? "||" : d === 62 ? "|>" : null;
-    case 63: // ?
-      return d === 63 ? "??" : d === 46 ? "?." : null;
-    case 42: // *
-      return d === 42 ? "**" : d === 61 ? "*=" : null;
-    case 45: // -
-      return d === 62 ? "->" : d === 61 ? "-=" : null;
-    case 60: // <
-      return d === 61 ? "<=" : null;
-    case 62: // >
-      return d === 61 ? ">=" : null;
-    case 43: // +
-      return d === 61 ? "+=" : null;
-    case 47: // /
-      return d === 61 ? "/=" : null;
-    case 37: // %
-      return d === 61 ? "%=" : null;
-    default:
-      return null;
-  }
-}
-
-function isAsciiIdentRest(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
+/** Index of the character pair `c` `d` (both ASCII) in TWO_CHAR. */
+function pair(c: number, d: number): number {
+  return (c << 7) | d;
 }
 
 /** Tokenizes `source`. Stops at the first error (§1.13). */
@@ -86,11 +66,14 @@ class Scanner {
   private readonly len: number;
   private readonly astral: boolean;
   private readonly baseOffset: number;
-  private readonly lineShift: number;
   private readonly firstLineShift: number;
-  /** 1-based local line of `lineStart`, and the offset where it starts. */
-  private line = 1;
+  /** Line of `lineStart` in the file (the origin's line counts). */
+  private line: number;
+  /** Offset where the current line starts. */
   private lineStart = 0;
+  /** Without astral characters, the column of an offset on the current
+   * line is `offset - colBase` (the origin's column shifts the first). */
+  private colBase: number;
   /** In files with astral characters: the last column computed (`colValue`
    * at `colOffset`, on the line starting at `colLineStart`). */
   private colLineStart = -1;
@@ -105,33 +88,41 @@ class Scanner {
     this.len = src.length;
     this.astral = /[\uD800-\uDFFF]/.test(src);
     this.baseOffset = origin?.offset ?? 0;
-    this.lineShift = (origin?.line ?? 1) - 1;
+    this.line = origin?.line ?? 1;
     this.firstLineShift = (origin?.column ?? 1) - 1;
+    this.colBase = -1 - this.firstLineShift;
+  }
+
+  /** A new line starts at `offset`. */
+  private newLine(offset: number): void {
+    this.line++;
+    this.lineStart = offset;
+    this.colBase = offset - 1;
   }
 
   /** Code-point column of `offset` on the current line. */
   private col(offset: number): number {
-    let c: number;
-    if (!this.astral) c = offset - this.lineStart + 1;
-    else {
-      // Count on from the last offset asked about on this line: tokens
-      // come left to right, so a long line costs one pass, not one per token.
-      let i = this.lineStart;
-      c = 1;
-      if (this.colLineStart === this.lineStart && this.colOffset <= offset) {
-        i = this.colOffset;
-        c = this.colValue;
-      }
-      const s = this.src;
-      for (; i < offset; i++) {
-        const u = s.charCodeAt(i);
-        if (u < 0xdc00 || u > 0xdfff) c++;
-      }
-      this.colLineStart = this.lineStart;
-      this.colOffset = offset;
-      this.colValue = c;
+    return this.astral ? this.astralCol(offset) : offset - this.colBase;
+  }
+
+  private astralCol(offset: number): number {
+    // Count on from the last offset asked about on this line: tokens
+    // come left to right, so a long line costs one pass, not one per token.
+    let i = this.lineStart;
+    let c = 1;
+    if (this.colLineStart === this.lineStart && this.colOffset <= offset) {
+      i = this.colOffset;
+      c = this.colValue;
     }
-    return this.line === 1 ? c + this.firstLineShift : c;
+    const s = this.src;
+    for (; i < offset; i++) {
+      const u = s.charCodeAt(i);
+      if (u < 0xdc00 || u > 0xdfff) c++;
+    }
+    this.colLineStart = this.lineStart;
+    this.colOffset = offset;
+    this.colValue = c;
+    return this.lineStart === 0 ? c + this.firstLineShift : c;
   }
 
   /** Advances the line counter over the newlines in [from, to). */
@@ -139,28 +130,32 @@ class Scanner {
     const s = this.src;
     let nl = s.indexOf("\n", from);
     while (nl !== -1 && nl < to) {
-      this.line++;
-      this.lineStart = nl + 1;
+      this.newLine(nl + 1);
       nl = s.indexOf("\n", nl + 1);
     }
   }
 
   /** A token that cannot contain a line break. */
   private push(kind: TokenKind, image: string, value: Token["value"], start: number, end: number): void {
-    const line = this.line + this.lineShift;
-    const column = this.col(start);
-    const endColumn = this.astral ? this.col(end) : column + (end - start);
-    this.tokens.push(new Token(kind, image, value, start + this.baseOffset, end + this.baseOffset, line, column, line, endColumn, false));
+    let column: number;
+    let endColumn: number;
+    if (this.astral) {
+      column = this.astralCol(start);
+      endColumn = this.astralCol(end);
+    } else {
+      column = start - this.colBase;
+      endColumn = column + (end - start);
+    }
+    const base = this.baseOffset;
+    this.tokens.push(new Token(kind, image, value, start + base, end + base, this.line, column, this.line, endColumn, false));
   }
 
   /** A token that may span lines (strings, comments): moves the line counter. */
   private pushSpanning(kind: TokenKind, image: string, value: Token["value"], start: number, end: number, isDoc: boolean): void {
-    const line = this.line + this.lineShift;
+    const line = this.line;
     const column = this.col(start);
     this.passNewlines(start, end);
-    this.tokens.push(
-      new Token(kind, image, value, start + this.baseOffset, end + this.baseOffset, line, column, this.line + this.lineShift, this.col(end), isDoc),
-    );
+    this.tokens.push(new Token(kind, image, value, start + this.baseOffset, end + this.baseOffset, line, column, this.line, this.col(end), isDoc));
   }
 
   /** Positions of interpolation segments, which lie inside the token at `start`. */
@@ -168,6 +163,7 @@ class Scanner {
     const out: StringSegment[] = [];
     const saveLine = this.line;
     const saveStart = this.lineStart;
+    const saveBase = this.colBase;
     let from = start;
     for (const s of raw) {
       if (s.kind === "text") {
@@ -176,16 +172,17 @@ class Scanner {
       }
       this.passNewlines(from, s.start);
       from = s.start;
-      out.push({ kind: "expr", source: s.source, start: s.start + this.baseOffset, line: this.line + this.lineShift, column: this.col(s.start) });
+      out.push({ kind: "expr", source: s.source, start: s.start + this.baseOffset, line: this.line, column: this.col(s.start) });
     }
     this.line = saveLine;
     this.lineStart = saveStart;
+    this.colBase = saveBase;
     return out;
   }
 
   private fail(kind: LexError["kind"], what: string, local: number, length: number): ScanResult {
     this.passNewlines(this.lineStart, local);
-    const line = this.line + this.lineShift;
+    const line = this.line;
     const column = this.col(local);
     return { tokens: this.tokens, error: { kind, message: `${what} at ${line}:${column}`, offset: local + this.baseOffset, line, column, length } };
   }
@@ -246,10 +243,9 @@ class Scanner {
         continue;
       }
       if (c === 10) {
-        const line = this.line + this.lineShift;
+        const line = this.line;
         this.tokens.push(new Token("NL", "\n", null, i + this.baseOffset, i + 1 + this.baseOffset, line, this.col(i), line + 1, 1, false));
-        this.line++;
-        this.lineStart = ++i;
+        this.newLine(++i);
         continue;
       }
       if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
@@ -261,8 +257,9 @@ class Scanner {
           continue;
         }
         let j = i + 1;
-        while (j < len && isAsciiIdentRest(src.charCodeAt(j))) j++;
-        if (j < len && src.charCodeAt(j) >= 128) j = i + matchIdentifier(src, i)![0].length;
+        let e = 0;
+        while (j < len && (e = src.charCodeAt(j)) < 128 && IDENT_PART[e] === 1) j++;
+        if (j < len && e >= 128) j = i + matchIdentifier(src, i)![0].length;
         const keyword = keywordAt(src, i, j);
         if (keyword !== null) this.push(keyword, keyword, null, i, j);
         else {
@@ -278,14 +275,14 @@ class Scanner {
         i += m[0].length;
         continue;
       }
-      const two = i + 1 < len ? twoChar(c, src.charCodeAt(i + 1)) : null;
-      if (two !== null) {
+      const d = i + 1 < len ? src.charCodeAt(i + 1) : 0;
+      const two = c < 128 && d < 128 ? TWO_CHAR[pair(c, d)] : undefined;
+      if (two !== undefined) {
         this.push(two, two, null, i, i + 2);
         i += 2;
         continue;
       }
       if (c === 47 /* / */) {
-        const d = i + 1 < len ? src.charCodeAt(i + 1) : 0;
         if (d === 47) {
           let j = src.indexOf("\n", i);
           if (j === -1) j = len;
@@ -298,6 +295,14 @@ class Scanner {
           continue;
         }
         if (d === 42) {
+          if (!this.keepComments) {
+            // only the lines it spans matter
+            const end = blockCommentEnd(src, i);
+            if (end === -1) return this.fail("unterminated-comment", "Unterminated block comment", i, 2);
+            this.passNewlines(i, end);
+            i = end;
+            continue;
+          }
           const m = matchBlockComment(src, i)!;
           const r = this.fromPayload(m[0], m.payload, i);
           if (r !== null) return r;
@@ -321,8 +326,7 @@ class Scanner {
       if (c === 92 /* \ */ && i + 1 < len && src.charCodeAt(i + 1) === 10) {
         // line continuation: no token, but the line counter advances
         i += 2;
-        this.line++;
-        this.lineStart = i;
+        this.newLine(i);
         continue;
       }
       if (c >= 128) {
@@ -336,7 +340,7 @@ class Scanner {
       }
       return this.unexpected(i);
     }
-    const line = this.line + this.lineShift;
+    const line = this.line;
     const column = this.col(len);
     this.tokens.push(new Token("EOF", "", null, len + this.baseOffset, len + this.baseOffset, line, column, line, column, false));
     return { tokens: this.tokens, error: null };

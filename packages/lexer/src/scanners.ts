@@ -60,26 +60,33 @@ export function matchShebang(text: string, offset: number): Match | null {
 
 export function matchBlockComment(text: string, offset: number): Match | null {
   if (text.charCodeAt(offset) !== 47 /* / */ || text.charCodeAt(offset + 1) !== 42 /* * */) return null;
+  const end = blockCommentEnd(text, offset);
+  if (end === -1) return errorMatch(text, offset, "unterminated-comment", offset);
+  const image = text.slice(offset, end);
+  // `/**` is a doc comment, but not `/***` and not the empty `/**/`.
+  const isDoc = image.startsWith("/**") && !image.startsWith("/***") && image !== "/**/";
+  return match(image, { kind: "comment", isDoc });
+}
+
+/**
+ * End (exclusive) of the nested block comment opening at `offset`, or -1 if
+ * the text ends first. Read left to right, `/*` opens and `*\/` closes;
+ * both hold a `*`, so the scan jumps from star to star.
+ */
+export function blockCommentEnd(text: string, offset: number): number {
   let depth = 1;
   let i = offset + 2;
-  const len = text.length;
-  while (i < len) {
-    const c = text.charCodeAt(i);
-    if (c === 47 && text.charCodeAt(i + 1) === 42) {
+  for (;;) {
+    const star = text.indexOf("*", i);
+    if (star === -1) return -1;
+    if (star > i && text.charCodeAt(star - 1) === 47) {
       depth++;
-      i += 2;
-    } else if (c === 42 && text.charCodeAt(i + 1) === 47) {
-      depth--;
-      i += 2;
-      if (depth === 0) {
-        const image = text.slice(offset, i);
-        // `/**` is a doc comment, but not `/***` and not the empty `/**/`.
-        const isDoc = image.startsWith("/**") && !image.startsWith("/***") && image !== "/**/";
-        return match(image, { kind: "comment", isDoc });
-      }
-    } else i++;
+      i = star + 1;
+    } else if (star + 1 < text.length && text.charCodeAt(star + 1) === 47) {
+      if (--depth === 0) return star + 2;
+      i = star + 2;
+    } else i = star + 1;
   }
-  return errorMatch(text, offset, "unterminated-comment", offset);
 }
 
 // ---------------------------------------------------------------------------

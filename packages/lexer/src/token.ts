@@ -99,19 +99,44 @@ export type StringSegment =
  * `endLine`/`endColumn` are the position just past the last character.
  */
 export class Token {
+  // Declared, not defined: a defined field would make every `new Token`
+  // first define all ten as undefined (a class-field initializer call that
+  // kept V8 from inlining the construction in the scanner loop).
+  declare kind: TokenKind;
+  declare image: string;
+  declare value: string | number | bigint | StringSegment[] | null;
+  declare start: number;
+  declare end: number;
+  declare line: number;
+  declare column: number;
+  declare endLine: number;
+  declare endColumn: number;
+  /** Doc comment (`///…`, `/** … *\/`); false for every other token. */
+  declare isDoc: boolean;
+
   constructor(
-    public kind: TokenKind,
-    public image: string,
-    public value: string | number | bigint | StringSegment[] | null,
-    public start: number,
-    public end: number,
-    public line: number,
-    public column: number,
-    public endLine: number,
-    public endColumn: number,
-    /** Doc comment (`///…`, `/** … *\/`); false for every other token. */
-    public isDoc: boolean = false,
-  ) {}
+    kind: TokenKind,
+    image: string,
+    value: string | number | bigint | StringSegment[] | null,
+    start: number,
+    end: number,
+    line: number,
+    column: number,
+    endLine: number,
+    endColumn: number,
+    isDoc: boolean = false,
+  ) {
+    this.kind = kind;
+    this.image = image;
+    this.value = value;
+    this.start = start;
+    this.end = end;
+    this.line = line;
+    this.column = column;
+    this.endLine = endLine;
+    this.endColumn = endColumn;
+    this.isDoc = isDoc;
+  }
 }
 
 export type LexErrorKind = "unexpected-character" | "unterminated-string" | "unterminated-comment";
