@@ -61,36 +61,46 @@ export function scan(source: string, keepComments: boolean, origin?: ScanOrigin)
   return new Scanner(source, keepComments, origin).run();
 }
 
+/**
+ * Fields are declared and set in the constructor, not initialised where
+ * declared: initialisers compile to a separate call that defines each field
+ * at every construction (one scanner per file and per interpolation).
+ */
 class Scanner {
-  private readonly tokens: Token[] = [];
-  private readonly len: number;
-  private readonly astral: boolean;
-  private readonly baseOffset: number;
-  private readonly firstLineShift: number;
+  private declare readonly src: string;
+  private declare readonly keepComments: boolean;
+  private declare readonly tokens: Token[];
+  private declare readonly len: number;
+  private declare readonly astral: boolean;
+  private declare readonly baseOffset: number;
+  private declare readonly firstLineShift: number;
   /** Line of `lineStart` in the file (the origin's line counts). */
-  private line: number;
+  private declare line: number;
   /** Offset where the current line starts. */
-  private lineStart = 0;
+  private declare lineStart: number;
   /** Without astral characters, the column of an offset on the current
    * line is `offset - colBase` (the origin's column shifts the first). */
-  private colBase: number;
+  private declare colBase: number;
   /** In files with astral characters: the last column computed (`colValue`
    * at `colOffset`, on the line starting at `colLineStart`). */
-  private colLineStart = -1;
-  private colOffset = 0;
-  private colValue = 1;
+  private declare colLineStart: number;
+  private declare colOffset: number;
+  private declare colValue: number;
 
-  constructor(
-    private readonly src: string,
-    private readonly keepComments: boolean,
-    origin: ScanOrigin | undefined,
-  ) {
+  constructor(src: string, keepComments: boolean, origin: ScanOrigin | undefined) {
+    this.src = src;
+    this.keepComments = keepComments;
+    this.tokens = [];
     this.len = src.length;
     this.astral = /[\uD800-\uDFFF]/.test(src);
     this.baseOffset = origin?.offset ?? 0;
-    this.line = origin?.line ?? 1;
     this.firstLineShift = (origin?.column ?? 1) - 1;
+    this.line = origin?.line ?? 1;
+    this.lineStart = 0;
     this.colBase = -1 - this.firstLineShift;
+    this.colLineStart = -1;
+    this.colOffset = 0;
+    this.colValue = 1;
   }
 
   /** A new line starts at `offset`. */

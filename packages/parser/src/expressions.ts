@@ -85,28 +85,44 @@ function parseTernary(p: ParserState): Node {
 
 /**
  * Levels 4-11 of the precedence table (§5.1), the one operator table of the
- * language: the level of each binary operator token, doubled, plus one if
- * the operator may begin a continuation line ("Lead-NL"). `not in` is the
- * word `not` directly before `in` (level 7, same line).
+ * language: the level of a binary operator token, doubled, plus one if the
+ * operator may begin a continuation line ("Lead-NL"); 0 for any other
+ * token. `not in` is the word `not` directly before `in` (level 7, same
+ * line). A switch: token kinds are interned strings, so each case is one
+ * pointer comparison, cheaper than a hash lookup.
  */
-const BINARY_LEVELS: ReadonlyMap<TokenKind, number> = new Map<TokenKind, number>([
-  ["||", 4 * 2 + 1],
-  ["&&", 5 * 2 + 1],
-  ["==", 6 * 2 + 1],
-  ["!=", 6 * 2 + 1],
-  ["<", 7 * 2 + 1],
-  [">", 7 * 2 + 1],
-  ["<=", 7 * 2 + 1],
-  [">=", 7 * 2 + 1],
-  ["in", 7 * 2],
-  ["+", 8 * 2 + 1],
-  ["-", 8 * 2],
-  ["??", 9 * 2 + 1],
-  ["*", 10 * 2 + 1],
-  ["/", 10 * 2 + 1],
-  ["%", 10 * 2 + 1],
-  ["**", 11 * 2 + 1],
-]);
+function binaryLevel(kind: TokenKind): number {
+  switch (kind) {
+    case "||":
+      return 4 * 2 + 1;
+    case "&&":
+      return 5 * 2 + 1;
+    case "==":
+    case "!=":
+      return 6 * 2 + 1;
+    case "<":
+    case ">":
+    case "<=":
+    case ">=":
+      return 7 * 2 + 1;
+    case "in":
+      return 7 * 2;
+    case "+":
+      return 8 * 2 + 1;
+    case "-":
+      return 8 * 2;
+    case "??":
+      return 9 * 2 + 1;
+    case "*":
+    case "/":
+    case "%":
+      return 10 * 2 + 1;
+    case "**":
+      return 11 * 2 + 1;
+    default:
+      return 0;
+  }
+}
 
 const LOWEST_BINARY = 4;
 const POWER = 11;
@@ -135,13 +151,13 @@ function parseBinary(p: ParserState, min: number): Node {
   for (;;) {
     const t = p.tok;
     let op: BinaryOperator;
-    let code: number | undefined;
+    let code: number;
     if (t.kind === "NL") {
       // Only a Lead-NL operator on the next line continues the chain.
       const i = p.nextSignificant();
       const next = p.toks[i]!.kind;
-      code = BINARY_LEVELS.get(next);
-      if (code === undefined || (code & 1) === 0 || code >> 1 < min) break;
+      code = binaryLevel(next);
+      if ((code & 1) === 0 || code >> 1 < min) break;
       p.pos = i;
       op = next as BinaryOperator;
     } else if (t.kind === "Ident") {
@@ -150,8 +166,8 @@ function parseBinary(p: ParserState, min: number): Node {
       op = "not_in";
       code = 7 * 2;
     } else {
-      code = BINARY_LEVELS.get(t.kind);
-      if (code === undefined || code >> 1 < min) break;
+      code = binaryLevel(t.kind);
+      if (code >> 1 < min) break;
       op = t.kind as BinaryOperator;
     }
     const opLevel = code >> 1;

@@ -71,7 +71,8 @@ export function parse(source: string, options: ParseOptions = {}): ParseResult {
     return { program: emptyProgram(source), errors: [lexDiagnostic(lexed.error)], tokens: [], depth: 0 };
   }
   const p = new ParserState(lexed.tokens, options.flatChains ?? false);
-  return { ...parseTokens(p, source), tokens: lexed.tokens, depth: p.deepest };
+  const { program, errors } = parseTokens(p, source);
+  return { program, errors, tokens: lexed.tokens, depth: p.deepest };
 }
 
 /** How many lex errors an editor's parse blanks out before it gives up

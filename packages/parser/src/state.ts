@@ -49,32 +49,42 @@ const SPECULATION_FAILED = new ParseFailure({
   found: null,
 });
 
+/** Fields are declared and set in the constructor (see the lexer's
+ * Scanner): a parser state is made per file and per interpolation. */
 export class ParserState {
-  pos = 0;
+  declare readonly toks: Token[];
+  /** Chain links count against MAX_CHAIN, not MAX_NESTING. */
+  private declare readonly flatChains: boolean;
+  declare pos: number;
   /** > 0 while parsing speculatively (`f<T>(…)` vs `a < b`): failures are
    * then a shared object, so a failed guess builds no message. */
-  speculating = 0;
+  declare speculating: number;
   /** Current AST nesting (see MAX_NESTING); reset for each top-level item. */
-  depth = 0;
+  declare depth: number;
   /** The deepest `depth` reached since the innermost `beginChain`. */
-  peak = 0;
+  declare peak: number;
   /** Set for an editor's parse (`ParseOptions.recover`): a failing
    * statement inside a block is recorded here and skipped, and the block
    * goes on (statements.ts `recoverInBlock`). Null: failures propagate to
    * the top-level item loop, as in the reference. */
-  recovered: SyntaxDiagnostic[] | null = null;
+  declare recovered: SyntaxDiagnostic[] | null;
   /** Chain links open at this point, when chains are bounded apart
    * (MAX_CHAIN; `flatChains`). */
-  chain = 0;
+  declare chain: number;
   /** The deepest the tree gets: `depth + chain` at its highest. */
-  deepest = 0;
-  private readonly last: number;
+  declare deepest: number;
+  private declare readonly last: number;
 
-  constructor(
-    readonly toks: Token[],
-    /** Chain links count against MAX_CHAIN, not MAX_NESTING. */
-    private readonly flatChains = false,
-  ) {
+  constructor(toks: Token[], flatChains = false) {
+    this.toks = toks;
+    this.flatChains = flatChains;
+    this.pos = 0;
+    this.speculating = 0;
+    this.depth = 0;
+    this.peak = 0;
+    this.recovered = null;
+    this.chain = 0;
+    this.deepest = 0;
     this.last = toks.length - 1;
   }
 
