@@ -121,6 +121,6 @@ describe("harn fmt", () => {
     expect(harn(["fmt", "--check", "deep"])).toMatchObject({ code: 0, stderr: "" });
     file("deep/parens.harn", `log(${"(".repeat(5000)}1${")".repeat(5000)})\n`);
     const r = harn(["fmt", "--check", "deep/parens.harn"]);
-    expect(r).toMatchObject({ code: 2, stderr: `${join("deep", "parens.harn")}: Nesting too deep at 1:402\n` });
+    expect(r).toMatchObject({ code: 2, stderr: `${join("deep", "parens.harn")}: Nesting too deep at 1:503\n` });
   });
 });

@@ -183,7 +183,6 @@ function parseTokens(p: ParserState, source: string): Omit<ParseResult, "tokens"
 }
 
 function separatorAfterTopLevelItem(p: ParserState): void {
-  const prevEndLine = p.lastSignificant().endLine;
   if (p.at(";")) {
     p.advance();
     p.skipNL();
@@ -194,7 +193,7 @@ function separatorAfterTopLevelItem(p: ParserState): void {
     return;
   }
   if (p.at("EOF")) return;
-  if (p.tok.line === prevEndLine) throw p.fail(TOP_LEVEL_SEPARATOR);
+  if (p.tok.line === p.lastSignificant().endLine) throw p.fail(TOP_LEVEL_SEPARATOR);
 }
 
 function parseTopLevelItem(p: ParserState): Node {

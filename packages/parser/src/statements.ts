@@ -36,7 +36,6 @@ export const STATEMENT_SEPARATOR = "statement separator (`;` or newline)";
  * on the line where the previous one ended needs a separator.
  */
 export function expectSeparator(p: ParserState, label: string, closer: TokenKind | null): void {
-  const prevEndLine = p.lastSignificant().endLine;
   if (p.at(";")) {
     p.advance();
     p.skipNL();
@@ -47,7 +46,7 @@ export function expectSeparator(p: ParserState, label: string, closer: TokenKind
     return;
   }
   if (p.at("EOF") || (closer !== null && p.at(closer))) return;
-  if (p.tok.line === prevEndLine) throw p.fail(label);
+  if (p.tok.line === p.lastSignificant().endLine) throw p.fail(label);
 }
 
 /** `{ statements }` — skips newlines before the `{`. */
