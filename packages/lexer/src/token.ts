@@ -43,9 +43,12 @@ for (const k of KEYWORDS) {
 export function keywordAt(src: string, start: number, end: number): Keyword | null {
   const candidates = KEYWORDS_BY_SHAPE[end - start]?.[src.charCodeAt(start)];
   if (candidates === undefined) return null;
+  // the first character matched already; compare the rest in place
   for (let i = 0; i < candidates.length; i++) {
     const k = candidates[i]!;
-    if (src.startsWith(k, start)) return k;
+    let j = 1;
+    while (j < k.length && k.charCodeAt(j) === src.charCodeAt(start + j)) j++;
+    if (j === k.length) return k;
   }
   return null;
 }
