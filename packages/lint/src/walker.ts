@@ -27,6 +27,13 @@ export interface Slot<F = Handler> {
 
 const slot = <F,>(): Slot<F> => ({ fns: [], n: 0 });
 
+/** The slots filled by a file's first visitors, how full, and with what. */
+interface Prefix {
+  slots: Slot[];
+  counts: number[];
+  fns: Handler[][];
+}
+
 /** The enter and exit handlers of one node kind. */
 interface KindHandlers {
   enter: Slot;
@@ -61,27 +68,39 @@ export class Dispatch {
     this.adds = 0;
   }
 
-  /** The visitors the last file started with, and how full each slot was
-   * after them: given the same array again, `begin` restores that state
-   * instead of adding them one by one. (One only: the slots' handler
-   * arrays hold one set at a time. A file that runs other rules, gates.ts,
-   * adds them afresh.) */
-  private prefix: { visitors: readonly Visitors[]; slots: Slot[]; counts: number[] } | null = null;
+  /** The visitors files start with (one array per set of rules run,
+   * gates.ts), each with the state of the slots after them: given the same
+   * array again, `begin` restores that state instead of adding them one by
+   * one. The slots' handler arrays hold one set at a time: they are
+   * written back when the set differs from the last file's. */
+  private readonly prefixes = new Map<readonly Visitors[], Prefix>();
+  private current: Prefix | null = null;
 
   /** Start a file: empty every slot, then add `visitors` (the same array
    * file after file: restored, not added again). */
   begin(visitors: readonly Visitors[]): void {
     this.reset();
-    const p = this.prefix;
-    if (p !== null && p.visitors === visitors) {
-      const { slots, counts } = p;
-      for (let i = 0; i < slots.length; i++) slots[i]!.n = counts[i]!;
-      for (let i = 0; i < slots.length; i++) this.filled.push(slots[i]!);
-      this.adds = visitors.length;
+    let p = this.prefixes.get(visitors);
+    if (p === undefined) {
+      for (const v of visitors) this.add(v);
+      const slots = this.filled.slice();
+      p = { slots, counts: slots.map((s) => s.n), fns: slots.map((s) => s.fns.slice(0, s.n)) };
+      this.prefixes.set(visitors, p);
+      this.current = p;
       return;
     }
-    for (const v of visitors) this.add(v);
-    this.prefix = { visitors, slots: this.filled.slice(), counts: this.filled.map((s) => s.n) };
+    const { slots, counts, fns } = p;
+    if (this.current !== p) {
+      for (let i = 0; i < slots.length; i++) {
+        const to = slots[i]!.fns;
+        const from = fns[i]!;
+        for (let k = 0; k < from.length; k++) to[k] = from[k]!;
+      }
+      this.current = p;
+    }
+    for (let i = 0; i < slots.length; i++) slots[i]!.n = counts[i]!;
+    for (let i = 0; i < slots.length; i++) this.filled.push(slots[i]!);
+    this.adds = visitors.length;
   }
 
   add(v: Visitors): void {
