@@ -6,10 +6,11 @@
  * linting 9,000 small ones (bench/lint): each visitor called, and each
  * compiled while the run is cold.
  *
- * A word counts when it is an identifier or keyword token, or a word of
- * the code inside `${…}` (the lexer keeps that as text in the string's
- * token). Extra words (in a nested string, say) only run a rule that then
- * finds nothing, as it would have.
+ * A word counts when it is an identifier, keyword or punctuation token
+ * (`==`), or occurs in the code inside `${…}` (the lexer keeps that as
+ * text in the string's token). Extra words (in a nested string, say) only
+ * run a rule that then finds nothing, as it would have. A rule about
+ * comments, which are not tokens, names a text instead (`//`).
  */
 import type { Token } from "@harn/lexer";
 import type { ProjectFacts, Rule } from "./types";
@@ -19,8 +20,12 @@ export class Gates {
   private readonly bits = new Map<Rule, number>();
   /** The rules each word lets run. */
   private readonly words = new Map<string, number>();
+  /** The words that are punctuation (`==`): looked for by text in `${…}`. */
+  private readonly symbols: string[] = [];
   /** The rules a handle-returning import lets run. */
   private handleRules = 0;
+  /** Texts that let rules run, with those rules. */
+  private readonly texts: [string, number][] = [];
   /** Every gated rule. */
   readonly all: number;
 
@@ -33,7 +38,11 @@ export class Gates {
       const bit = 1 << this.bits.size;
       this.bits.set(rule, bit);
       all |= bit;
-      for (const w of t.words) this.words.set(w, (this.words.get(w) ?? 0) | bit);
+      for (const x of t.text ?? []) this.texts.push([x, bit]);
+      for (const w of t.words ?? []) {
+        if (!/^\w+$/.test(w) && !this.words.has(w)) this.symbols.push(w);
+        this.words.set(w, (this.words.get(w) ?? 0) | bit);
+      }
       if (t.importedHandles === true) this.handleRules |= bit;
     }
     this.all = all;
@@ -46,19 +55,18 @@ export class Gates {
   }
 
   /** The gated rules that may report in a file; all of them when its
-   * tokens are not known. */
-  open(tokens: readonly Token[] | null, project: ProjectFacts): number {
-    if (tokens === null) return this.all;
-    const words = this.words;
+   * tokens and text are not known. */
+  open(tokens: readonly Token[] | null, text: string | null, project: ProjectFacts): number {
+    if (tokens === null || text === null) return this.all;
     let mask = 0;
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       const k = t.kind;
       // keywords and punctuation are their own kind; classes never a word
-      if (k === "Ident") mask |= words.get(t.image) ?? 0;
-      else if (k === "IString") mask |= wordsOfCode(t.value as readonly { kind: string; source?: string }[], words);
-      else mask |= words.get(k) ?? 0;
+      if (k === "IString") mask |= this.wordsOfCode(t.value as readonly { kind: string; source?: string }[]);
+      else mask |= this.word(k === "Ident" ? t.image : k);
     }
+    for (const [x, bit] of this.texts) if ((mask & bit) === 0 && text.includes(x)) mask |= bit;
     if ((mask & this.handleRules) !== this.handleRules) {
       for (const s of project.importedHandles.values()) {
         if (s.returnsHandle) {
@@ -69,26 +77,32 @@ export class Gates {
     }
     return mask;
   }
-}
 
-/** The gated rules the words of a string's `${…}` parts let run. */
-function wordsOfCode(segments: readonly { kind: string; source?: string }[], words: ReadonlyMap<string, number>): number {
-  let mask = 0;
-  for (const s of segments) {
-    if (s.kind !== "expr") continue;
-    const text = s.source!;
-    for (let i = 0; i < text.length; ) {
-      if (!isWordStart(text.charCodeAt(i))) {
-        i++;
-        continue;
+  /** The gated rules the words of a string's `${…}` parts let run. */
+  private wordsOfCode(segments: readonly { kind: string; source?: string }[]): number {
+    let mask = 0;
+    for (const s of segments) {
+      if (s.kind !== "expr") continue;
+      const text = s.source!;
+      for (let i = 0; i < text.length; ) {
+        if (!isWordStart(text.charCodeAt(i))) {
+          i++;
+          continue;
+        }
+        let j = i + 1;
+        while (j < text.length && isWordPart(text.charCodeAt(j))) j++;
+        mask |= this.word(text.slice(i, j));
+        i = j;
       }
-      let j = i + 1;
-      while (j < text.length && isWordPart(text.charCodeAt(j))) j++;
-      mask |= words.get(text.slice(i, j)) ?? 0;
-      i = j;
+      for (const w of this.symbols) if (text.includes(w)) mask |= this.words.get(w)!;
     }
+    return mask;
   }
-  return mask;
+
+  /** The rules word `w` lets run. */
+  private word(w: string): number {
+    return this.words.get(w) ?? 0;
+  }
 }
 
 const isWordStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;

@@ -163,7 +163,7 @@ export class Linter {
     const hasSource = source !== null;
     const { gates } = plan;
     // the gated rules that may report here (gates.ts)
-    const open = gates === null ? 0 : gates.open(options.tokens ?? src?.tokens() ?? null, project);
+    const open = gates === null ? 0 : gates.open(options.tokens ?? src?.tokens() ?? null, source, project);
     // the fact collector and the reusable rules first, in catalogue order,
     // then the rules made for this file (findings are sorted afterwards)
     const byOpen = plan.reused[hasSource ? 1 : 0];

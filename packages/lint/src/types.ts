@@ -85,10 +85,9 @@ export interface RuleMeta<O extends object = object> {
    * and configuration and reuses the visitors for every file (set-up was
    * most of linting a small file). */
   reusable?: boolean;
-  /** Names without which the rule cannot report in a file (the builtins
-   * it looks for): a file where none occurs as an identifier or keyword
-   * (or as a word inside `${…}`) is not shown to the rule at all
-   * (gates.ts). */
+  /** Words without which the rule cannot report in a file (the builtins
+   * or keywords it looks for): a file where none occurs as a token (or in
+   * the code inside `${…}`) is not shown to the rule at all (gates.ts). */
   triggers?: RuleTriggers;
   /** Every message the rule reports, by id. */
   messages: Readonly<Record<string, MessageTemplate>>;
@@ -98,7 +97,10 @@ export interface RuleMeta<O extends object = object> {
 }
 
 export interface RuleTriggers {
-  words: readonly string[];
+  words?: readonly string[];
+  /** Also run the rule when the file's text holds one of these (for what
+   * tokens do not show: comments). */
+  text?: readonly string[];
   /** Also run the rule when a function the file imports returns a handle
    * (`ProjectFacts.importedHandles`). */
   importedHandles?: boolean;

@@ -9,6 +9,7 @@ export const breakOutsideLoop: Rule = {
     severity: "error",
     description: "`break`/`continue` not inside a `for`/`while` of the same function",
     fixable: false,
+    triggers: { words: ["break", "continue"] },
     messages: { outside: { message: "`{kw}` used outside of a loop", help: "`{kw}` can only be used inside for or while loops" } },
   },
   create(ctx) {

@@ -46,6 +46,7 @@ export const comparisonToBool: Rule = {
     severity: "warning",
     description: "`x == true`, `x != false`, etc.",
     fixable: true,
+    triggers: { words: ["true", "false"] },
     messages: {
       eqKeep: { message: "comparison to `{value}` is redundant", help: "remove the comparison, use the expression directly" },
       eqNegate: { message: "comparison to `{value}` is redundant", help: "use `!expr` instead" },
@@ -82,6 +83,8 @@ export const pointlessComparison: Rule = {
     severity: "warning",
     description: "An expression compared with itself, or an `if` on a literal `true`/`false`",
     fixable: true,
+    // punctuation counts as a word here: tokens of its own kind
+    triggers: { words: ["==", "!=", "true", "false"] },
     messages: {
       self: { message: "expression is compared to itself with `{op}`", help: "replace this comparison with `{value}`" },
       constantIf: { message: "if condition is always `{value}`", help: "remove the constant condition or replace it with real branching" },

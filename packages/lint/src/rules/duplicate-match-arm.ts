@@ -16,6 +16,7 @@ export const duplicateMatchArm: Rule = {
     severity: "warning",
     description: "A `match` arm whose pattern (and guard) repeats an earlier arm",
     fixable: false,
+    triggers: { words: ["match"] },
     messages: { duplicate: { message: "duplicate match arm pattern", help: "remove the duplicate arm" } },
   },
   create(ctx) {

@@ -32,6 +32,7 @@ export const importOrder: Rule = {
     severity: "warning",
     description: "Leading imports are not in canonical order",
     fixable: true,
+    triggers: { words: ["import"] },
     needsSource: true,
     messages: {
       order: {

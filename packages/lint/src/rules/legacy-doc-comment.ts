@@ -44,6 +44,8 @@ export const legacyDocComment: Rule = {
     description: "`///` or adjacent `//` comments used as a doc block above an item",
     fixable: true,
     needsSource: true,
+    // line comments only: no `//` anywhere, nothing to find
+    triggers: { text: ["//"] },
     messages: {
       legacy: {
         message: "{prefix} doc comment(s) above this item should use `/** */` form",

@@ -12,6 +12,7 @@ export const letThenReturn: Rule = {
     severity: "warning",
     description: "`let x = e` immediately followed by `return x`",
     fixable: true,
+    triggers: { words: ["let"] },
     messages: { returned: { message: "binding `{name}` is immediately returned", help: "return the expression assigned to `{name}` directly" } },
   },
   create(ctx) {

@@ -11,6 +11,7 @@ export const pipelineReturnType: Rule = {
     severity: "warning",
     description: "A `pub pipeline` (not an entry or test pipeline) without `-> Type`",
     fixable: false,
+    triggers: { words: ["pipeline"] },
     messages: {
       missing: {
         message: "public pipeline `{name}` has no declared return type; explicit return types will be required in a future release",

@@ -18,6 +18,7 @@ export const redundantNilTernary: Rule = {
     severity: "warning",
     description: "`x == nil ? d : x` or `x != nil ? x : d`, which is `x ?? d`",
     fixable: true,
+    triggers: { words: ["nil"] },
     messages: {
       nilTernary: {
         message: "ternary nil check over `{name}` can be replaced with `{name} ?? <fallback>`",

@@ -13,6 +13,7 @@ export const unnecessaryElseReturn: Rule = {
     severity: "warning",
     description: "Both the `if` branch and the `else` branch end with `return`",
     fixable: true,
+    triggers: { words: ["else"] },
     messages: {
       elseReturn: {
         message: "both if and else branches return \u2014 else is unnecessary",

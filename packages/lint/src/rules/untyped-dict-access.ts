@@ -42,6 +42,7 @@ export const untypedDictAccess: Rule = {
     severity: "warning",
     description: "`.field` or `[k]` applied directly to the result of a boundary call such as `json_parse(..)`",
     fixable: false,
+    triggers: { words: [...BOUNDARY] },
     messages: {
       raw: {
         message: "{form} access on raw `{name}()` result without schema validation",

@@ -14,6 +14,7 @@ export const unusedImport: Rule = {
     severity: "warning",
     description: "A name from `import { .. } from \"..\"` that is never read",
     fixable: true,
+    triggers: { words: ["import"] },
     messages: { unused: { message: "imported name `{name}` is never used", help: "remove `{name}` from the import" } },
   },
   create(ctx) {
