@@ -19,6 +19,7 @@ import {
   matchRawString,
   matchShebang,
   matchString,
+  plainIntEnd,
   type RawSegment,
   type ScanPayload,
 } from "./scanners";
@@ -280,6 +281,13 @@ class Scanner {
         continue;
       }
       if (c >= 48 && c <= 57) {
+        const end = plainIntEnd(src, i);
+        if (end !== -1) {
+          const image = src.slice(i, end);
+          this.push("Int", image, BigInt(image), i, end);
+          i = end;
+          continue;
+        }
         const m = matchNumber(src, i)!;
         this.fromPayload(m[0], m.payload, i);
         i += m[0].length;

@@ -116,6 +116,24 @@ function isAlphanumericAt(text: string, i: number): boolean {
   return ALNUM.test(String.fromCodePoint(text.codePointAt(i)!));
 }
 
+/**
+ * End of the integer literal at `offset` when it is a plain one: at most 18
+ * digits (within i64), followed by neither `.` nor a letter that may start
+ * a duration unit. Otherwise -1, and `matchNumber` decides. The scanner
+ * takes the common case from here without a match object.
+ */
+export function plainIntEnd(text: string, offset: number): number {
+  const len = text.length;
+  let i = offset;
+  while (i < len && isAsciiDigit(text.charCodeAt(i))) i++;
+  if (i === offset || i - offset > 18) return -1;
+  if (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 46 || c === 115 || c === 109 || c === 104 || c === 100 || c === 119) return -1;
+  }
+  return i;
+}
+
 export function matchNumber(text: string, offset: number): Match | null {
   // reads stop at the end of the text: a read past it (a number that ends
   // an interpolation, `${n + 1}`) would send V8's optimised code back
