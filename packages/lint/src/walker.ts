@@ -66,6 +66,7 @@ export class Dispatch {
     for (let i = 0; i < filled.length; i++) filled[i]!.n = 0;
     clearArray(filled);
     this.adds = 0;
+    this.clean = false;
   }
 
   /** The visitors files start with (one array per set of rules run,
@@ -75,18 +76,22 @@ export class Dispatch {
    * written back when the set differs from the last file's. */
   private readonly prefixes = new Map<readonly Visitors[], Prefix>();
   private current: Prefix | null = null;
+  /** Nothing was added since `current` was restored: the slots hold it. */
+  private clean = false;
 
   /** Start a file: empty every slot, then add `visitors` (the same array
    * file after file: restored, not added again). */
   begin(visitors: readonly Visitors[]): void {
-    this.reset();
     let p = this.prefixes.get(visitors);
+    if (p !== undefined && p === this.current && this.clean) return;
+    this.reset();
     if (p === undefined) {
       for (const v of visitors) this.add(v);
       const slots = this.filled.slice();
       p = { slots, counts: slots.map((s) => s.n), fns: slots.map((s) => s.fns.slice(0, s.n)) };
       this.prefixes.set(visitors, p);
       this.current = p;
+      this.clean = true;
       return;
     }
     const { slots, counts, fns } = p;
@@ -101,9 +106,11 @@ export class Dispatch {
     for (let i = 0; i < slots.length; i++) slots[i]!.n = counts[i]!;
     for (let i = 0; i < slots.length; i++) this.filled.push(slots[i]!);
     this.adds = visitors.length;
+    this.clean = true;
   }
 
   add(v: Visitors): void {
+    this.clean = false;
     const keys = Object.keys(v);
     const at = this.adds++;
     let seen = this.seen[at];

@@ -23,23 +23,27 @@ export const undefinedFunction: Rule = {
     return {
       finalize() {
         const { facts, project: options } = ctx;
-        const imported = new Set<string>();
+        // most files import no module by wildcard: no set for them
+        let imported: Set<string> | null = null;
         for (const w of facts.wildcardImports) {
           const names = options.wildcardExports.get(w.path);
           if (!names) return; // the module graph cannot list them: skip the file
+          imported ??= new Set();
           for (const n of names) imported.add(n);
         }
-        const known = (name: string): boolean =>
-          name.startsWith("__") ||
-          name.startsWith("hostlib_") ||
-          isBuiltinName(name, options.extraBuiltins) ||
-          facts.knownFunctions.has(name) ||
-          facts.callableVariables.has(name) ||
-          imported.has(name);
         let candidates: string[] | null = null;
         for (const call of facts.calls) {
-          if (known(call.name)) continue;
-          candidates ??= [...new Set([...BUILTIN_NAMES, ...options.extraBuiltins, ...facts.knownFunctions, ...imported])].sort();
+          const name = call.name;
+          if (
+            name.startsWith("__") ||
+            name.startsWith("hostlib_") ||
+            isBuiltinName(name, options.extraBuiltins) ||
+            facts.knownFunctions.has(name) ||
+            facts.callableVariables.has(name) ||
+            imported?.has(name) === true
+          )
+            continue;
+          candidates ??= [...new Set([...BUILTIN_NAMES, ...options.extraBuiltins, ...facts.knownFunctions, ...(imported ?? [])])].sort();
           const closest = closestName(call.name, candidates);
           ctx.report({
             node: call,
