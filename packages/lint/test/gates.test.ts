@@ -4,14 +4,11 @@
  * every conformance script is linted with the gates and with every rule
  * run everywhere, and the findings compared.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { parse } from "@harn/parser";
 import { expect, test } from "vitest";
 import { ALL_RULES, Linter } from "../src/index";
 import type { HandleSummary, RuleTriggers } from "../src/index";
-
-const root = join(import.meta.dirname, "..", "..", "..", "conformance");
+import { conformanceScripts } from "./helpers";
 
 /** Lint with every rule's triggers taken away (so every rule runs). */
 function ungated<T>(run: () => T): T {
@@ -26,16 +23,7 @@ function ungated<T>(run: () => T): T {
 }
 
 test("the gates change no finding of any conformance script", () => {
-  const files = ["errors", "tests"]
-    .flatMap((d) => readdirSync(join(root, d), { recursive: true, encoding: "utf8" }).map((f) => join(root, d, f)))
-    .filter((f) => f.endsWith(".harn") && statSync(f).isFile())
-    .sort();
-  const parsed = files
-    .map((file) => {
-      const source = readFileSync(file, "utf8");
-      return { file, source, r: parse(source, { file, flatChains: true }) };
-    })
-    .filter((p) => p.r.errors.length === 0 && p.r.depth < 500);
+  const parsed = conformanceScripts();
   const lintAll = () => {
     const linter = new Linter();
     return parsed.map((p) => linter.lint(p.r.program, { file: p.file, source: p.source, tokens: p.r.tokens }));

@@ -5,25 +5,12 @@
  * linted by one linter, in order and in reverse, and each result compared
  * with a fresh linter's.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "@harn/parser";
 import { expect, test } from "vitest";
 import { Linter } from "../src/index";
-
-const root = join(import.meta.dirname, "..", "..", "..", "conformance");
+import { conformanceScripts } from "./helpers";
 
 test("one linter over every conformance script, both ways, finds what a fresh one finds", () => {
-  const files = ["errors", "tests"]
-    .flatMap((d) => readdirSync(join(root, d), { recursive: true, encoding: "utf8" }).map((f) => join(root, d, f)))
-    .filter((f) => f.endsWith(".harn") && statSync(f).isFile())
-    .sort();
-  const parsed = files
-    .map((file) => {
-      const source = readFileSync(file, "utf8");
-      return { file, source, r: parse(source, { file, flatChains: true }) };
-    })
-    .filter((p) => p.r.errors.length === 0 && p.r.depth < 500);
+  const parsed = conformanceScripts();
   expect(parsed.length).toBeGreaterThan(500);
   const lintWith = (linter: Linter, p: (typeof parsed)[number]) =>
     linter.lint(p.r.program, { file: p.file, source: p.source, tokens: p.r.tokens });
