@@ -3,6 +3,12 @@
  * §0.3), so a line holding astral characters (emoji) needs its surrogate
  * pairs counted once; files without any surrogate skip that work entirely.
  */
+
+/** Any UTF-16 surrogate: a text holding one has astral characters, whose
+ * columns count once. One object (a literal is a new RegExp at each
+ * evaluation); without the g or y flag, `test` keeps no state. */
+export const SURROGATE = /[\uD800-\uDFFF]/;
+
 export class LineMap {
   /** UTF-16 offset at which each line starts; lineStarts[0] === 0. */
   readonly lineStarts: number[];
@@ -18,7 +24,7 @@ export class LineMap {
       i = text.indexOf("\n", i + 1);
     }
     this.lineStarts = starts;
-    this.hasSurrogates = /[\uD800-\uDFFF]/.test(text);
+    this.hasSurrogates = SURROGATE.test(text);
   }
 
   /** 0-based index of the line containing `offset`. */
@@ -87,7 +93,7 @@ export class PositionCursor {
     }
     this.starts = starts;
     this.nextLineStart = starts.length > 1 ? starts[1]! : Infinity;
-    this.hasSurrogates = /[\uD800-\uDFFF]/.test(text);
+    this.hasSurrogates = SURROGATE.test(text);
   }
 
   /** Sets `line` and `column` for `offset`. */

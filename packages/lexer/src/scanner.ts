@@ -23,6 +23,7 @@ import {
   type RawSegment,
   type ScanPayload,
 } from "./scanners";
+import { SURROGATE } from "./positions";
 import { keywordAt, ONE_CHAR_PUNCTUATION, Token, TWO_CHAR_PUNCTUATION, type LexError, type StringSegment, type TokenKind } from "./token";
 
 export interface ScanOrigin {
@@ -93,7 +94,7 @@ class Scanner {
     this.keepComments = keepComments;
     this.tokens = [];
     this.len = src.length;
-    this.astral = /[\uD800-\uDFFF]/.test(src);
+    this.astral = SURROGATE.test(src);
     this.baseOffset = origin?.offset ?? 0;
     this.firstLineShift = (origin?.column ?? 1) - 1;
     this.line = origin?.line ?? 1;
