@@ -15,11 +15,23 @@
 import type { Token } from "@harn/lexer";
 import type { ProjectFacts, Rule } from "./types";
 
+/** What a word does: the rules it lets run, and those it counts for
+ * (`RuleTriggers.atLeast`). */
+interface Word {
+  open: number;
+  counts: number;
+}
+
 export class Gates {
   /** The bit of each gated rule. */
   private readonly bits = new Map<Rule, number>();
-  /** The rules each word lets run. */
-  private readonly words = new Map<string, number>();
+  /** The rules each word lets run or counts for. */
+  private readonly words = new Map<string, Word>();
+  /** Rules run on enough words (their bits), and by bit position how
+   * many each rule needs (Infinity: not counted) and this file's count. */
+  private counted = 0;
+  private readonly needs: number[] = [];
+  private readonly tally: number[] = [];
   /** The words that are punctuation (`==`): looked for by text in `${…}`. */
   private readonly symbols: string[] = [];
   /** The rules a handle-returning import lets run. */
@@ -29,9 +41,10 @@ export class Gates {
   /** Every gated rule. */
   readonly all: number;
 
-  constructor(rules: readonly Rule[]) {
+  /** `rules`: each with its options (a count may depend on them). */
+  constructor(rules: readonly { rule: Rule; options: object }[]) {
     let all = 0;
-    for (const rule of rules) {
+    for (const { rule, options } of rules) {
       const t = rule.meta.triggers;
       // one bit each, in an int
       if (t === undefined || this.bits.size === 31) continue;
@@ -39,13 +52,25 @@ export class Gates {
       this.bits.set(rule, bit);
       all |= bit;
       for (const x of t.text ?? []) this.texts.push([x, bit]);
-      for (const w of t.words ?? []) {
-        if (!/^\w+$/.test(w) && !this.words.has(w)) this.symbols.push(w);
-        this.words.set(w, (this.words.get(w) ?? 0) | bit);
+      for (const w of t.words ?? []) this.wordOf(w).open |= bit;
+      this.needs.push(t.atLeast === undefined ? Infinity : t.atLeast.count(options as never));
+      this.tally.push(0);
+      if (t.atLeast !== undefined) {
+        this.counted |= bit;
+        for (const w of t.atLeast.words) this.wordOf(w).counts |= bit;
       }
       if (t.importedHandles === true) this.handleRules |= bit;
     }
     this.all = all;
+  }
+
+  private wordOf(w: string): Word {
+    let e = this.words.get(w);
+    if (e === undefined) {
+      if (!/^\w+$/.test(w)) this.symbols.push(w);
+      this.words.set(w, (e = { open: 0, counts: 0 }));
+    }
+    return e;
   }
 
   /** Whether `rule` runs on a file with these gated rules open (`mask`). */
@@ -59,12 +84,25 @@ export class Gates {
   open(tokens: readonly Token[] | null, text: string | null, project: ProjectFacts): number {
     if (tokens === null || text === null) return this.all;
     let mask = 0;
+    const tally = this.tally;
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       const k = t.kind;
       // keywords and punctuation are their own kind; classes never a word
-      if (k === "IString") mask |= this.wordsOfCode(t.value as readonly { kind: string; source?: string }[]);
-      else mask |= this.word(k === "Ident" ? t.image : k);
+      if (k === "IString") {
+        mask |= this.wordsOfCode(t.value as readonly { kind: string; source?: string }[]);
+        continue;
+      }
+      const e = this.words.get(k === "Ident" ? t.image : k);
+      if (e === undefined) continue;
+      mask |= e.open;
+      for (let c = e.counts, at = 0; c !== 0; c >>>= 1, at++) if ((c & 1) !== 0) tally[at]!++;
+    }
+    if (this.counted !== 0) {
+      for (let at = 0; at < tally.length; at++) {
+        if (tally[at]! >= this.needs[at]!) mask |= 1 << at;
+        tally[at] = 0;
+      }
     }
     for (const [x, bit] of this.texts) if ((mask & bit) === 0 && text.includes(x)) mask |= bit;
     if ((mask & this.handleRules) !== this.handleRules) {
@@ -91,17 +129,18 @@ export class Gates {
         }
         let j = i + 1;
         while (j < text.length && isWordPart(text.charCodeAt(j))) j++;
-        mask |= this.word(text.slice(i, j));
+        const e = this.words.get(text.slice(i, j));
+        // a counted word here runs its rules: the count is not kept
+        if (e !== undefined) mask |= e.open | e.counts;
         i = j;
       }
-      for (const w of this.symbols) if (text.includes(w)) mask |= this.words.get(w)!;
+      for (const w of this.symbols) {
+        if (!text.includes(w)) continue;
+        const e = this.words.get(w)!;
+        mask |= e.open | e.counts;
+      }
     }
     return mask;
-  }
-
-  /** The rules word `w` lets run. */
-  private word(w: string): number {
-    return this.words.get(w) ?? 0;
   }
 }
 

@@ -242,7 +242,7 @@ function planOf(settings: Map<string, RuleSetting>): Plan {
     const options = setting.options === undefined ? (meta.defaultOptions ?? NO_OPTIONS) : { ...meta.defaultOptions, ...setting.options };
     (meta.reusable ? reusable : perFile).push({ rule, options, configured });
   }
-  const gates = new Gates([...reusable, ...perFile].map((p) => p.rule));
+  const gates = new Gates([...reusable, ...perFile]);
   return { reusable, perFile, active, gates: gates.all === 0 ? null : gates, reused: [new Map(), new Map()] };
 }
 

@@ -101,6 +101,9 @@ export interface RuleTriggers {
   /** Also run the rule when the file's text holds one of these (for what
    * tokens do not show: comments). */
   text?: readonly string[];
+  /** Also run the rule when these words occur at least `count` times in
+   * all (with the rule's options; one of them inside `${…}` runs it). */
+  atLeast?: { words: readonly string[]; count: (options: never) => number };
   /** Also run the rule when a function the file imports returns a handle
    * (`ProjectFacts.importedHandles`). */
   importedHandles?: boolean;

@@ -58,3 +58,16 @@ test("a trigger word counts inside `${…}` and as a keyword, and an imported ha
   expect(lint(leak, factory)).toContain("long-running-without-cleanup");
   expect(lint(leak, new Map([["start", { settles: [], returnsHandle: false }]]))).not.toContain("long-running-without-cleanup");
 });
+
+test("cyclomatic-complexity runs where the file has enough branch words for its threshold", () => {
+  const rules = { "cyclomatic-complexity": { options: { threshold: 3 } } };
+  const run = (source: string) => {
+    const r = parse(source, { file: "t.harn" });
+    return new Linter().lint(r.program, { file: "t.harn", source, tokens: r.tokens, rules }).map((d) => d.code);
+  };
+  const branches = (n: number) => `fn f(x) {\n${"  if x > 0 {\n    log(x)\n  }\n".repeat(n)}}\nf(1)\n`;
+  expect(run(branches(3))).toContain("cyclomatic-complexity");
+  expect(ungated(() => run(branches(3)))).toEqual(run(branches(3)));
+  expect(run(branches(2))).not.toContain("cyclomatic-complexity");
+  expect(ungated(() => run(branches(2)))).toEqual(run(branches(2)));
+});

@@ -27,6 +27,13 @@ export const cyclomaticComplexity: Rule<{ threshold: number }> = {
       },
     },
     defaultOptions: { threshold: 25 },
+    // A function scores 1 and each branch point inside it 1 (a `select`
+    // its number of cases): where the whole file has fewer than
+    // `threshold` of the words that make them, none scores above it.
+    triggers: {
+      words: ["select"],
+      atLeast: { words: ["if", "for", "while", "retry", "match", "guard", "try", "?", "&&", "||"], count: (o: { threshold: number }) => (typeof o.threshold === "number" ? o.threshold : 0) },
+    },
   },
   create(ctx) {
     const scores: number[] = [];
