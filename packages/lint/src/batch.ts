@@ -12,7 +12,7 @@ import type { Token } from "@harn/lexer";
 import type { LintConfig } from "./config";
 import { FileHasher } from "./cache";
 import { Linter } from "./linter";
-import { ProjectGraph } from "./project";
+import { absolute, ProjectGraph } from "./project";
 import { parseForLint } from "./ast-util";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -128,7 +128,7 @@ export class RunContext {
     if (this.settings.cache && outcome.readError === null && !outcome.deferred) {
       const { files, names } = this.graph.closure(job.file);
       outcome.cached = {
-        hash: this.hasher.hash(job.file) ?? "",
+        hash: this.hasher.hash(absolute(job.file)) ?? "",
         deps: files.map((f): [string, string] => [f, this.hasher.hash(f) ?? ""]),
         contrib: names,
       };
@@ -171,7 +171,7 @@ export class RunContext {
       return { outcome, parsed: null };
     }
     const bytes = read;
-    if (this.settings.cache) this.hasher.remember(job.file, bytes);
+    if (this.settings.cache) this.hasher.remember(absolute(job.file), bytes);
     // a binary file would be hundreds of lexer errors: it is one finding
     if (bytes.includes(0)) return notText("it is a binary file (it contains NUL bytes)");
     try {

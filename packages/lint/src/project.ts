@@ -45,7 +45,7 @@ function stem(path: string): string | null {
 /** An absolute, normalised POSIX path (what the CLI hands over) is its own
  * `resolve`: skipping the call is a few percent of linting a small file. */
 const NOT_NORMAL = /\/\.\.?(?:\/|$)|\/\/|.\/$/;
-function absolute(file: string): string {
+export function absolute(file: string): string {
   return sep === "/" && file.charCodeAt(0) === 47 && !NOT_NORMAL.test(file) ? file : resolve(file);
 }
 
