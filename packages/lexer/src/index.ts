@@ -18,6 +18,7 @@ export {
   type LexErrorKind,
 } from "./token";
 export { tokenize, type TokenizeOptions, type TokenizeResult, type TokenizeOrigin } from "./tokenize";
+export { matchIdentifier } from "./scanners";
 export { displayToken, formatFloatPlain } from "./display";
 export { LineMap } from "./positions";
 // The chevrotain reference lexer is deliberately not exported from here, so

@@ -12,7 +12,7 @@
  * run a rule that then finds nothing, as it would have. A rule about
  * comments, which are not tokens, names a text instead (`//`).
  */
-import type { Token } from "@harn/lexer";
+import { matchIdentifier, type Token } from "@harn/lexer";
 import type { ProjectFacts, Rule } from "./types";
 
 /** What a word does: the rules it lets run, and those it counts for
@@ -123,16 +123,16 @@ export class Gates {
       if (s.kind !== "expr") continue;
       const text = s.source!;
       for (let i = 0; i < text.length; ) {
-        if (!isWordStart(text.charCodeAt(i))) {
+        // words as the lexer takes identifiers (and keywords)
+        const m = matchIdentifier(text, i);
+        if (m === null) {
           i++;
           continue;
         }
-        let j = i + 1;
-        while (j < text.length && isWordPart(text.charCodeAt(j))) j++;
-        const e = this.words.get(text.slice(i, j));
+        const e = this.words.get(m[0]);
         // a counted word here runs its rules: the count is not kept
         if (e !== undefined) mask |= e.open | e.counts;
-        i = j;
+        i += m[0].length;
       }
       for (const w of this.symbols) {
         if (!text.includes(w)) continue;
@@ -143,6 +143,3 @@ export class Gates {
     return mask;
   }
 }
-
-const isWordStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-const isWordPart = (c: number): boolean => isWordStart(c) || (c >= 48 && c <= 57);
